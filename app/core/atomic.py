@@ -1,0 +1,76 @@
+"""Atomic file writes: temporary file in the same folder, flush, fsync, rename."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+from app.core.errors import OutputError
+
+
+def _explain(exc: OSError, path: Path) -> OutputError:
+    if exc.errno == errno.ENOSPC:
+        return OutputError(f"The disk is full while writing {path}.", path=path,
+                           fix="Free some space or choose another folder, then try again.")
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return OutputError(f"Cannot write to {path.parent}.", path=path,
+                           fix="Choose a folder you can write to.")
+    return OutputError(f"Could not write {path}: {exc.strerror or exc}.", path=path,
+                       fix="Check the folder exists and is writable.")
+
+
+def _fsync_dir(folder: Path) -> None:
+    # Makes the rename itself durable; not possible (or needed) on Windows.
+    if os.name == "nt":
+        return
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+@contextlib.contextmanager
+def atomic_open(path: Path | str) -> Iterator[BinaryIO]:
+    """Yields a binary file; on success it replaces `path` whole, on any failure nothing changes."""
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise _explain(exc, path) from exc
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise _explain(exc, path) from exc
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
+def write_bytes_atomic(path: Path | str, data: bytes) -> None:
+    with atomic_open(path) as handle:
+        handle.write(data)
+
+
+def write_text_atomic(path: Path | str, text: str) -> None:
+    write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def write_with_atomic(path: Path | str, writer: Callable[[BinaryIO], None]) -> None:
+    """Lets a library that writes to a file object (PIL, numpy) write atomically."""
+    with atomic_open(path) as handle:
+        writer(handle)

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Sets up Stepwise (virtual environment, dependencies) if needed, then starts it.
+# Arguments are passed on: ./run.sh photo.png opens a picture; ./run.sh run --help for the CLI.
+set -euo pipefail
+cd "$(dirname "$0")"
+. scripts/find-python.sh
+"$PY" scripts/setup_env.py app
+exec .venv/bin/python -m app "$@"

@@ -1,0 +1,115 @@
+"""Creates or refreshes the project's virtual environment (.venv) and what the app needs.
+
+Usage: python scripts/setup_env.py app|test
+Runs with the Python that should own the venv (3.12+). Re-running is cheap: the install step is
+skipped while pyproject.toml and the mode are unchanged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV = ROOT / ".venv"
+MIN_PYTHON = (3, 12)
+# Debian packages: Qt's xcb platform needs these to open a window; the Vulkan build needs
+# headers, the shader compiler, and Mesa's lavapipe for the tests' Vulkan run.
+APT_APP = ["libxcb-cursor0", "libxkbcommon-x11-0", "libegl1", "libgl1", "libfontconfig1",
+           "libdbus-1-3", "fonts-noto-cjk"]
+APT_TEST = ["cmake", "g++", "libvulkan-dev", "glslc", "mesa-vulkan-drivers", "libegl1",
+            "libgl1", "libfontconfig1", "libxkbcommon0", "libdbus-1-3"]
+
+
+def venv_python() -> Path:
+    return VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def say(text: str) -> None:
+    print(f"[setup] {text}", flush=True)
+
+
+def ensure_venv() -> Path:
+    py = venv_python()
+    if py.exists():
+        probe = subprocess.run([str(py), "-c", "import sys; print(sys.version_info >= (3, 12))"],
+                               capture_output=True, text=True)
+        if probe.stdout.strip() == "True":
+            return py
+        say("the existing .venv uses an old or broken Python; recreating it")
+        shutil.rmtree(VENV)
+    say(f"creating .venv with Python {sys.version.split()[0]}")
+    venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
+    return py
+
+
+def install(py: Path, mode: str) -> None:
+    spec = "." if mode == "app" else ".[test]"
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + mode.encode()).hexdigest()
+    stamp = VENV / f".stepwise-{mode}.stamp"
+    if stamp.exists() and stamp.read_text() == digest:
+        return
+    say(f"installing Stepwise and its dependencies ({spec})")
+    subprocess.run([str(py), "-m", "pip", "install", "--quiet", "--upgrade", "pip"], check=True)
+    subprocess.run([str(py), "-m", "pip", "install", "--quiet", "-e", spec], check=True, cwd=ROOT)
+    stamp.write_text(digest)
+
+
+def ensure_debian_packages(names: list[str]) -> None:
+    """Installs missing Debian packages when we can (root on Debian); otherwise names them."""
+    if not sys.platform.startswith("linux") or shutil.which("dpkg-query") is None:
+        return
+    missing = []
+    for name in names:
+        r = subprocess.run(["dpkg-query", "-W", "-f=${Status}", name], capture_output=True,
+                           text=True)
+        if "install ok installed" not in r.stdout:
+            missing.append(name)
+    if not missing:
+        return
+    if os.geteuid() != 0 or shutil.which("apt-get") is None:
+        say("missing system packages: " + " ".join(missing))
+        say("install them with: sudo apt-get install -y " + " ".join(missing))
+        return
+    say("installing system packages: " + " ".join(missing))
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    subprocess.run(["apt-get", "update", "-qq"], check=False, env=env)
+    subprocess.run(["apt-get", "install", "-y", "-qq", *missing], check=False, env=env)
+
+
+def build_engine(py: Path, mode: str) -> None:
+    """Builds sd-stage for the app (Vulkan when the toolchain is there); tests build their own."""
+    if mode != "app":
+        return
+    args = [str(py), str(ROOT / "native" / "build.py")]
+    if shutil.which("glslc") or os.environ.get("VULKAN_SDK"):
+        args.append("--vulkan")
+    say("building the engine sd-stage if needed (the first time takes several minutes)")
+    r = subprocess.run(args, cwd=ROOT)
+    if r.returncode != 0:
+        say("the engine could not be built; the painter works, generating needs sd-stage "
+            "(see README, Troubleshooting)")
+
+
+def main() -> int:
+    mode = sys.argv[1] if len(sys.argv) > 1 else "app"
+    if mode not in ("app", "test"):
+        print(__doc__)
+        return 2
+    if sys.version_info < MIN_PYTHON:
+        print("Stepwise needs Python 3.12 or newer; this is " + sys.version.split()[0])
+        return 1
+    ensure_debian_packages(APT_APP if mode == "app" else APT_TEST)
+    py = ensure_venv()
+    install(py, mode)
+    build_engine(py, mode)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

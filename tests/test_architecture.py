@@ -1,0 +1,52 @@
+"""The import rules of DESIGN.md §2: import-linter contracts (pyproject.toml) plus the one rule
+it cannot express (canvas and jobs use QtCore/QtGui only, never QtWidgets)."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_import_rules_hold() -> None:
+    lint = Path(sys.executable).with_name("lint-imports")
+    result = subprocess.run([str(lint), "--no-cache"], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 broken" in result.stdout, result.stdout
+
+
+def _imported_modules(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def test_canvas_and_jobs_use_no_widgets() -> None:
+    offenders = []
+    for package in ("canvas", "jobs"):
+        for path in (ROOT / "app" / package).rglob("*.py"):
+            if any(m.startswith("PySide6.QtWidgets") for m in _imported_modules(path)):
+                offenders.append(str(path.relative_to(ROOT)))
+    assert offenders == []
+
+
+def test_no_qt_in_headless_packages_at_runtime() -> None:
+    code = (
+        "import sys, pkgutil, importlib, app.cli, app.core, app.imaging, app.engine, "
+        "app.pipeline\n"
+        "for pkg in (app.core, app.imaging, app.engine, app.pipeline):\n"
+        "    for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + '.'):\n"
+        "        importlib.import_module(m.name)\n"
+        "print('PySide6' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
