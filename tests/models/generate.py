@@ -127,6 +127,8 @@ def generate_models(out_dir: Path | str, spec: TinySpec | None = None) -> ModelS
     out_dir.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=out_dir))
     try:
+        # mkdtemp makes the folder private; the set is shared test data, not a secret.
+        staging.chmod(0o755)
         staged = _model_set(staging)
         _write_dit(staged.diffusion, spec)
         _write_llm(staged.llm, spec)
@@ -136,6 +138,8 @@ def generate_models(out_dir: Path | str, spec: TinySpec | None = None) -> ModelS
             "spec": dataclasses.asdict(spec),
             "files": {p.name: p.stat().st_size for p in (staged.diffusion, staged.llm, staged.vae)},
         }
+        for path in (staged.diffusion, staged.llm, staged.vae):
+            path.chmod(0o644)
         _write_json(staging / STAMP_FILE, stamp)
         _fsync_dir(staging)
         try:
