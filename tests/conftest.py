@@ -17,3 +17,43 @@ def stepwise_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "stepwise-home"
     monkeypatch.setenv("STEPWISE_HOME", str(home))
     return home
+
+
+# --- the real engine and the tiny models, built once per session and cached across runs ---
+
+BUILD_TIMEOUT_S = 3600
+
+
+def _build_engine(*extra: str) -> Path:
+    """Builds sd-stage through the same command users run (never skipped: a failure fails)."""
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, str(REPO_ROOT / "native" / "build.py"), *extra],
+                            cwd=REPO_ROOT, capture_output=True, text=True,
+                            timeout=BUILD_TIMEOUT_S)
+    assert result.returncode == 0, (
+        f"native/build.py {' '.join(extra)} failed:\n{result.stdout[-4000:]}\n"
+        f"{result.stderr[-4000:]}")
+    path = Path(result.stdout.strip().splitlines()[-1])
+    assert path.is_file(), f"build.py printed {path}, which does not exist"
+    return path
+
+
+@pytest.fixture(scope="session")
+def sd_stage() -> Path:
+    """Path of the CPU build of sd-stage; sd-cli (the reference) lies beside it."""
+    return _build_engine()
+
+
+@pytest.fixture(scope="session")
+def sd_stage_vulkan() -> Path:
+    return _build_engine("--vulkan")
+
+
+@pytest.fixture(scope="session")
+def tiny_models(tmp_path_factory: pytest.TempPathFactory):
+    """The deterministic tiny random-weight FLUX.2 klein model set (DiT, Qwen3 LLM, VAE)."""
+    from tests.models.generate import generate_models
+
+    return generate_models(tmp_path_factory.mktemp("tiny-models"))
