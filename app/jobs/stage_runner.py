@@ -1,0 +1,273 @@
+"""The worker thread that drives one pipeline call and turns its events into Qt signals.
+
+The pipeline (app/pipeline) yields plain frozen dataclasses from a generator; StageRunner
+iterates that generator in its own thread and re-emits every event as a typed signal, so
+widgets never touch the thread or the pipeline's internals. Events are matched by class name
+(StageStarted, StepProgressed, PreviewSaved, ...), which keeps this module free of a hard
+dependency on the pipeline's module layout and lets unit tests feed a scripted generator.
+
+Exactly one terminal signal is emitted per run: run_finished, run_failed, run_cancelled or
+run_suspended. They carry a `run_` prefix because QThread already owns `finished`.
+
+Previews: the worker decodes every preview PNG into a QImage (allowed off the UI thread),
+emits a small thumbnail for every step (preview_saved) and the full image through a
+one-slot mailbox (preview_ready): if the UI has not taken the previous full preview yet, the
+newer one replaces it, so a lagging UI only ever paints the newest.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import traceback
+import weakref
+from collections.abc import Callable, Iterator
+from typing import Any, Protocol
+
+from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
+from PySide6.QtGui import QImage
+
+log = logging.getLogger(__name__)
+
+THUMBNAIL_PX = 96
+# A preview path longer than this, or outside the run folder, is not ours: skip it.
+MAX_PATH_CHARS = 4096
+
+
+class Control(Protocol):
+    """What the runner needs from app.pipeline.control.RunControl."""
+
+    def pause(self) -> None: ...
+    def resume(self) -> None: ...
+    def suspend(self) -> None: ...
+    def cancel(self) -> None: ...
+
+
+EventSource = Callable[[Any], Iterator[Any]]
+
+_live_runners: weakref.WeakSet[StageRunner] = weakref.WeakSet()
+
+
+def live_runners() -> list[StageRunner]:
+    """Runners whose thread is still running (the test guard fails a test that leaves one)."""
+    return [r for r in list(_live_runners) if r.isRunning()]
+
+
+class StageRunner(QThread):
+    """Runs `source(control)` in a worker thread and re-emits its events as signals."""
+
+    stage_started = Signal(str)                      # stage
+    stage_finished = Signal(str, float, bool)        # stage, seconds, cached
+    step_progress = Signal(int, int, float, float)   # step, steps, seconds/step, eta seconds
+    preview_saved = Signal(int, str, QImage)         # step, path, thumbnail (every step)
+    preview_ready = Signal(int, QImage)              # step, full image (newest only)
+    checkpoint_saved = Signal(int, str)              # step, path
+    log_line = Signal(str, str)                      # stage, text
+    paused = Signal(int)                             # step
+    resumed = Signal(int)                            # step
+    # exactly one of these per run
+    run_finished = Signal(str)                       # result path
+    run_failed = Signal(str, str, str)               # stage, message, log path
+    run_cancelled = Signal(int)                      # last completed step
+    run_suspended = Signal(int)                      # last completed step
+    # any terminal signal, after the specific one: (kind, payload) for simple bookkeeping
+    run_ended = Signal(str)
+
+    _preview_posted = Signal()
+
+    def __init__(self, source: EventSource, control: Control, parent: QObject | None = None,
+                 *, name: str = "run") -> None:
+        super().__init__(parent)
+        self._source = source
+        self._control = control
+        self._name = name
+        self._lock = threading.Lock()
+        self._pending_preview: tuple[int, QImage] | None = None
+        self._terminal_sent = False
+        self._current_stage = ""
+        self._last_step = 0
+        self._terminal_kind = ""
+        self.setObjectName(f"StageRunner-{name}")
+        # The runner object lives in the creating (UI) thread, so this queued hop runs
+        # _deliver_preview there and coalesces everything posted in between.
+        self._preview_posted.connect(self._deliver_preview, Qt.ConnectionType.QueuedConnection)
+        _live_runners.add(self)
+
+    # ---- construction helpers -------------------------------------------------------------
+
+    @classmethod
+    def for_execute(cls, pipeline: Any, run: Any, *, only: str | None = None,
+                    control: Control | None = None, parent: QObject | None = None
+                    ) -> StageRunner:
+        """A runner over Pipeline.execute(run, control, only=...)."""
+        control = control or _new_control()
+        return cls(lambda c: pipeline.execute(run, c, only=only), control, parent,
+                   name=only or "all")
+
+    @classmethod
+    def for_decode_step(cls, pipeline: Any, run: Any, step: int, *,
+                        control: Control | None = None, parent: QObject | None = None
+                        ) -> StageRunner:
+        """A runner over Pipeline.decode_step(run, step, control) ("Decode this step")."""
+        control = control or _new_control()
+        return cls(lambda c: pipeline.decode_step(run, step, c), control, parent,
+                   name=f"decode-{step}")
+
+    # ---- control, callable from the UI thread (never blocks) -----------------------------
+
+    @property
+    def control(self) -> Control:
+        return self._control
+
+    @property
+    def terminal_kind(self) -> str:
+        """"finished", "failed", "cancelled", "suspended", or "" while running."""
+        return self._terminal_kind
+
+    def pause(self) -> None:
+        self._control.pause()
+
+    def resume(self) -> None:
+        self._control.resume()
+
+    def suspend(self) -> None:
+        self._control.suspend()
+
+    def cancel(self) -> None:
+        self._control.cancel()
+
+    def take_preview(self) -> tuple[int, QImage] | None:
+        """The newest undelivered preview, if any (for pull-style consumers)."""
+        with self._lock:
+            pending, self._pending_preview = self._pending_preview, None
+        return pending
+
+    # ---- worker ---------------------------------------------------------------------------
+
+    def run(self) -> None:  # noqa: D102 - QThread entry point
+        events: Iterator[Any] | None = None
+        try:
+            events = self._source(self._control)
+            for event in events:
+                self._dispatch(event)
+                if self._terminal_sent:
+                    break
+        except Exception as exc:  # a bug or an unexpected failure below us: say so, once
+            log.error("Run %s raised:\n%s", self._name, traceback.format_exc())
+            message = getattr(exc, "user_message", None)
+            text = message() if callable(message) else str(exc) or type(exc).__name__
+            self._terminal("failed", lambda: self.run_failed.emit(
+                self._current_stage, text, ""))
+        finally:
+            close = getattr(events, "close", None)
+            if callable(close):
+                try:
+                    close()  # runs the pipeline's own clean-up (stops a child it still owns)
+                except Exception:
+                    log.exception("Closing the event source of run %s failed", self._name)
+            if not self._terminal_sent:
+                self._terminal("failed", lambda: self.run_failed.emit(
+                    self._current_stage,
+                    "The run ended without a result. Show the engine log for details.", ""))
+
+    def _terminal(self, kind: str, emit: Callable[[], None]) -> None:
+        if self._terminal_sent:
+            log.warning("Ignoring a second terminal event (%s) in run %s", kind, self._name)
+            return
+        self._terminal_sent = True
+        self._terminal_kind = kind
+        emit()
+        self.run_ended.emit(kind)
+
+    def _dispatch(self, event: Any) -> None:
+        kind = type(event).__name__
+        handler = _HANDLERS.get(kind)
+        if handler is None:
+            log.debug("Ignoring unknown pipeline event %s", kind)
+            return
+        handler(self, event)
+
+    def _on_stage_started(self, e: Any) -> None:
+        self._current_stage = str(e.stage)
+        self.stage_started.emit(str(e.stage))
+
+    def _on_stage_finished(self, e: Any) -> None:
+        seconds = float(e.seconds) if e.seconds is not None else 0.0
+        self.stage_finished.emit(str(e.stage), seconds, bool(e.cached))
+
+    def _on_step(self, e: Any) -> None:
+        self._last_step = int(e.step)
+        self.step_progress.emit(int(e.step), int(e.steps), float(e.seconds_per_step or 0.0),
+                                float(e.eta_s or 0.0))
+
+    def _on_preview(self, e: Any) -> None:
+        path = str(e.path)
+        if len(path) > MAX_PATH_CHARS:
+            return
+        image = QImage(path)
+        if image.isNull():
+            log.debug("Preview %s could not be read", path)
+            return
+        thumb = image.scaled(THUMBNAIL_PX, THUMBNAIL_PX, Qt.AspectRatioMode.KeepAspectRatio,
+                             Qt.TransformationMode.SmoothTransformation)
+        self.preview_saved.emit(int(e.step), path, thumb)
+        with self._lock:
+            already_posted = self._pending_preview is not None
+            self._pending_preview = (int(e.step), image)
+        if not already_posted:
+            self._preview_posted.emit()
+
+    @Slot()
+    def _deliver_preview(self) -> None:
+        pending = self.take_preview()
+        if pending is not None:
+            self.preview_ready.emit(pending[0], pending[1])
+
+    def _on_checkpoint(self, e: Any) -> None:
+        self.checkpoint_saved.emit(int(e.step), str(e.path))
+
+    def _on_paused(self, e: Any) -> None:
+        self.paused.emit(int(e.step))
+
+    def _on_resumed(self, e: Any) -> None:
+        self.resumed.emit(int(e.step))
+
+    def _on_log(self, e: Any) -> None:
+        self.log_line.emit(str(e.stage), str(e.text))
+
+    def _on_run_finished(self, e: Any) -> None:
+        self._terminal("finished", lambda: self.run_finished.emit(str(e.result_path)))
+
+    def _on_run_failed(self, e: Any) -> None:
+        log_path = "" if e.log_path is None else str(e.log_path)
+        self._terminal("failed", lambda: self.run_failed.emit(
+            str(e.stage or self._current_stage), str(e.message), log_path))
+
+    def _on_run_cancelled(self, e: Any) -> None:
+        self._terminal("cancelled", lambda: self.run_cancelled.emit(int(e.step or 0)))
+
+    def _on_run_suspended(self, e: Any) -> None:
+        self._terminal("suspended", lambda: self.run_suspended.emit(int(e.step or 0)))
+
+
+_HANDLERS: dict[str, Callable[[StageRunner, Any], None]] = {
+    "StageStarted": StageRunner._on_stage_started,
+    "StageFinished": StageRunner._on_stage_finished,
+    "StepProgressed": StageRunner._on_step,
+    "PreviewSaved": StageRunner._on_preview,
+    "CheckpointSaved": StageRunner._on_checkpoint,
+    "Paused": StageRunner._on_paused,
+    "Resumed": StageRunner._on_resumed,
+    "LogLine": StageRunner._on_log,
+    "RunFinished": StageRunner._on_run_finished,
+    "RunFailed": StageRunner._on_run_failed,
+    "RunCancelled": StageRunner._on_run_cancelled,
+    "RunSuspended": StageRunner._on_run_suspended,
+}
+
+
+def _new_control() -> Control:
+    from app.pipeline.control import RunControl
+
+    return RunControl()
+

@@ -1,0 +1,171 @@
+"""StageRunner over a scripted event generator: signals, control, exactly one terminal."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication
+
+from app.jobs.stage_runner import StageRunner
+from tests.jobs.scripted import ScriptedControl, scripted_run
+
+TERMINALS = ("run_finished", "run_failed", "run_cancelled", "run_suspended")
+
+
+def _record(runner: StageRunner) -> list[tuple]:
+    seen: list[tuple] = []
+    for name in ("stage_started", "stage_finished", "step_progress", "preview_saved",
+                 "preview_ready", "checkpoint_saved", "paused", "resumed", "log_line",
+                 *TERMINALS):
+        getattr(runner, name).connect(lambda *args, _n=name: seen.append((_n, *args)))
+    return seen
+
+
+def _names(seen: list[tuple], name: str) -> list[tuple]:
+    return [s for s in seen if s[0] == name]
+
+
+def _terminals(seen: list[tuple]) -> list[tuple]:
+    return [s for s in seen if s[0] in TERMINALS]
+
+
+def test_full_run_emits_every_stage_step_and_one_terminal(qtbot, tmp_path: Path) -> None:
+    control = ScriptedControl()
+    runner = StageRunner(lambda c: scripted_run(tmp_path, c, steps=5), control)
+    seen = _record(runner)
+    with qtbot.waitSignal(runner.run_ended, timeout=10_000):
+        runner.start()
+    runner.wait(5000)
+    qtbot.wait(20)
+    assert [s[1] for s in _names(seen, "stage_started")] == [
+        "prepare", "vae-encode", "llm-encode", "diffuse", "vae-decode", "composite"]
+    assert [s[1] for s in _names(seen, "step_progress")] == [1, 2, 3, 4, 5]
+    assert [s[1] for s in _names(seen, "preview_saved")] == [1, 2, 3, 4, 5]
+    assert all(not s[3].isNull() and s[3].width() <= 96 for s in _names(seen, "preview_saved"))
+    ready = _names(seen, "preview_ready")
+    assert ready and ready[-1][1] == 5 and ready[-1][2].width() == 64
+    assert [s[1] for s in _names(seen, "checkpoint_saved")] == [1, 2, 3, 4, 5]
+    assert _terminals(seen) == [("run_finished", str(tmp_path / "result.png"))]
+    assert runner.terminal_kind == "finished"
+
+
+def test_previews_coalesce_when_the_ui_lags(qtbot, tmp_path: Path) -> None:
+    control = ScriptedControl()
+    runner = StageRunner(lambda c: scripted_run(tmp_path, c, steps=6, step_s=0.0), control)
+    seen = _record(runner)
+    runner.start()
+    # The UI thread is busy: no events are processed until the worker is done.
+    assert runner.wait(10_000)
+    qtbot.wait(50)
+    ready = _names(seen, "preview_ready")
+    assert [s[1] for s in ready] == [6]              # only the newest full preview
+    assert len(_names(seen, "preview_saved")) == 6   # but a thumbnail for every step
+    assert len(_terminals(seen)) == 1
+
+
+def test_pause_then_resume(qtbot, tmp_path: Path) -> None:
+    control = ScriptedControl()
+    runner = StageRunner(lambda c: scripted_run(tmp_path, c, steps=30, step_s=0.02), control)
+    seen = _record(runner)
+    with qtbot.waitSignal(runner.step_progress, timeout=10_000):
+        runner.start()
+    with qtbot.waitSignal(runner.paused, timeout=10_000) as paused:
+        runner.pause()
+    step_at_pause = paused.args[0]
+    time.sleep(0.2)
+    QCoreApplication.processEvents()
+    steps_while_paused = [s[1] for s in _names(seen, "step_progress") if s[1] > step_at_pause]
+    assert steps_while_paused == []
+    with qtbot.waitSignal(runner.run_finished, timeout=10_000):
+        with qtbot.waitSignal(runner.resumed, timeout=10_000):
+            runner.resume()
+    runner.wait(5000)
+    assert [s[1] for s in _names(seen, "step_progress")] == list(range(1, 31))
+    assert len(_terminals(seen)) == 1
+
+
+def test_suspend_then_resume_in_a_new_runner(qtbot, tmp_path: Path) -> None:
+    control = ScriptedControl()
+    runner = StageRunner(lambda c: scripted_run(tmp_path, c, steps=30, step_s=0.02), control)
+    seen = _record(runner)
+    with qtbot.waitSignal(runner.step_progress, timeout=10_000):
+        runner.start()
+    with qtbot.waitSignal(runner.run_suspended, timeout=10_000) as suspended:
+        runner.suspend()
+    runner.wait(5000)
+    k = suspended.args[0]
+    assert 1 <= k < 30
+    assert _terminals(seen) == [("run_suspended", k)]
+
+    second = StageRunner(lambda c: scripted_run(tmp_path, c, steps=30, start_step=k),
+                         ScriptedControl())
+    seen2 = _record(second)
+    with qtbot.waitSignal(second.run_finished, timeout=10_000):
+        second.start()
+    second.wait(5000)
+    assert [s[1] for s in _names(seen2, "step_progress")] == list(range(k + 1, 31))
+
+
+def test_cancel_emits_cancelled_once(qtbot, tmp_path: Path) -> None:
+    runner = StageRunner(lambda c: scripted_run(tmp_path, c, steps=50, step_s=0.02),
+                         ScriptedControl())
+    seen = _record(runner)
+    with qtbot.waitSignal(runner.step_progress, timeout=10_000):
+        runner.start()
+    with qtbot.waitSignal(runner.run_cancelled, timeout=10_000):
+        runner.cancel()
+    runner.wait(5000)
+    qtbot.wait(20)
+    assert [s[0] for s in _terminals(seen)] == ["run_cancelled"]
+
+
+def test_failure_event_becomes_one_failed_signal(qtbot, tmp_path: Path) -> None:
+    runner = StageRunner(lambda c: scripted_run(tmp_path, c, fail_at=2), ScriptedControl())
+    seen = _record(runner)
+    with qtbot.waitSignal(runner.run_failed, timeout=10_000) as failed:
+        runner.start()
+    runner.wait(5000)
+    assert failed.args[0] == "diffuse"
+    assert failed.args[2].endswith("diffuse.log")
+    assert len(_terminals(seen)) == 1
+
+
+def test_exception_in_the_pipeline_becomes_one_failed_signal(qtbot, tmp_path: Path) -> None:
+    runner = StageRunner(lambda c: scripted_run(tmp_path, c, raise_at=2), ScriptedControl())
+    seen = _record(runner)
+    with qtbot.waitSignal(runner.run_failed, timeout=10_000) as failed:
+        runner.start()
+    runner.wait(5000)
+    assert "scripted crash" in failed.args[1]
+    assert failed.args[0] == "diffuse"
+    assert len(_terminals(seen)) == 1
+
+
+def test_a_source_without_terminal_event_still_ends_with_one(qtbot, tmp_path: Path) -> None:
+    runner = StageRunner(lambda c: scripted_run(tmp_path, c, no_terminal=True),
+                         ScriptedControl())
+    seen = _record(runner)
+    with qtbot.waitSignal(runner.run_ended, timeout=10_000):
+        runner.start()
+    runner.wait(5000)
+    assert [s[0] for s in _terminals(seen)] == ["run_failed"]
+
+
+def test_events_after_the_terminal_are_not_read(qtbot, tmp_path: Path) -> None:
+    closed: list[bool] = []
+
+    def source(control):
+        try:
+            yield from scripted_run(tmp_path, control, steps=1)
+            yield from scripted_run(tmp_path, control, steps=1)
+        finally:
+            closed.append(True)
+
+    runner = StageRunner(source, ScriptedControl())
+    seen = _record(runner)
+    with qtbot.waitSignal(runner.run_ended, timeout=10_000):
+        runner.start()
+    runner.wait(5000)
+    assert len(_terminals(seen)) == 1
+    assert closed == [True]
