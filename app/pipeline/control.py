@@ -1,0 +1,101 @@
+"""Pause / resume / suspend / cancel requests from the UI thread to the running pipeline."""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any, Protocol
+
+
+class _Commandable(Protocol):
+    def send(self, command: Any) -> None: ...
+
+
+class RunControl:
+    """Thread-safe; the UI thread calls these while execute() runs in a worker.
+
+    Requests reach the live engine process at once; between stages the pipeline checks them
+    before starting the next one (a pause then waits there, a suspend or cancel ends the run).
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Condition()
+        self._paused = False
+        self._suspend = False
+        self._cancel = False
+        self._process: _Commandable | None = None
+
+    # --- called by the UI ---
+    def pause(self) -> None:
+        with self._lock:
+            self._paused = True
+            self._send("pause")
+            self._lock.notify_all()
+
+    def resume(self) -> None:
+        with self._lock:
+            self._paused = False
+            self._send("resume")
+            self._lock.notify_all()
+
+    def suspend(self) -> None:
+        with self._lock:
+            self._suspend = True
+            self._send("suspend")
+            self._lock.notify_all()
+
+    def cancel(self) -> None:
+        with self._lock:
+            self._cancel = True
+            self._send("cancel")
+            self._lock.notify_all()
+
+    @property
+    def paused(self) -> bool:
+        with self._lock:
+            return self._paused
+
+    @property
+    def suspend_requested(self) -> bool:
+        with self._lock:
+            return self._suspend
+
+    @property
+    def cancel_requested(self) -> bool:
+        with self._lock:
+            return self._cancel
+
+    # --- called by the pipeline ---
+    def attach(self, process: _Commandable) -> None:
+        """The live engine process; a request made before it started is forwarded now."""
+        with self._lock:
+            self._process = process
+            if self._cancel:
+                self._send("cancel")
+            elif self._suspend:
+                self._send("suspend")
+            elif self._paused:
+                self._send("pause")
+
+    def detach(self) -> None:
+        with self._lock:
+            self._process = None
+
+    def wait_while_paused(self, timeout_s: float | None = None) -> None:
+        """Blocks between stages while paused, until resumed, suspended or cancelled."""
+        with self._lock:
+            self._lock.wait_for(lambda: not self._paused or self._suspend or self._cancel,
+                                timeout=timeout_s)
+
+    def _send(self, command: str) -> None:
+        if self._process is None:
+            return
+        try:
+            self._process.send(command)
+        except (OSError, ValueError):
+            pass  # the process is exiting; the pipeline sees its exit
+
+
+def command_line(command: str) -> str:
+    """The JSON line the engine reads for `command` (native/PROTOCOL.md)."""
+    return json.dumps({"cmd": command})

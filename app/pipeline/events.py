@@ -1,0 +1,117 @@
+"""What execute() reports while a run goes: plain frozen dataclasses the UI thread can read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class StageStarted:
+    """A stage begins (also for stages answered from the cache)."""
+
+    stage: str
+    run_dir: Path
+
+
+@dataclass(frozen=True)
+class StageFinished:
+    """A stage is done; cached = its output came from the cache or an earlier run."""
+
+    stage: str
+    seconds: float
+    cached: bool
+    device: str = ""
+
+
+@dataclass(frozen=True)
+class StepProgressed:
+    """A sampling step finished."""
+
+    step: int
+    steps: int
+    seconds_per_step: float
+    eta_s: float
+
+
+@dataclass(frozen=True)
+class PreviewSaved:
+    """A preview image of `step` is on disk (inside the run directory)."""
+
+    step: int
+    path: Path
+
+
+@dataclass(frozen=True)
+class CheckpointSaved:
+    """x_t after `step` is on disk (inside the run directory)."""
+
+    step: int
+    path: Path
+
+
+@dataclass(frozen=True)
+class Paused:
+    """The engine holds after `step` with its model loaded."""
+
+    step: int
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """The engine continues after a pause."""
+
+    step: int
+
+
+@dataclass(frozen=True)
+class LogLine:
+    """A line of the engine's log or a note from the pipeline."""
+
+    stage: str
+    text: str
+
+
+@dataclass(frozen=True)
+class DeviceReported:
+    """The device a stage really runs on (from the engine's hello/load events)."""
+
+    stage: str
+    device: str
+
+
+@dataclass(frozen=True)
+class RunFinished:
+    """Terminal: the result image is on disk."""
+
+    result_path: Path
+
+
+@dataclass(frozen=True)
+class RunFailed:
+    """Terminal: `message` is for the user; the engine's log is at `log_path` (may be None)."""
+
+    stage: str
+    message: str
+    log_path: Path | None
+
+
+@dataclass(frozen=True)
+class RunSuspended:
+    """Terminal: stopped with the GPU free; resumable from `step` (last completed step)."""
+
+    step: int
+
+
+@dataclass(frozen=True)
+class RunCancelled:
+    """Terminal: stopped on request; what is on disk stays valid."""
+
+    step: int
+
+
+Event = (StageStarted | StageFinished | StepProgressed | PreviewSaved | CheckpointSaved | Paused
+         | Resumed | LogLine | DeviceReported | RunFinished | RunFailed | RunSuspended
+         | RunCancelled)
+TerminalEvent = RunFinished | RunFailed | RunSuspended | RunCancelled
+TERMINAL_EVENTS = (RunFinished, RunFailed, RunSuspended, RunCancelled)

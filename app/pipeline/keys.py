@@ -1,0 +1,105 @@
+"""Stage keys: what each stage's output depends on, so that a change reruns exactly the stages
+downstream of it (like a build system). Each key hashes the stage's own inputs plus the keys of
+the stages it reads from; two runs with equal keys for a stage have equal outputs."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from app.pipeline.cache import cache_key
+from app.pipeline.identity import fingerprint, identity_key
+from app.pipeline.spec import JobSpec
+
+# Bump when the pipeline changes what a stage writes for the same inputs.
+KEYS_VERSION = 1
+LORA_TAG = re.compile(r"<lora:([^:>]+):([^>]+)>")
+LORA_EXTENSIONS = (".safetensors", ".gguf", ".ckpt", ".pt", ".bin")
+
+
+@dataclass(frozen=True)
+class LoraRef:
+    """A `<lora:name:weight>` tag of the prompt and the file it names (None = not found)."""
+
+    name: str
+    weight: str
+    path: Path | None
+
+
+def prompt_loras(prompt: str, lora_dir: str) -> list[LoraRef]:
+    out = []
+    for name, weight in LORA_TAG.findall(prompt):
+        path = None
+        if lora_dir:
+            base = Path(lora_dir)
+            for ext in ("", *LORA_EXTENSIONS):
+                candidate = base / f"{name}{ext}"
+                if candidate.is_file():
+                    path = candidate
+                    break
+        out.append(LoraRef(name, weight.strip(), path))
+    return out
+
+
+def lora_identities(loras: list[LoraRef]) -> list[dict[str, Any]]:
+    return [{"name": lr.name, "weight": lr.weight,
+             "file": (f"{lr.path.stat().st_size}:{fingerprint(lr.path)}" if lr.path else None)}
+            for lr in loras]
+
+
+def stage_keys(spec: JobSpec, inputs: dict[str, Any], models: dict[str, Any],
+               engine_version: str, loras: list[dict[str, Any]] | None = None
+               ) -> dict[str, str | None]:
+    """Key per stage; None for a stage this job skips (vae-encode without images).
+
+    `inputs`: run.json's inputs section (sha256 of the copied image, mask, refs);
+    `models`: model identities (identity.model_identity); `loras`: lora_identities().
+    """
+    loras = loras or []
+    image = inputs.get("image")
+    mask = inputs.get("mask")
+    refs = inputs.get("refs") or []
+    prepare_opts = _prepare_dict(spec)
+    keys: dict[str, str | None] = {}
+    keys["prepare"] = cache_key("prepare", {
+        "v": KEYS_VERSION,
+        "image": image["sha256"] if image else None,
+        "mask": mask["sha256"] if mask else None,
+        "refs": [r["sha256"] for r in refs],
+        "options": prepare_opts,
+        "size": None if image else [spec.width, spec.height],
+    })
+    has_latents = image is not None or bool(refs)
+    keys["vae-encode"] = cache_key("vae-encode", {
+        "v": KEYS_VERSION, "vae": identity_key(models.get("vae")), "prepare": keys["prepare"],
+        "engine": engine_version,
+    }) if has_latents else None
+    keys["llm-encode"] = cache_key("llm-encode", {
+        "v": KEYS_VERSION, "llm": identity_key(models.get("llm")), "prompt": spec.prompt,
+        "negative": spec.negative_prompt, "cfg": float(spec.cfg_scale), "loras": loras,
+        "engine": engine_version,
+    })
+    keys["diffuse"] = cache_key("diffuse", {
+        "v": KEYS_VERSION, "diffusion": identity_key(models.get("diffusion")),
+        "conditioning": keys["llm-encode"], "latents": keys["vae-encode"],
+        "prepare": keys["prepare"], "steps": spec.steps, "seed": spec.seed,
+        "strength": float(spec.strength), "cfg": float(spec.cfg_scale), "sampler": spec.sampler,
+        "scheduler": spec.scheduler, "loras": loras, "engine": engine_version,
+        "size": None if image else [spec.width, spec.height],
+    })
+    keys["vae-decode"] = cache_key("vae-decode", {
+        "v": KEYS_VERSION, "vae": identity_key(models.get("vae")), "latent": keys["diffuse"],
+        "engine": engine_version,
+    })
+    keys["composite"] = cache_key("composite", {
+        "v": KEYS_VERSION, "decoded": keys["vae-decode"], "prepare": keys["prepare"],
+    })
+    return keys
+
+
+def _prepare_dict(spec: JobSpec) -> Any:
+    from app.pipeline.spec import spec_to_dict
+
+    return spec_to_dict(spec)["prepare"]
