@@ -195,7 +195,9 @@ class _Weights:
         std = gain / np.sqrt(in_dim)
         return (self._rng(name).standard_normal((out_dim, in_dim)) * std).astype(np.float32)
 
-    def conv(self, name: str, out_ch: int, in_ch: int, kernel: int, gain: float = 1.0) -> np.ndarray:
+    def conv(
+        self, name: str, out_ch: int, in_ch: int, kernel: int, gain: float = 1.0
+    ) -> np.ndarray:
         std = gain / np.sqrt(in_ch * kernel * kernel)
         shape = (out_ch, in_ch, kernel, kernel)
         return (self._rng(name).standard_normal(shape) * std).astype(np.float32)
@@ -283,9 +285,7 @@ def _llm_tensors(spec: TinySpec) -> Iterator[tuple[str, np.ndarray]]:
 # VAE (auto_encoder_kl.hpp, FLUX.2: z 32, quant convs 64->64 and 32->32)
 
 
-def _resnet(
-    w: _Weights, p: str, in_ch: int, out_ch: int
-) -> Iterator[tuple[str, np.ndarray]]:
+def _resnet(w: _Weights, p: str, in_ch: int, out_ch: int) -> Iterator[tuple[str, np.ndarray]]:
     yield f"{p}.norm1.weight", w.near_one(f"{p}.n1w", in_ch)
     yield f"{p}.norm1.bias", w.small(f"{p}.n1b", in_ch)
     yield f"{p}.conv1.weight", w.conv(f"{p}.c1w", out_ch, in_ch, 3)

@@ -1,0 +1,243 @@
+"""Typed arguments of each sd-stage stage, turned into command lines (native/PROTOCOL.md).
+
+Flag names are sd-cli's, so a user can copy a stage's command line from the run log and run it
+by hand. `--events jsonl` is always added: the client reads nothing else from stdout.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+STAGE_VAE_ENCODE = "vae-encode"
+STAGE_LLM_ENCODE = "llm-encode"
+STAGE_DIFFUSE = "diffuse"
+STAGE_VAE_DECODE = "vae-decode"
+
+PREVIEW_MODES = ("none", "proj", "vae")
+PLACEMENT_MODULES = ("te", "diffusion", "vae")
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Which device runs each module, as the newer sd.cpp's `--backend` spells it.
+
+    Values are backend names such as "cpu" or "vulkan0"; None leaves the engine's default.
+    """
+
+    te: str | None = None
+    diffusion: str | None = None
+    vae: str | None = None
+
+    def backend_spec(self) -> str | None:
+        parts = [f"{m}={getattr(self, m)}" for m in PLACEMENT_MODULES if getattr(self, m)]
+        return ",".join(parts) or None
+
+
+@dataclass(frozen=True)
+class CommonArgs:
+    """Flags every stage accepts: threads, device placement and memory trade-offs."""
+
+    threads: int | None = None
+    placement: Placement = field(default_factory=Placement)
+    params_backend: str | None = None  # e.g. "cpu": keep weights in RAM, compute on the GPU
+    mmap: bool = False
+    flash_attention: bool = False  # --diffusion-fa
+    vae_tiling: bool = False
+    clip_on_cpu: bool = False
+    vae_on_cpu: bool = False
+    max_vram_gib: float | None = None
+
+    def to_argv(self) -> list[str]:
+        argv: list[str] = ["--events", "jsonl"]
+        if self.threads is not None:
+            if self.threads < 1:
+                raise ValueError("threads must be at least 1")
+            argv += ["-t", str(self.threads)]
+        backend = self.placement.backend_spec()
+        if backend:
+            argv += ["--backend", backend]
+        if self.params_backend:
+            argv += ["--params-backend", self.params_backend]
+        if self.max_vram_gib is not None:
+            argv += ["--max-vram", _num(self.max_vram_gib)]
+        for flag, on in (
+            ("--mmap", self.mmap),
+            ("--diffusion-fa", self.flash_attention),
+            ("--vae-tiling", self.vae_tiling),
+            ("--clip-on-cpu", self.clip_on_cpu),
+            ("--vae-on-cpu", self.vae_on_cpu),
+        ):
+            if on:
+                argv.append(flag)
+        return argv
+
+
+@dataclass(frozen=True)
+class VaeEncodeArgs:
+    """Encode the init image and/or reference images to latents."""
+
+    vae: Path
+    width: int
+    height: int
+    init_image: Path | None = None
+    save_latent: Path | None = None
+    ref_images: tuple[Path, ...] = ()
+    save_ref_latents: Path | None = None
+    common: CommonArgs = field(default_factory=CommonArgs)
+
+    stage = STAGE_VAE_ENCODE
+
+    def to_argv(self) -> list[str]:
+        if self.init_image is None and not self.ref_images:
+            raise ValueError("vae-encode needs an init image or reference images")
+        if (self.init_image is None) != (self.save_latent is None):
+            raise ValueError("vae-encode: init_image and save_latent go together")
+        if bool(self.ref_images) != (self.save_ref_latents is not None):
+            raise ValueError("vae-encode: ref_images and save_ref_latents go together")
+        argv = _stage(self.stage) + ["--vae", str(self.vae)] + _size(self.width, self.height)
+        if self.init_image is not None:
+            argv += ["-i", str(self.init_image), "--save-latent", str(self.save_latent)]
+        for ref in self.ref_images:
+            argv += ["-r", str(ref)]
+        if self.save_ref_latents is not None:
+            argv += ["--save-ref-latents", str(self.save_ref_latents)]
+        return argv + self.common.to_argv()
+
+
+@dataclass(frozen=True)
+class LlmEncodeArgs:
+    """Encode the prompt (and the negative prompt when cfg_scale != 1) to a conditioning."""
+
+    llm: Path
+    prompt: str
+    save_embeddings: Path
+    negative_prompt: str = ""
+    cfg_scale: float = 1.0
+    lora_model_dir: Path | None = None
+    common: CommonArgs = field(default_factory=CommonArgs)
+
+    stage = STAGE_LLM_ENCODE
+
+    def to_argv(self) -> list[str]:
+        argv = _stage(self.stage) + ["--llm", str(self.llm), "-p", self.prompt]
+        if self.negative_prompt:
+            argv += ["-n", self.negative_prompt]
+        argv += ["--cfg-scale", _num(self.cfg_scale)]
+        if self.lora_model_dir is not None:
+            argv += ["--lora-model-dir", str(self.lora_model_dir)]
+        argv += ["--save-embeddings", str(self.save_embeddings)]
+        return argv + self.common.to_argv()
+
+
+@dataclass(frozen=True)
+class DiffuseArgs:
+    """Run the sampler from a conditioning (and an init latent for img2img / inpainting)."""
+
+    diffusion_model: Path
+    load_embeddings: Path
+    width: int
+    height: int
+    steps: int
+    seed: int
+    save_latent: Path
+    checkpoint_dir: Path
+    sampling_method: str = "euler"
+    scheduler: str | None = None
+    cfg_scale: float = 1.0
+    strength: float | None = None
+    init_latent: Path | None = None
+    mask: Path | None = None
+    ref_latents: Path | None = None
+    prompt: str | None = None  # only for <lora:...> tags that touch the DiT
+    lora_model_dir: Path | None = None
+    resume_step: int | None = None
+    preview: str = "none"
+    vae: Path | None = None  # needed for preview "vae"
+    common: CommonArgs = field(default_factory=CommonArgs)
+
+    stage = STAGE_DIFFUSE
+
+    def to_argv(self) -> list[str]:
+        if self.steps < 1:
+            raise ValueError("steps must be at least 1")
+        if self.preview not in PREVIEW_MODES:
+            raise ValueError(f"preview must be one of {PREVIEW_MODES}")
+        if self.preview == "vae" and self.vae is None:
+            raise ValueError("preview 'vae' needs the VAE")
+        if self.mask is not None and self.init_latent is None:
+            raise ValueError("a mask needs an init latent")
+        if self.resume_step is not None and not 0 <= self.resume_step <= self.steps:
+            raise ValueError("resume_step must be within 0..steps")
+        argv = _stage(self.stage) + [
+            "--diffusion-model",
+            str(self.diffusion_model),
+            "--load-embeddings",
+            str(self.load_embeddings),
+        ]
+        argv += _size(self.width, self.height)
+        argv += ["--steps", str(self.steps), "--seed", str(self.seed)]
+        argv += ["--sampling-method", self.sampling_method]
+        if self.scheduler:
+            argv += ["--scheduler", self.scheduler]
+        argv += ["--cfg-scale", _num(self.cfg_scale)]
+        if self.init_latent is not None:
+            argv += ["--load-latent", str(self.init_latent)]
+        if self.strength is not None:
+            argv += ["--strength", _num(self.strength)]
+        if self.mask is not None:
+            argv += ["--mask", str(self.mask)]
+        if self.ref_latents is not None:
+            argv += ["--load-ref-latents", str(self.ref_latents)]
+        if self.prompt:
+            argv += ["-p", self.prompt]
+        if self.lora_model_dir is not None:
+            argv += ["--lora-model-dir", str(self.lora_model_dir)]
+        argv += ["--checkpoint-dir", str(self.checkpoint_dir)]
+        if self.resume_step is not None:
+            argv += ["--resume-step", str(self.resume_step)]
+        argv += ["--preview", self.preview]
+        if self.vae is not None:
+            argv += ["--vae", str(self.vae)]
+        argv += ["--save-latent", str(self.save_latent)]
+        return argv + self.common.to_argv()
+
+
+@dataclass(frozen=True)
+class VaeDecodeArgs:
+    """Decode the final latent to a PNG."""
+
+    vae: Path
+    load_latent: Path
+    output: Path
+    common: CommonArgs = field(default_factory=CommonArgs)
+
+    stage = STAGE_VAE_DECODE
+
+    def to_argv(self) -> list[str]:
+        argv = _stage(self.stage) + ["--vae", str(self.vae), "--load-latent", str(self.load_latent)]
+        argv += ["-o", str(self.output)]
+        return argv + self.common.to_argv()
+
+
+StageArgs = VaeEncodeArgs | LlmEncodeArgs | DiffuseArgs | VaeDecodeArgs
+
+
+def build_argv(binary: Path, args: StageArgs) -> list[str]:
+    """The full command line: the sd-stage binary, then the stage's flags."""
+    return [str(binary), *args.to_argv()]
+
+
+def _stage(name: str) -> list[str]:
+    return ["--stage", name]
+
+
+def _size(width: int, height: int) -> list[str]:
+    if width < 1 or height < 1:
+        raise ValueError("width and height must be positive")
+    return ["-W", str(width), "-H", str(height)]
+
+
+def _num(value: float) -> str:
+    # repr gives the shortest string that round-trips, so the engine parses the exact float.
+    return repr(float(value))
