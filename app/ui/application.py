@@ -1,0 +1,113 @@
+"""Starts the GUI: paths, logging, settings, QApplication, translator, style and main window."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import TracebackType
+
+from PySide6.QtCore import QCoreApplication, Qt, QTimer
+from PySide6.QtGui import QFont, QIcon
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from app.core.logs import setup_logging
+from app.core.paths import AppPaths, app_paths
+from app.core.settings import Settings, load_settings, save_settings
+from app.ui.i18n import choose_language, install_translator
+from app.ui.main_window import MainWindow
+
+log = logging.getLogger(__name__)
+
+RESOURCES_DIR = Path(__file__).resolve().parents[2] / "resources"
+STYLE_FILE = RESOURCES_DIR / "style" / "dark.qss"
+APP_ICON_FILE = RESOURCES_DIR / "icons" / "stepwise.svg"
+UI_FONT_PT = 10
+
+
+def parse_args(args: Sequence[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="stepwise", description="Stepwise painter")
+    parser.add_argument("image", nargs="?", help="a picture to open")
+    parser.add_argument("--mask", help="a mask PNG to load over the picture")
+    parser.add_argument("--verbose", action="store_true", help="log debug messages to stderr")
+    return parser.parse_args(list(args))
+
+
+def make_excepthook(log_file: Path | None) -> Callable[..., None]:
+    """An excepthook that logs the traceback and shows a short message instead of crashing."""
+
+    def hook(exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
+        if issubclass(exc_type, KeyboardInterrupt):
+            sys.__excepthook__(exc_type, exc, tb)
+            return
+        log.error("Unexpected error:\n%s", "".join(traceback.format_exception(exc_type, exc, tb)))
+        if QApplication.instance() is None:
+            return
+        where = QCoreApplication.translate("Application", "Details are in the log file: {0}")
+        text = QCoreApplication.translate(
+            "Application",
+            "Something went wrong: {0}\n\nYour work is still open; "
+            "saving the mask now is a good idea.",
+        ).format(f"{exc_type.__name__}: {exc}")
+        if log_file is not None:
+            text += "\n\n" + where.format(log_file)
+        QMessageBox.critical(None, QCoreApplication.translate("Application", "Stepwise"), text)
+
+    return hook
+
+
+def apply_style(app: QApplication) -> None:
+    font = QFont(app.font())
+    font.setPointSize(UI_FONT_PT)
+    app.setFont(font)
+    app.setStyle("Fusion")
+    try:
+        app.setStyleSheet(STYLE_FILE.read_text(encoding="utf-8"))
+    except OSError as exc:
+        log.warning("Style sheet %s not loaded: %s", STYLE_FILE, exc)
+    if APP_ICON_FILE.exists():
+        app.setWindowIcon(QIcon(str(APP_ICON_FILE)))
+
+
+def run_application(args: Sequence[str]) -> int:
+    """The GUI's entry point; returns the exit code."""
+    options = parse_args(args)
+    paths: AppPaths = app_paths().ensure()
+    log_file: Path | None
+    try:
+        log_file = setup_logging(paths.log_dir, verbose=options.verbose)
+    except OSError:
+        log_file = None
+    settings: Settings = load_settings(paths.settings_file)
+
+    QCoreApplication.setApplicationName("Stepwise")
+    QCoreApplication.setOrganizationName("Stepwise")
+    QApplication.setHighDpiScaleFactorRoundingPolicy(
+        Qt.HighDpiScaleFactorRoundingPolicy.PassThrough
+    )
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    translator = install_translator(choose_language(settings.language))  # noqa: F841 (kept alive)
+    apply_style(app)
+    sys.excepthook = make_excepthook(log_file)
+
+    window = MainWindow(settings)
+    window.show()
+    if options.image:
+        image, mask = Path(options.image), Path(options.mask) if options.mask else None
+
+        def open_given() -> None:
+            if window.open_image(image) and mask is not None:
+                window.mask_controller.load_mask(mask)
+
+        # After the event loop starts, so the window is up when a message box has to explain.
+        QTimer.singleShot(0, open_given)
+    code = app.exec()
+    window.store_settings()
+    try:
+        save_settings(paths.settings_file, settings)
+    except Exception as exc:  # noqa: BLE001 - failing to save settings must not fail the exit
+        log.warning("Could not save settings to %s: %s", paths.settings_file, exc)
+    return int(code)

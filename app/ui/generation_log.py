@@ -1,0 +1,132 @@
+"""Errors in plain words with the next thing to try, and the engine log one click away."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtGui import QFontDatabase, QTextCursor
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+LOG_TAIL_BYTES = 256 * 1024
+MEMORY_LOG_LINES = 2000
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("GenerationLog", text)
+
+
+def next_step_hint(stage: str, message: str) -> str:
+    """What to try next, from the failed stage and the engine's message."""
+    text = message.lower()
+    if "memory" in text or "oom" in text:
+        return _tr(
+            "Try: choose CPU for this stage under Devices, turn on VAE tiling, or use a "
+            "smaller image."
+        )
+    if "model" in text and ("load" in text or "wrong kind" in text or "missing" in text):
+        return _tr("Try: check the model files under Models; each must be the right kind.")
+    if "not found" in text or "does not exist" in text or "no such file" in text:
+        return _tr("Try: choose the file again, then run the stage again.")
+    if stage == "diffuse":
+        return _tr(
+            "Try: click Run all to continue from the last finished step; the steps "
+            "already done are kept."
+        )
+    if stage == "llm-encode":
+        return _tr("Try: choose CPU for the text encoder under Devices, then Run next stage.")
+    return _tr("Try: run the stage again; if it fails again, open the engine log.")
+
+
+class GenerationErrorBanner(QFrame):
+    """A red-edged box: the message, the next thing to try, and "Show engine log"."""
+
+    show_log_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("generation_error")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setStyleSheet(
+            "#generation_error { border: 1px solid #c62828; border-radius: 4px;"
+            " background: rgba(198, 40, 40, 0.08); }"
+        )
+        self.message = QLabel(self)
+        self.message.setObjectName("generation_error_message")
+        self.message.setWordWrap(True)
+        self.hint = QLabel(self)
+        self.hint.setWordWrap(True)
+        self.log_button = QPushButton(_tr("Show engine log"), self)
+        self.log_button.setObjectName("generation_show_log")
+        self.close_button = QPushButton(_tr("Dismiss"), self)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.log_button)
+        buttons.addWidget(self.close_button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.message)
+        layout.addWidget(self.hint)
+        layout.addLayout(buttons)
+        self.log_button.clicked.connect(self.show_log_requested)
+        self.close_button.clicked.connect(self.hide)
+        self.hide()
+
+    def show_error(self, message: str, hint: str = "") -> None:
+        self.message.setText("<b>" + _escape(message) + "</b>")
+        self.hint.setText(hint)
+        self.hint.setVisible(bool(hint))
+        self.show()
+
+    def text(self) -> str:
+        return self.message.text() + "\n" + self.hint.text()
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def read_log_tail(path: str) -> str:
+    if not path:
+        return ""
+    try:
+        with Path(path).open("rb") as f:
+            f.seek(0, 2)
+            size = f.tell()
+            f.seek(max(0, size - LOG_TAIL_BYTES))
+            data = f.read()
+    except OSError as exc:
+        return _tr("The log {path} cannot be read: {error}").format(path=path, error=exc)
+    return data.decode("utf-8", errors="replace")
+
+
+class EngineLogDialog(QDialog):
+    """The engine's log: the failed stage's log file, else the lines this session received."""
+
+    def __init__(self, text: str, path: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("generation_log_dialog")
+        self.setWindowTitle(_tr("Engine log"))
+        self.view = QPlainTextEdit(self)
+        self.view.setReadOnly(True)
+        self.view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.view.setPlainText(text or _tr("The engine has not written anything yet."))
+        self.view.moveCursor(QTextCursor.MoveOperation.End)
+        where = QLabel(path or _tr("Log of this session"), self)
+        where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(where)
+        layout.addWidget(self.view, 1)
+        layout.addWidget(buttons)
+        self.resize(760, 480)

@@ -1,0 +1,200 @@
+"""Diffusion progress: a bar with an ETA from the measured seconds per step, and a strip with
+one thumbnail per step (click to enlarge)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QCoreApplication, QSize, Qt, Signal
+from PySide6.QtGui import QIcon, QImage, QPixmap
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QListView,
+    QListWidget,
+    QListWidgetItem,
+    QProgressBar,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.ui.generation_stages import format_seconds
+
+THUMB_PX = 72
+ENLARGED_MAX_PX = 900
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("GenerationSteps", text)
+
+
+class GenerationProgressBar(QWidget):
+    """Step k of N, s/step and the time left."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.bar = QProgressBar(self)
+        self.bar.setObjectName("generation_progress")
+        self.bar.setRange(0, 1)
+        self.bar.setValue(0)
+        self.bar.setTextVisible(True)
+        self.detail = QLabel(self)
+        self.detail.setObjectName("generation_eta")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self.bar)
+        layout.addWidget(self.detail)
+        self.reset()
+
+    def reset(self, text: str = "") -> None:
+        self.bar.setRange(0, 1)
+        self.bar.setValue(0)
+        self.bar.setFormat(text or _tr("Idle"))
+        self.detail.setText("")
+
+    def busy(self, text: str) -> None:
+        """Indeterminate: a stage without steps is running."""
+        self.bar.setRange(0, 0)
+        self.bar.setFormat(text)
+        self.detail.setText(text)
+
+    def set_step(self, step: int, steps: int, seconds_per_step: float, eta_s: float) -> None:
+        self.bar.setRange(0, max(1, steps))
+        self.bar.setValue(step)
+        self.bar.setFormat(_tr("Step {step} of {steps}").format(step=step, steps=steps))
+        if seconds_per_step > 0:
+            self.detail.setText(
+                _tr("{sps} per step · about {eta} left").format(
+                    sps=format_seconds(seconds_per_step), eta=format_seconds(eta_s)
+                )
+            )
+        else:
+            self.detail.setText("")
+
+    def set_note(self, text: str) -> None:
+        self.detail.setText(text)
+
+
+class StepImageDialog(QDialog):
+    """One step's preview, large."""
+
+    def __init__(self, step: int, path: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(_tr("Step {step}").format(step=step))
+        image = QImage(path)
+        label = QLabel(self)
+        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        if image.isNull():
+            label.setText(_tr("The preview of step {step} could not be read.").format(step=step))
+        else:
+            if max(image.width(), image.height()) < 384:
+                # tiny previews (latent-size projections) are easier to judge scaled up
+                image = image.scaled(
+                    384,
+                    384,
+                    Qt.AspectRatioMode.KeepAspectRatio,
+                    Qt.TransformationMode.FastTransformation,
+                )
+            elif max(image.width(), image.height()) > ENLARGED_MAX_PX:
+                image = image.scaled(
+                    ENLARGED_MAX_PX,
+                    ENLARGED_MAX_PX,
+                    Qt.AspectRatioMode.KeepAspectRatio,
+                    Qt.TransformationMode.SmoothTransformation,
+                )
+            label.setPixmap(QPixmap.fromImage(image))
+        scroll = QScrollArea(self)
+        scroll.setWidget(label)
+        scroll.setWidgetResizable(True)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(scroll)
+        layout.addWidget(buttons)
+        self.resize(
+            min(ENLARGED_MAX_PX, max(420, label.sizeHint().width() + 40)),
+            min(ENLARGED_MAX_PX, max(420, label.sizeHint().height() + 80)),
+        )
+
+
+class GenerationStepStrip(QListWidget):
+    """A horizontal strip of per-step thumbnails; selecting one picks the step for "Decode this
+    step" / "Branch from here", double-click (or Enter) enlarges it."""
+
+    step_selected = Signal(int)  # clicked: show it large in the viewer, pick it
+    enlarge_requested = Signal(int, str)  # double-clicked: open it in its own window
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("generation_step_strip")
+        self.setViewMode(QListView.ViewMode.IconMode)
+        self.setFlow(QListView.Flow.LeftToRight)
+        self.setWrapping(False)
+        self.setMovement(QListView.Movement.Static)
+        self.setResizeMode(QListView.ResizeMode.Adjust)
+        self.setIconSize(QSize(THUMB_PX, THUMB_PX))
+        self.setSpacing(3)
+        self.setUniformItemSizes(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setFixedHeight(THUMB_PX + 44)
+        self._paths: dict[int, str] = {}
+        self.currentItemChanged.connect(self._current_changed)
+        self.itemClicked.connect(self._clicked)
+        self.itemDoubleClicked.connect(self._double_clicked)
+
+    def steps(self) -> list[int]:
+        return sorted(self._paths)
+
+    def path(self, step: int) -> str:
+        return self._paths.get(step, "")
+
+    def selected_step(self) -> int | None:
+        item = self.currentItem()
+        return None if item is None else int(item.data(Qt.ItemDataRole.UserRole))
+
+    def add_step(self, step: int, path: str, thumb: QImage) -> None:
+        """Adds (or replaces) the thumbnail of `step`; the strip follows the newest step."""
+        self._paths[step] = path
+        icon = QIcon(
+            QPixmap.fromImage(
+                thumb.scaled(
+                    THUMB_PX,
+                    THUMB_PX,
+                    Qt.AspectRatioMode.KeepAspectRatio,
+                    Qt.TransformationMode.SmoothTransformation,
+                )
+            )
+        )
+        for row in range(self.count()):
+            item = self.item(row)
+            if int(item.data(Qt.ItemDataRole.UserRole)) == step:
+                item.setIcon(icon)
+                return
+        item = QListWidgetItem(icon, str(step))
+        item.setData(Qt.ItemDataRole.UserRole, step)
+        item.setToolTip(
+            _tr("Step {step}: click to select, double-click to enlarge").format(step=step)
+        )
+        item.setTextAlignment(Qt.AlignmentFlag.AlignHCenter)
+        row = 0
+        while row < self.count() and int(self.item(row).data(Qt.ItemDataRole.UserRole)) < step:
+            row += 1
+        self.insertItem(row, item)
+        self.scrollToItem(item)
+
+    def clear_steps(self) -> None:
+        self._paths.clear()
+        self.clear()
+
+    def _current_changed(self, current: QListWidgetItem | None, _previous: object) -> None:
+        if current is not None and self.hasFocus():
+            self.step_selected.emit(int(current.data(Qt.ItemDataRole.UserRole)))
+
+    def _clicked(self, item: QListWidgetItem) -> None:
+        self.step_selected.emit(int(item.data(Qt.ItemDataRole.UserRole)))
+
+    def _double_clicked(self, item: QListWidgetItem) -> None:
+        step = int(item.data(Qt.ItemDataRole.UserRole))
+        self.enlarge_requested.emit(step, self._paths.get(step, ""))

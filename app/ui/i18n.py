@@ -1,0 +1,83 @@
+"""Translations straight from Qt .ts files: every resources/translations/<lang>/*.ts is merged at
+start-up, so adding an area (painter.ts, generation.ts, ...) needs no build step and no .qm."""
+
+from __future__ import annotations
+
+import logging
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, QLocale, QTranslator
+
+log = logging.getLogger(__name__)
+
+TRANSLATIONS_DIR = Path(__file__).resolve().parents[2] / "resources" / "translations"
+SOURCE_LANGUAGE = "en"
+LANGUAGES = {"en": "English", "zh_CN": "简体中文"}
+
+
+def choose_language(setting: str, system_locale: str | None = None) -> str:
+    """The settings' choice when it is one we ship; otherwise follow the system locale."""
+    if setting in LANGUAGES:
+        return setting
+    name = system_locale if system_locale is not None else QLocale.system().name()
+    if name.startswith("zh"):
+        # Traditional-script locales still read Simplified better than English.
+        return "zh_CN"
+    return SOURCE_LANGUAGE
+
+
+def read_ts(path: Path) -> dict[tuple[str, str], str]:
+    """(context, source) -> translation for the finished messages of one .ts file."""
+    table: dict[tuple[str, str], str] = {}
+    root = ET.parse(path).getroot()
+    for context in root.iter("context"):
+        name = context.findtext("name", default="")
+        for message in context.iter("message"):
+            source = message.findtext("source")
+            node = message.find("translation")
+            if source is None or node is None or not node.text:
+                continue
+            if node.get("type") in ("unfinished", "obsolete", "vanished"):
+                continue
+            table[(name, source)] = node.text
+    return table
+
+
+class TsTranslator(QTranslator):
+    """A QTranslator over the merged .ts files of one language."""
+
+    def __init__(self, language: str, folder: Path = TRANSLATIONS_DIR) -> None:
+        super().__init__()
+        self.language = language
+        self.table: dict[tuple[str, str], str] = {}
+        lang_dir = folder / language
+        for path in sorted(lang_dir.glob("*.ts")) if lang_dir.is_dir() else []:
+            try:
+                self.table.update(read_ts(path))
+            except (OSError, ET.ParseError) as exc:
+                # A broken translation file costs its strings, never the start-up.
+                log.warning("Ignoring translation file %s: %s", path, exc)
+
+    def translate(
+        self, context: str, source: str, disambiguation: str | None = None, n: int = -1
+    ) -> str | None:  # type: ignore[override]
+        text = self.table.get((context, source))
+        # None becomes a null QString, which Qt reads as "not here" and falls back to the source;
+        # an empty string would blank the text instead.
+        return text
+
+    def isEmpty(self) -> bool:  # noqa: N802 (Qt's name)
+        return not self.table
+
+
+def install_translator(language: str) -> TsTranslator | None:
+    """Installs the translator for `language` on the running application; None for English."""
+    if language == SOURCE_LANGUAGE:
+        return None
+    translator = TsTranslator(language)
+    app = QCoreApplication.instance()
+    if translator.isEmpty() or app is None:
+        return None
+    app.installTranslator(translator)
+    return translator

@@ -1,0 +1,228 @@
+"""Prepare for inference, preview, export, and apply a generated result (via imaging.prepare)."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QWidget
+
+from app.canvas.document import MaskDocument
+from app.core.errors import StepwiseError
+from app.imaging import io
+from app.imaging import prepare as prep
+from app.imaging.align import plan_alignment
+from app.ui.file_filters import image_file_filter, png_file_filter
+from app.ui.image_dialogs import PreparedPreviewDialog, ResultDialog
+from app.ui.messages import show_error
+from app.ui.prepare_panel import PreparePanel
+
+log = logging.getLogger(__name__)
+
+
+class _WaitCursor:
+    def __enter__(self) -> None:
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+
+    def __exit__(self, *exc: object) -> None:
+        QApplication.restoreOverrideCursor()
+
+
+class PrepareController(QObject):
+    """Turns the document plus the panel's options into a Prepared input, and back."""
+
+    def __init__(self, document: MaskDocument, dialog_parent: QWidget) -> None:
+        super().__init__(dialog_parent)
+        self.document = document
+        self.dialog_parent = dialog_parent
+        self.panel: PreparePanel | None = None
+        self.last_prepared: prep.Prepared | None = None
+        self.last_export_dir: Path | None = None
+
+    def set_panel(self, panel: PreparePanel) -> None:
+        self.panel = panel
+        panel.options_changed.connect(self.update_summary)
+        self.document.image_changed.connect(self.update_summary)
+        self.update_summary()
+
+    def forget(self) -> None:
+        self.last_prepared = None
+
+    def options(self) -> prep.PrepareOptions:
+        p = self.panel
+        assert p is not None
+        return prep.PrepareOptions(
+            align=p.align_combo.currentData(),
+            fill=p.fill_combo.currentData(),
+            only_masked=p.only_masked_check.isChecked(),
+            padding_px=p.padding_spin.value(),
+            feather_px=p.feather_spin.value(),
+        )
+
+    def update_summary(self) -> None:
+        if self.panel is None:
+            return
+        doc = self.document
+        if doc.is_empty():
+            self.panel.set_summary(self.tr("Open a picture to prepare it."))
+            return
+        opts = self.options()
+        plan = plan_alignment((doc.width, doc.height), opts.align)
+        w, h = plan.aligned_size
+        text = self.tr("Model input: {w}×{h} px").format(w=w, h=h)
+        if opts.only_masked:
+            text += " " + self.tr("(only the masked area: size shown in the preview)")
+        self.panel.set_summary(text)
+
+    def prepare(self) -> prep.Prepared | None:
+        """Prepares the current document, or explains in a message box why it cannot."""
+        doc = self.document
+        if doc.is_empty():
+            return None
+        try:
+            with _WaitCursor():
+                prepared = prep.prepare(doc.image, doc.mask, self.options())
+        except (StepwiseError, ValueError, MemoryError) as exc:
+            show_error(self.dialog_parent, self.tr("Could not prepare the picture"), exc)
+            return None
+        self.last_prepared = prepared
+        return prepared
+
+    def show_preview(self) -> None:
+        prepared = self.prepare()
+        if prepared is None:
+            return
+        assert prepared.mask is not None
+        dialog = PreparedPreviewDialog(
+            prepared.input_image, prepared.mask, self.describe(prepared), self.dialog_parent
+        )
+        dialog.export_requested.connect(lambda: self._export(prepared))
+        dialog.exec()
+
+    def describe(self, prepared: prep.Prepared) -> str:
+        record = prepared.record
+        w, h = record.input_size
+        align = {
+            "pad": self.tr("padding"),
+            "crop": self.tr("cropping"),
+            "scale": self.tr("scaling"),
+        }[record.align.mode]
+        fill = {
+            "grey": self.tr("50 % grey"),
+            "blur": self.tr("a blur of the surroundings"),
+            "none": self.tr("the original pixels"),
+        }[record.fill]
+        text = self.tr(
+            "The model gets {w}×{h} px, aligned to 16 px by {align}; the masked area "
+            "is filled with {fill}. The result is blended back with a {f} px "
+            "feather."
+        ).format(w=w, h=h, align=align, fill=fill, f=record.feather_px)
+        if record.only_masked:
+            r = record.region
+            text += " " + self.tr("Only the area {rw}×{rh} at ({rx}, {ry}) is generated.").format(
+                rw=r.width, rh=r.height, rx=r.x, ry=r.y
+            )
+        for note in prepared.notes:
+            text += "\n" + note
+        return text
+
+    def export(self) -> None:
+        prepared = self.prepare()
+        if prepared is not None:
+            self._export(prepared)
+
+    def _export(self, prepared: prep.Prepared) -> bool:
+        start = str(
+            self.last_export_dir
+            or (self.document.image_path.parent if self.document.image_path else "")
+        )
+        folder = QFileDialog.getExistingDirectory(
+            self.dialog_parent, self.tr("Export prepared input to folder"), start
+        )
+        if not folder:
+            return False
+        return self.export_to(Path(folder), prepared)
+
+    def export_to(self, folder: Path, prepared: prep.Prepared) -> bool:
+        try:
+            with _WaitCursor():
+                prep.export_prepared(folder, prepared)
+        except (StepwiseError, OSError) as exc:
+            show_error(self.dialog_parent, self.tr("Could not export"), exc, folder)
+            return False
+        self.last_export_dir = folder
+        QMessageBox.information(
+            self.dialog_parent,
+            self.tr("Exported"),
+            self.tr("Wrote input.png, mask.png and prepare.json to {0}").format(folder),
+        )
+        return True
+
+    def apply_result(self) -> None:
+        """Asks for a generated image and composites it into the original."""
+        prepared = self.last_prepared or self.prepare()
+        if prepared is None:
+            return
+        start = str(self.last_export_dir or "")
+        path, _ = QFileDialog.getOpenFileName(
+            self.dialog_parent, self.tr("Choose the generated image"), start, image_file_filter()
+        )
+        if path:
+            self.apply_result_file(Path(path), prepared)
+
+    def apply_result_file(self, path: Path, prepared: prep.Prepared) -> np.ndarray | None:
+        try:
+            with _WaitCursor():
+                generated = io.load_image(path)
+                expected = prepared.record.input_size
+                if (generated.shape[1], generated.shape[0]) != tuple(expected):
+                    show_error(
+                        self.dialog_parent,
+                        self.tr("Could not apply the result"),
+                        self.tr(
+                            "{file} is {gw}×{gh} px, but the prepared input is {w}×{h} px. Choose "
+                            "the image generated from this prepared input."
+                        ).format(
+                            file=path.name,
+                            gw=generated.shape[1],
+                            gh=generated.shape[0],
+                            w=expected.width,
+                            h=expected.height,
+                        ),
+                    )
+                    return None
+                result = prep.composite_prepared(
+                    prepared.record, prepared.original_image, prepared.original_mask, generated
+                )
+        except (StepwiseError, OSError, ValueError, MemoryError) as exc:
+            show_error(self.dialog_parent, self.tr("Could not apply the result"), exc, path)
+            return None
+        self.show_result(result, path)
+        return result
+
+    def show_result(self, result: np.ndarray, source: Path) -> None:
+        details = self.tr("{0} blended into the original with the soft mask.").format(source.name)
+        dialog = ResultDialog(result, details, self.dialog_parent)
+        dialog.save_requested.connect(lambda: self._save_result(result))
+        dialog.use_requested.connect(lambda: (self.document.replace_image(result), dialog.accept()))
+        dialog.exec()
+
+    def _save_result(self, result: np.ndarray) -> None:
+        suggested = ""
+        if self.document.image_path is not None:
+            image = self.document.image_path
+            suggested = str(image.with_name(f"{image.stem}_result.png"))
+        path, _ = QFileDialog.getSaveFileName(
+            self.dialog_parent, self.tr("Save Result"), suggested, png_file_filter()
+        )
+        if not path:
+            return
+        target = Path(path)
+        if target.suffix.lower() != ".png":
+            target = target.with_suffix(".png")
+        try:
+            io.save_png_atomic(target, result)
+        except (StepwiseError, OSError) as exc:
+            show_error(self.dialog_parent, self.tr("Could not save the result"), exc, target)
