@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import threading
 from typing import Any, Protocol
 
@@ -65,6 +64,12 @@ class RunControl:
         with self._lock:
             return self._cancel
 
+    @property
+    def process_id(self) -> int | None:
+        """The pid of the live engine process, if one runs (logs, tests)."""
+        with self._lock:
+            return getattr(self._process, "pid", None)
+
     # --- called by the pipeline ---
     def attach(self, process: _Commandable) -> None:
         """The live engine process; a request made before it started is forwarded now."""
@@ -95,7 +100,3 @@ class RunControl:
         except (OSError, ValueError):
             pass  # the process is exiting; the pipeline sees its exit
 
-
-def command_line(command: str) -> str:
-    """The JSON line the engine reads for `command` (native/PROTOCOL.md)."""
-    return json.dumps({"cmd": command})

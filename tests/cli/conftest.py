@@ -1,0 +1,40 @@
+"""Helpers for the CLI tests: the real engine, the tiny models, small input images."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+CLI_TIMEOUT_S = 300
+
+
+def run_cli(*args: str | Path, timeout: float = CLI_TIMEOUT_S) -> subprocess.CompletedProcess:
+    """`python -m app ARGS` in a child process (STEPWISE_HOME comes from the test's env)."""
+    return subprocess.run([sys.executable, "-m", "app", *map(str, args)], cwd=REPO_ROOT,
+                          capture_output=True, text=True, timeout=timeout,
+                          env=dict(os.environ))
+
+
+def status_json(run_dir: Path) -> dict:
+    done = run_cli("status", run_dir, "--json")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.fixture(scope="session")
+def inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    from app.pipeline.commands import _selftest_images
+
+    return _selftest_images(tmp_path_factory.mktemp("inputs"))
+
+
+@pytest.fixture()
+def model_args(tiny_models, sd_stage: Path) -> list[str]:
+    return ["--diffusion-model", str(tiny_models.diffusion), "--llm", str(tiny_models.llm),
+            "--vae", str(tiny_models.vae), "--engine", str(sd_stage)]

@@ -1,0 +1,101 @@
+"""Pipeline.execute with the real engine: invalidation, txt2img, one terminal event."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from app.core.paths import app_paths
+from app.pipeline import events as ev
+from app.pipeline.control import RunControl
+from app.pipeline.runner import Pipeline
+from app.pipeline.spec import JobSpec, ModelFiles
+
+
+@pytest.fixture()
+def pipeline(sd_stage: Path) -> Pipeline:
+    return Pipeline(app_paths(), sd_stage)
+
+
+@pytest.fixture()
+def images(tmp_path: Path) -> tuple[Path, Path, Path]:
+    from app.pipeline.commands import _selftest_images
+
+    image, mask = _selftest_images(tmp_path / "in")
+    other = np.zeros((128, 128), np.uint8)
+    other[0:48, 0:48] = 255
+    Image.fromarray(other).save(tmp_path / "in" / "mask2.png")
+    return image, mask, tmp_path / "in" / "mask2.png"
+
+
+def _execute(pipeline: Pipeline, run) -> tuple[set[str], list]:
+    events = list(pipeline.execute(run, RunControl()))
+    terminals = [e for e in events if isinstance(e, ev.TERMINAL_EVENTS)]
+    assert len(terminals) == 1 and events[-1] is terminals[0], events[-3:]
+    assert isinstance(terminals[0], ev.RunFinished), terminals[0]
+    ran = {e.stage for e in events if isinstance(e, ev.StageFinished) and not e.cached}
+    return ran, events
+
+
+def test_changes_rerun_only_what_follows(pipeline: Pipeline, tiny_models, images) -> None:
+    image, mask, mask2 = images
+    spec = JobSpec(models=ModelFiles(str(tiny_models.diffusion), str(tiny_models.llm),
+                                     str(tiny_models.vae)),
+                   prompt="a blue door", image=str(image), mask=str(mask), preview="proj")
+    run = pipeline.create_run(spec)
+    ran, events = _execute(pipeline, run)
+    assert ran >= {"prepare", "diffuse", "vae-decode", "composite"}
+    assert any(isinstance(e, ev.PreviewSaved) and e.path.is_relative_to(run.dir)
+               for e in events)
+    assert _execute(pipeline, run)[0] == set()
+
+    pipeline.update_run(run, prompt="a green door")
+    assert _execute(pipeline, run)[0] == {"llm-encode", "diffuse", "vae-decode", "composite"}
+    pipeline.update_run(run, seed=7)
+    assert _execute(pipeline, run)[0] == {"diffuse", "vae-decode", "composite"}
+    pipeline.update_run(run, mask=str(mask2))
+    assert _execute(pipeline, run)[0] == {"prepare", "vae-encode", "diffuse", "vae-decode",
+                                          "composite"}
+    assert run.result is not None and run.result.exists()
+    reopened = pipeline.open_run(run.dir)
+    assert reopened.finished and reopened.spec.mask == str(mask2)
+
+
+def test_txt2img_skips_vae_encode(pipeline: Pipeline, tiny_models) -> None:
+    spec = JobSpec(models=ModelFiles(str(tiny_models.diffusion), str(tiny_models.llm),
+                                     str(tiny_models.vae)),
+                   prompt="a cat", width=128, height=96, steps=3, preview="none")
+    run = pipeline.create_run(spec)
+    ran, _ = _execute(pipeline, run)
+    assert "vae-encode" not in ran
+    states = {s.name: s.state for s in run.stages()}
+    assert states["vae-encode"] == "skipped"
+    assert (run.dir / "result.png").read_bytes() == (run.dir / "decoded.png").read_bytes()
+    with Image.open(run.dir / "result.png") as img:
+        assert img.size == (128, 96)
+    assert run.steps == 3 and run.last_completed_step == 3
+
+
+def test_damaged_cache_entry_is_recomputed(pipeline: Pipeline, tiny_models) -> None:
+    spec = JobSpec(models=ModelFiles(str(tiny_models.diffusion), str(tiny_models.llm),
+                                     str(tiny_models.vae)),
+                   prompt="a damaged cache", width=64, height=64, steps=1, preview="none")
+    first = pipeline.create_run(spec)
+    _execute(pipeline, first)
+    for path in pipeline.cache.root.rglob("conditioning.bin"):
+        path.write_bytes(b"\0" * path.stat().st_size)
+    second = pipeline.create_run(spec)
+    ran, _ = _execute(pipeline, second)
+    assert "llm-encode" in ran
+    assert (second.dir / "conditioning.bin").read_bytes() == \
+        (first.dir / "conditioning.bin").read_bytes()
+
+
+def test_unfinished_runs_are_listed(pipeline: Pipeline, tiny_models) -> None:
+    spec = JobSpec(models=ModelFiles(str(tiny_models.diffusion), str(tiny_models.llm),
+                                     str(tiny_models.vae)), prompt="later")
+    run = pipeline.create_run(spec)
+    assert [s.dir for s in pipeline.unfinished_runs()] == [run.dir]
