@@ -1,15 +1,85 @@
-"""CLI commands over imaging: prepare and composite (filled in by imaging)."""
+"""CLI commands over imaging: `prepare` and `composite` (parsers in app/cli.py)."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
+
+import numpy as np
+
+from app.imaging.geometry import Size
+from app.imaging.io import load_image, load_mask, save_png_atomic
+from app.imaging.prepare import (
+    INPUT_FILE,
+    MASK_FILE,
+    PrepareOptions,
+    PrepareRecord,
+    composite_prepared,
+    export_prepared,
+    load_prepared,
+    prepare,
+)
+
+
+def _describe_alignment(record: PrepareRecord) -> str:
+    plan = record.align
+    if plan.mode == "pad":
+        left, top, right, bottom = plan.pad
+        if not any(plan.pad):
+            return "already a multiple of 16 px"
+        return (
+            f"padded from {plan.source_size} (left {left}, top {top}, right {right}, "
+            f"bottom {bottom} px)"
+        )
+    if plan.mode == "crop":
+        if plan.kept.size == plan.source_size:
+            return "already a multiple of 16 px"
+        return f"cropped from {plan.source_size} to {plan.kept}"
+    return f"scaled from {plan.source_size}"
 
 
 def cmd_prepare(args: argparse.Namespace) -> int:
-    print("`prepare` is not available in this build yet.")
-    return 2
+    image = load_image(args.image)
+    mask = load_mask(args.mask, Size.of(image))
+    options = PrepareOptions(
+        align=args.align,
+        fill=args.fill,
+        only_masked=args.only_masked,
+        padding_px=args.padding,
+        feather_px=args.feather,
+    )
+    prepared = prepare(image, mask, options)
+    files = export_prepared(args.out, prepared)
+    record = prepared.record
+    share = 100.0 * float(np.count_nonzero(prepared.mask)) / prepared.mask.size
+    print(f"prepared {args.image} ({record.original_size} px) into {args.out}")
+    if record.only_masked:
+        print(f"  region    {record.region} (mask box + {options.padding_px} px padding)")
+    print(
+        f"  {INPUT_FILE:<10}{record.input_size} px, {_describe_alignment(record)}, "
+        f"fill {record.fill}"
+    )
+    print(f"  {MASK_FILE:<10}{record.input_size} px, {share:.1f} % to repaint")
+    print(f"  files     {', '.join(sorted(files))}")
+    print(f"  feather   {record.feather_px} px when compositing")
+    for note in prepared.notes:
+        print(f"  note: {note}")
+    print(
+        f"generate at -W {record.input_size.width} -H {record.input_size.height}, then: "
+        f"python -m app composite --prepared {args.out} --result RESULT.png --out OUT.png"
+    )
+    return 0
 
 
 def cmd_composite(args: argparse.Namespace) -> int:
-    print("`composite` is not available in this build yet.")
-    return 2
+    loaded = load_prepared(args.prepared)
+    record = loaded.record
+    result = load_image(args.result)
+    composited = composite_prepared(loaded, result)
+    save_png_atomic(Path(args.out), composited)
+    print(
+        f"composited {args.result} ({Size.of(result)} px) into the original "
+        f"({record.original_size} px) at {record.region}, feather {record.feather_px} px"
+    )
+    print(f"  wrote {args.out}")
+    return 0
