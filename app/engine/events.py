@@ -67,10 +67,11 @@ class Progress:
 
 @dataclass(frozen=True)
 class Checkpoint:
-    """x_t after `step` is on disk at `path`."""
+    """x_t after `step` is on disk at `path`; `seconds` (optional) is the write time."""
 
     step: int
     path: str
+    seconds: float | None = None
 
 
 @dataclass(frozen=True)
@@ -196,6 +197,9 @@ class _Fields:
             raise self._wrong(key, "a finite number ≥ 0")
         return value
 
+    def optional_number(self, key: str) -> float | None:
+        return self.number(key) if key in self._obj else None
+
     def string(self, key: str) -> str:
         return _bounded_string(self._get(key), lambda: self._wrong(key, "a short string"))
 
@@ -261,7 +265,7 @@ _PARSERS = {
     "progress": lambda r: Progress(
         r.step(), r.step("steps"), r.number("seconds"), r.number("seconds_per_step")
     ),
-    "checkpoint": lambda r: Checkpoint(r.step(), r.string("path")),
+    "checkpoint": lambda r: Checkpoint(r.step(), r.string("path"), r.optional_number("seconds")),
     "preview": lambda r: Preview(r.step(), r.string("path")),
     "paused": lambda r: Paused(r.step()),
     "resumed": lambda r: Resumed(r.step()),
