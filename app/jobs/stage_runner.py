@@ -50,7 +50,14 @@ _live_runners: weakref.WeakSet[StageRunner] = weakref.WeakSet()
 
 def live_runners() -> list[StageRunner]:
     """Runners whose thread is still running (the test guard fails a test that leaves one)."""
-    return [r for r in list(_live_runners) if r.isRunning()]
+    alive = []
+    for runner in list(_live_runners):
+        try:
+            if runner.isRunning():
+                alive.append(runner)
+        except RuntimeError:  # the C++ side is gone (deleteLater): not running
+            pass
+    return alive
 
 
 class StageRunner(QThread):
@@ -63,14 +70,17 @@ class StageRunner(QThread):
     preview_ready = Signal(int, QImage)              # step, full image (newest only)
     checkpoint_saved = Signal(int, str)              # step, path
     log_line = Signal(str, str)                      # stage, text
+    device_reported = Signal(str, str)               # stage, device it really runs on
     paused = Signal(int)                             # step
     resumed = Signal(int)                            # step
+    result_loaded = Signal(str, QImage)              # result path, image (before run_finished)
     # exactly one of these per run
     run_finished = Signal(str)                       # result path
     run_failed = Signal(str, str, str)               # stage, message, log path
     run_cancelled = Signal(int)                      # last completed step
     run_suspended = Signal(int)                      # last completed step
-    # any terminal signal, after the specific one: (kind, payload) for simple bookkeeping
+    # after the terminal signal, once the worker thread has finished (delivered in the UI
+    # thread): the terminal kind, "finished" | "failed" | "cancelled" | "suspended"
     run_ended = Signal(str)
 
     _preview_posted = Signal()
@@ -91,6 +101,7 @@ class StageRunner(QThread):
         # The runner object lives in the creating (UI) thread, so this queued hop runs
         # _deliver_preview there and coalesces everything posted in between.
         self._preview_posted.connect(self._deliver_preview, Qt.ConnectionType.QueuedConnection)
+        self.finished.connect(self._thread_finished, Qt.ConnectionType.QueuedConnection)
         _live_runners.add(self)
 
     # ---- construction helpers -------------------------------------------------------------
@@ -177,7 +188,6 @@ class StageRunner(QThread):
         self._terminal_sent = True
         self._terminal_kind = kind
         emit()
-        self.run_ended.emit(kind)
 
     def _dispatch(self, event: Any) -> None:
         kind = type(event).__name__
@@ -218,6 +228,10 @@ class StageRunner(QThread):
             self._preview_posted.emit()
 
     @Slot()
+    def _thread_finished(self) -> None:
+        self.run_ended.emit(self._terminal_kind or "failed")
+
+    @Slot()
     def _deliver_preview(self) -> None:
         pending = self.take_preview()
         if pending is not None:
@@ -235,7 +249,13 @@ class StageRunner(QThread):
     def _on_log(self, e: Any) -> None:
         self.log_line.emit(str(e.stage), str(e.text))
 
+    def _on_device(self, e: Any) -> None:
+        self.device_reported.emit(str(e.stage), str(e.device))
+
     def _on_run_finished(self, e: Any) -> None:
+        image = QImage(str(e.result_path))  # decoded here, off the UI thread
+        if not image.isNull():
+            self.result_loaded.emit(str(e.result_path), image)
         self._terminal("finished", lambda: self.run_finished.emit(str(e.result_path)))
 
     def _on_run_failed(self, e: Any) -> None:
@@ -259,6 +279,7 @@ _HANDLERS: dict[str, Callable[[StageRunner, Any], None]] = {
     "Paused": StageRunner._on_paused,
     "Resumed": StageRunner._on_resumed,
     "LogLine": StageRunner._on_log,
+    "DeviceReported": StageRunner._on_device,
     "RunFinished": StageRunner._on_run_finished,
     "RunFailed": StageRunner._on_run_failed,
     "RunCancelled": StageRunner._on_run_cancelled,

@@ -180,6 +180,7 @@ class GenerationPanel(QWidget):
         self._build()
         self._load_settings()
         self._connect()
+        self._refresh_loras()
         self._update_size_row()
         self._update_warnings()
         self._update_buttons()
@@ -1200,6 +1201,10 @@ class GenerationPanel(QWidget):
         image.setText("stepwise", text)
         if target.suffix.lower() != ".png":
             target = target.with_suffix(".png")
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            pass  # the save below fails and says so
         if not image.save(str(target), "PNG"):
             self._show_error(
                 _tr("The result could not be saved to {path}.").format(path=target),
