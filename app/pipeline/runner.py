@@ -65,6 +65,8 @@ LOG_DIR = "logs"
 ENGINE_EXIT_WAIT_S = 120.0
 MAX_METADATA_BYTES = 1024 * 1024
 BYTES_PER_MB = 1024 * 1024
+_STAGE_MODEL = {"vae-encode": "vae", "llm-encode": "llm", "diffuse": "diffusion",
+                "vae-decode": "vae"}
 
 
 @dataclass(frozen=True)
@@ -467,9 +469,10 @@ class Pipeline:
             yield ev.DeviceReported(stage, event.device)
             yield ev.LogLine(stage, f"engine {event.version} ({event.pin}) on {event.device}")
         elif isinstance(event, engine_events.Load):
-            if record:
-                rec["device"] = event.device
-            yield ev.DeviceReported(stage, event.device)
+            if event.model == _STAGE_MODEL.get(stage):  # not the preview VAE's, in diffuse
+                if record:
+                    rec["device"] = event.device
+                yield ev.DeviceReported(stage, event.device)
             yield ev.LogLine(stage, f"loaded the {event.model} model on {event.device} in "
                                     f"{event.seconds:.1f} s")
         elif isinstance(event, engine_events.Progress):

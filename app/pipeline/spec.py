@@ -12,9 +12,9 @@ KLEIN_CFG_SCALE = 1.0
 KLEIN_SCHEDULER = "simple"
 KLEIN_SAMPLER = "euler"
 ALIGN_PX = 16
-# Samplers that draw no noise per step resume bit-exactly from x_t alone (native/PROTOCOL.md).
-DETERMINISTIC_SAMPLERS = frozenset({"euler", "heun", "dpm2", "dpm++2m", "dpm++2mv2", "ipndm",
-                                    "ipndm_v", "ddim_trailing"})
+# Samplers the engine resumes bit-exactly from a checkpoint (the others carry history between
+# steps; their runs start over after a suspend or crash).
+RESUMABLE_SAMPLERS = frozenset({"euler", "euler_a", "heun", "dpm2", "dpm++2s_a"})
 
 
 @dataclass(frozen=True)
@@ -164,10 +164,10 @@ def klein_warnings(spec: JobSpec) -> list[str]:
         notes.append(
             f"{spec.steps} steps: klein is distilled for about 4; more steps cost time and "
             "rarely help.")
-    if spec.sampler not in DETERMINISTIC_SAMPLERS:
+    if spec.sampler not in RESUMABLE_SAMPLERS:
         notes.append(
-            f"Sampler '{spec.sampler}' draws noise every step; a suspended run may not resume "
-            "bit-exactly. 'euler' is klein's sampler.")
+            f"Sampler '{spec.sampler}' carries history between steps: a suspended or crashed "
+            "run starts its diffusion over. 'euler' is klein's sampler.")
     if spec.width % ALIGN_PX or spec.height % ALIGN_PX:
         notes.append(
             f"{spec.width}×{spec.height} is not a multiple of {ALIGN_PX} px; the image is "

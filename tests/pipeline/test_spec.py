@@ -31,7 +31,7 @@ def test_warnings() -> None:
     text = " ".join(klein_warnings(dataclasses.replace(SPEC, cfg_scale=7.0)))
     assert "twice" in text
     assert klein_warnings(dataclasses.replace(SPEC, scheduler="discrete"))
-    assert klein_warnings(dataclasses.replace(SPEC, sampler="euler_a"))
+    assert klein_warnings(dataclasses.replace(SPEC, sampler="dpm++2m"))
     assert klein_warnings(dataclasses.replace(SPEC, negative_prompt="ugly"))
     assert klein_warnings(dataclasses.replace(SPEC, steps=20))
 

@@ -1,0 +1,64 @@
+"""CLI behaviour that needs no engine: status of fresh and damaged runs, usage errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from app.core.paths import app_paths
+from app.pipeline.runner import STAGES, Pipeline
+from app.pipeline.spec import JobSpec, ModelFiles
+from tests.cli.conftest import run_cli
+
+
+def _fresh_run(tmp_path: Path):
+    for name in ("d.gguf", "l.gguf", "v.safetensors"):
+        (tmp_path / name).write_bytes(b"model")
+    spec = JobSpec(models=ModelFiles(str(tmp_path / "d.gguf"), str(tmp_path / "l.gguf"),
+                                     str(tmp_path / "v.safetensors")), prompt="a fox")
+    return Pipeline(app_paths(), cache_limit_mb=16).create_run(spec, tmp_path / "run")
+
+
+def test_status_of_a_fresh_run(tmp_path: Path) -> None:
+    run = _fresh_run(tmp_path)
+    done = run_cli("status", run.dir, "--json")
+    assert done.returncode == 0, done.stderr
+    status = json.loads(done.stdout)
+    assert [s["name"] for s in status["stages"]] == list(STAGES)
+    assert all(s["state"] == "pending" and s["cached"] is False and s["seconds"] is None
+               for s in status["stages"])
+    assert status["steps"] is None and status["last_completed_step"] == 0
+    assert status["result"] is None
+    text = run_cli("status", run.dir)
+    assert text.returncode == 0 and "llm-encode" in text.stdout
+
+
+def test_status_of_a_damaged_run_fails_plainly(tmp_path: Path) -> None:
+    run = _fresh_run(tmp_path)
+    (run.dir / "run.json").write_text("{garbage")
+    (run.dir / "run.json.bak").unlink(missing_ok=True)
+    done = run_cli("status", run.dir, "--json")
+    assert done.returncode == 1
+    assert "damaged" in done.stderr
+
+
+def test_run_without_models_is_a_plain_error(tmp_path: Path) -> None:
+    done = run_cli("run", "-p", "x", "--run-dir", tmp_path / "r")
+    assert done.returncode == 1
+    assert "--diffusion-model" in done.stderr
+
+
+def test_missing_engine_fails_with_exit_1(tmp_path: Path) -> None:
+    for name in ("d.gguf", "l.gguf", "v.safetensors"):
+        (tmp_path / name).write_bytes(b"model")
+    done = run_cli("run", "--diffusion-model", tmp_path / "d.gguf", "--llm", tmp_path / "l.gguf",
+                   "--vae", tmp_path / "v.safetensors", "-p", "x", "--run-dir", tmp_path / "r",
+                   "--engine", tmp_path / "no-such-sd-stage")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "engine" in done.stderr.lower()
+
+
+def test_resume_of_a_finished_or_missing_run(tmp_path: Path) -> None:
+    done = run_cli("resume", tmp_path / "nothing")
+    assert done.returncode == 1
+    assert "not a run folder" in done.stderr
