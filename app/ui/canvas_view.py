@@ -121,6 +121,14 @@ class CanvasView(QWidget):
         self.zoom_changed.emit(zoom)
         self.update()
 
+    def set_view(self, zoom: float, offset: QPointF) -> None:
+        """Places image pixel (0, 0) at widget point `offset` at the given zoom."""
+        self._zoom = min(ZOOM_MAX, max(ZOOM_MIN, zoom))
+        self._offset = QPointF(offset)
+        self._fit_pending = False
+        self.zoom_changed.emit(self._zoom)
+        self.update()
+
     def zoom_by(self, steps: float, anchor: QPointF | None = None) -> None:
         self.set_zoom(self._zoom * ZOOM_STEP**steps, anchor)
 
