@@ -46,6 +46,7 @@ from app.pipeline.control import RunControl
 from app.pipeline.identity import model_identity
 from app.pipeline.keys import lora_identities, prompt_loras, stage_keys
 from app.pipeline.run_dir import ENGINE_STAGES, STAGES, Run, StageState, create_run, open_run
+from app.pipeline.run_lock import RunBusy, RunLock, stop_orphan_engine
 from app.pipeline.spec import JobSpec, effective_steps
 
 log = logging.getLogger(__name__)
@@ -183,7 +184,24 @@ class Pipeline:
         if only is not None and only not in STAGES:
             raise ValueError(f"unknown stage {only!r}")
         stage = "prepare"
+        lock = RunLock(run.dir)
         try:
+            lock.__enter__()
+        except RunBusy as exc:
+            yield ev.RunFailed(stage, exc.user_message(), None)
+            return
+        try:
+            yield from self._execute_locked(run, control, only)
+        finally:
+            lock.__exit__(None, None, None)
+
+    def _execute_locked(self, run: Run, control: RunControl, only: str | None
+                        ) -> Iterator[ev.Event]:
+        stage = "prepare"
+        try:
+            if stop_orphan_engine(run.data.get("engine_pid"), run.dir):
+                yield ev.LogLine("diffuse", "Stopped an engine left running by a crashed "
+                                            "Stepwise process.")
             engine = self._engine()
             keys = self._keys(run, engine)
             run.data["engine"] = {"path": str(engine), "version": self._engine_version(engine)}
@@ -428,12 +446,11 @@ class Pipeline:
         if spec.image is None:
             _copy_atomic(run.dir / DECODED, target)
         else:
-            from app.imaging.io import load_image
+            from app.imaging.io import load_image, save_png_atomic
             from app.imaging.prepare import composite_prepared, load_prepared
 
             prepared = load_prepared(run.dir / PREPARED_DIR)
-            result = composite_prepared(prepared, load_image(run.dir / DECODED))
-            _save_png_atomic(result, target)
+            save_png_atomic(target, composite_prepared(prepared, load_image(run.dir / DECODED)))
         self._record_outputs(run, "composite", {RESULT_FILE: RESULT_FILE})
 
     # ------------------------------------------------------------------ engine processes
@@ -446,6 +463,8 @@ class Pipeline:
         with StageProcess(argv, log_path=log_path, env=engine_environment(),
                           cwd=run.dir) as proc:
             yield ev.LogLine(stage, f"sd-stage pid {proc.pid}: {' '.join(argv[1:4])} …")
+            run.data["engine_pid"] = proc.pid
+            run.save()
             control.attach(proc)
             try:
                 for event in proc.events():
@@ -453,6 +472,7 @@ class Pipeline:
                 done = proc.result(ENGINE_EXIT_WAIT_S)
             finally:
                 control.detach()
+                run.data["engine_pid"] = None
         for out in done.outputs.values():
             if not path_inside(out, run.dir):
                 raise EngineError(f"The engine reported an output outside the run folder: {out}",
@@ -684,15 +704,6 @@ def _copy_atomic(src: Path, dest: Path) -> None:
         write_with_atomic(dest, writer)
     except FileNotFoundError as exc:
         raise InputError(f"{src} does not exist.", path=src) from exc
-
-
-def _save_png_atomic(image: Any, dest: Path) -> None:
-    from PIL import Image
-
-    from app.core.atomic import write_with_atomic
-
-    pil = image if isinstance(image, Image.Image) else Image.fromarray(image)
-    write_with_atomic(dest, lambda handle: pil.save(handle, format="PNG"))
 
 
 def _write_json_atomic(path: Path, data: Any) -> None:

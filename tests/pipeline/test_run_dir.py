@@ -79,3 +79,19 @@ def test_newer_format_is_refused(tmp_path: Path) -> None:
     (run.dir / BACKUP_FILE).unlink()
     with pytest.raises(DamagedFileError):
         open_run(run.dir)
+
+
+def test_a_locked_run_is_not_executed_twice(tmp_path: Path) -> None:
+    from app.core.paths import app_paths
+    from app.pipeline import events as ev
+    from app.pipeline.control import RunControl
+    from app.pipeline.run_lock import RunLock
+    from app.pipeline.runner import Pipeline
+
+    pipeline = Pipeline(app_paths(), cache_limit_mb=16)
+    run = pipeline.create_run(_spec().__class__(models=_spec().models, prompt="x"),
+                              tmp_path / "run")
+    with RunLock(run.dir):
+        events = list(pipeline.execute(run, RunControl()))
+    assert len(events) == 1 and isinstance(events[0], ev.RunFailed)
+    assert "another Stepwise process" in events[0].message
