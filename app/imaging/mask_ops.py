@@ -73,8 +73,9 @@ def fill_polygon(
 ) -> np.ndarray:
     """Fills a closed polygon (a lasso) with `value` (default: full); returns the new mask.
 
-    Points are (x, y) pixel coordinates (pixel i covers [i, i+1)). With antialias the edge
-    pixels get partial coverage (blended towards `value`) instead of all-or-nothing.
+    Points are (x, y) pixel coordinates (pixel i covers [i, i+1), its centre is i + 0.5).
+    Pixels inside the outline and the pixels the outline passes through are filled. With
+    antialias the edge pixels get partial coverage (blended towards `value`) instead.
     """
     out = mask.copy()
     if len(points) < 3:

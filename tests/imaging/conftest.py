@@ -10,7 +10,9 @@ def make_picture(width: int, height: int, seed: int = 0) -> np.ndarray:
     """A noisy gradient: every pixel differs from its neighbours, so misplacement shows."""
     rng = np.random.default_rng(seed)
     y, x = np.mgrid[0:height, 0:width]
-    base = np.stack([x * 255 // max(1, width - 1), y * 255 // max(1, height - 1), (x + y) % 256], -1)
+    base = np.stack(
+        [x * 255 // max(1, width - 1), y * 255 // max(1, height - 1), (x + y) % 256], -1
+    )
     noise = rng.integers(-20, 21, size=base.shape)
     return np.clip(base + noise, 0, 255).astype(np.uint8)
 
