@@ -1,0 +1,317 @@
+#!/usr/bin/env python3
+"""Build sd-stage (and the reference sd-cli) from the pinned stable-diffusion.cpp plus native/patches.
+
+    python native/build.py [--vulkan] [--sd-src DIR] [--jobs N] [--print-path]
+
+Gets the pinned source (the sdist of stable-diffusion-cpp-python 0.4.7, whose vendor/ folder is
+sd.cpp master-596 90e87bc) with pip, checks its sha256, extracts it, applies native/patches/*.patch
+in order, configures CMake and builds. The last line on stdout is the absolute path of sd-stage;
+everything else goes to stderr. A second call with the same inputs prints the path at once.
+
+Cache (STEPWISE_BUILD_CACHE, else %LOCALAPPDATA%/Stepwise/build, else ~/.cache/stepwise/build):
+  downloads/            the sdist
+  src/<key>/            extracted + patched source, key = source id + patch series
+  build/<key>/          CMake build folder, key = source key + options; sd-stage and sd-cli in bin/
+  build/<key>/stepwise-build.json   written last; names the full input hash (source, patches,
+                        native/CMakeLists.txt, native/src/*, options). A build without a matching
+                        stamp is never trusted: it is rebuilt (incrementally) first.
+Python standard library only; runs with any Python >= 3.10.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+SD_STAGE_VERSION = "0.1.0"
+SDIST_NAME = "stable_diffusion_cpp_python-0.4.7.tar.gz"
+SDIST_REQUIREMENT = "stable-diffusion-cpp-python==0.4.7"
+SDIST_SHA256 = "998d1957260dd5ae4e18a8acc0c14b0a8757aaa9f96515197b6d5bbf46df9282"
+SDIST_VENDOR_DIR = "stable_diffusion_cpp_python-0.4.7/vendor/stable-diffusion.cpp"
+PIN = "stable-diffusion.cpp master-596-90e87bc"
+STAMP_FILE = "stepwise-build.json"
+SOURCE_STAMP_FILE = "stepwise-source.json"
+
+NATIVE = Path(__file__).resolve().parent
+EXE = ".exe" if os.name == "nt" else ""
+
+
+class BuildError(Exception):
+    """A failure with a one-line message naming the cause and the fix."""
+
+
+def log(message: str) -> None:
+    print(f"build.py: {message}", file=sys.stderr, flush=True)
+
+
+def cache_root() -> Path:
+    env = os.environ.get("STEPWISE_BUILD_CACHE")
+    if env:
+        return Path(env).expanduser().resolve()
+    if os.name == "nt" and os.environ.get("LOCALAPPDATA"):
+        return Path(os.environ["LOCALAPPDATA"]) / "Stepwise" / "build"
+    return Path.home() / ".cache" / "stepwise" / "build"
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def hash_tree(root: Path, patterns: list[str] | None = None) -> str:
+    """Hash of relative paths and contents (sorted), skipping VCS folders."""
+    h = hashlib.sha256()
+    files = []
+    for pattern in patterns or ["**/*"]:
+        files.extend(p for p in root.glob(pattern) if p.is_file() and ".git" not in p.relative_to(root).parts)
+    for path in sorted(set(files)):
+        h.update(path.relative_to(root).as_posix().encode() + b"\0")
+        h.update(sha256_file(path).encode())
+    return h.hexdigest()
+
+
+def patch_files() -> list[Path]:
+    return sorted((NATIVE / "patches").glob("*.patch"))
+
+
+def patch_series_hash() -> str:
+    h = hashlib.sha256()
+    for path in patch_files():
+        h.update(path.name.encode() + b"\0" + sha256_file(path).encode())
+    return h.hexdigest()
+
+
+def native_hash() -> str:
+    return hash_tree(NATIVE, ["CMakeLists.txt", "src/*"])
+
+
+# ---- source ------------------------------------------------------------------------------------
+
+
+def fetch_sdist(root: Path) -> Path:
+    downloads = root / "downloads"
+    sdist = downloads / SDIST_NAME
+    if not sdist.is_file():
+        downloads.mkdir(parents=True, exist_ok=True)
+        log(f"downloading {SDIST_REQUIREMENT} (sdist, ~21 MB) with pip")
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
+               SDIST_REQUIREMENT, "-d", str(downloads)]
+        result = subprocess.run(cmd, stdout=sys.stderr, stderr=sys.stderr)
+        if result.returncode != 0 or not sdist.is_file():
+            raise BuildError(f"pip could not download {SDIST_REQUIREMENT}: check the network / pip "
+                             f"(or put {SDIST_NAME} into {downloads})")
+    actual = sha256_file(sdist)
+    if actual != SDIST_SHA256:
+        raise BuildError(f"{sdist} has sha256 {actual}, expected {SDIST_SHA256}: refusing to build "
+                         f"from an unexpected source; delete the file and run again")
+    return sdist
+
+
+def apply_patches(tree: Path) -> None:
+    git = shutil.which("git")
+    patch = shutil.which("patch")
+    for path in patch_files():
+        log(f"applying {path.name}")
+        if git:
+            # The ceiling keeps git from treating an enclosing repository as the patch root.
+            env = dict(os.environ, GIT_CEILING_DIRECTORIES=str(tree.parent))
+            cmd = [git, "apply", "--whitespace=nowarn", str(path)]
+        elif patch:
+            env = None
+            cmd = [patch, "-p1", "--forward", "--batch", "-i", str(path)]
+        else:
+            raise BuildError("neither git nor patch found on PATH: install git to apply native/patches")
+        result = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True)
+        if result.returncode != 0:
+            detail = (result.stderr or result.stdout).strip().splitlines()
+            raise BuildError(f"{path.name} does not apply to the source: "
+                             f"{detail[0] if detail else 'unknown error'} (rebase the patch series)")
+
+
+def prepare_source(root: Path, sd_src: Path | None) -> tuple[Path, str, str]:
+    """Returns (patched tree, source id, pin string)."""
+    if sd_src is not None:
+        if not (sd_src / "src" / "stable-diffusion.cpp").is_file():
+            raise BuildError(f"--sd-src {sd_src} is not a stable-diffusion.cpp checkout (no src/stable-diffusion.cpp)")
+        log(f"hashing --sd-src {sd_src}")
+        source_id = "tree-" + hash_tree(sd_src)
+        pin = f"stable-diffusion.cpp tree {source_id[5:17]}"
+    else:
+        sdist = fetch_sdist(root)
+        source_id = "sdist-" + SDIST_SHA256
+        pin = PIN
+    key = hashlib.sha256(f"{source_id}\n{patch_series_hash()}".encode()).hexdigest()[:16]
+    tree = root / "src" / key
+    stamp = tree / SOURCE_STAMP_FILE
+    if stamp.is_file():
+        return tree, source_id, pin
+    (root / "src").mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f"{key}.tmp-", dir=root / "src"))
+    try:
+        staged = tmp / "stable-diffusion.cpp"
+        if sd_src is not None:
+            log(f"copying {sd_src}")
+            shutil.copytree(sd_src, staged, ignore=shutil.ignore_patterns(".git"))
+        else:
+            log(f"extracting {SDIST_VENDOR_DIR}")
+            with tarfile.open(sdist) as tar:
+                members = [m for m in tar.getmembers() if m.name.startswith(SDIST_VENDOR_DIR + "/")]
+                for m in members:
+                    m.name = m.name[len(SDIST_VENDOR_DIR) + 1:]
+                    if m.name.startswith("/") or ".." in Path(m.name).parts:
+                        raise BuildError(f"{SDIST_NAME} contains an unsafe path {m.name!r}")
+                if hasattr(tarfile, "data_filter"):
+                    tar.extractall(staged, members=members, filter="data")
+                else:
+                    tar.extractall(staged, members=members)
+        apply_patches(staged)
+        (staged / SOURCE_STAMP_FILE).write_text(json.dumps({"source": source_id, "patches": patch_series_hash()}))
+        if tree.exists():
+            shutil.rmtree(tree)
+        os.replace(staged, tree)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return tree, source_id, pin
+
+
+# ---- build -------------------------------------------------------------------------------------
+
+
+def find_binary(build: Path, name: str) -> Path | None:
+    for folder in (build / "bin", build / "bin" / "Release"):
+        candidate = folder / (name + EXE)
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def run_cmake(cmd: list[str], what: str) -> None:
+    log(" ".join(cmd))
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
+    tail: list[str] = []
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        sys.stderr.write(line)
+        tail.append(line)
+        del tail[:-200]
+    if proc.wait() == 0:
+        return
+    text = "".join(tail)
+    if "No CMAKE_CXX_COMPILER could be found" in text or "No CMAKE_C_COMPILER could be found" in text:
+        raise BuildError("no C/C++ compiler found: install one (Debian: apt install build-essential; "
+                         "Windows: Visual Studio Build Tools with C++)")
+    if re.search(r"Could NOT find Vulkan|glslc", text) and "--vulkan" in " ".join(sys.argv):
+        raise BuildError("Vulkan build tools missing: install libvulkan-dev and glslc (Debian) "
+                         "or the LunarG Vulkan SDK (Windows), or build without --vulkan")
+    errors = [line.strip() for line in tail if "error" in line.lower()]
+    raise BuildError(f"{what} failed: {errors[0] if errors else 'see the output above'}")
+
+
+def build(args: argparse.Namespace, root: Path, tree: Path, source_id: str, pin: str) -> Path:
+    options = {"vulkan": bool(args.vulkan), "build_type": "Release"}
+    patches = patch_series_hash()
+    dir_key = hashlib.sha256(json.dumps([source_id, patches, options]).encode()).hexdigest()[:16]
+    full_key = hashlib.sha256(json.dumps([source_id, patches, native_hash(), options, SD_STAGE_VERSION]).encode()).hexdigest()
+    build_dir = root / "build" / (("vulkan-" if args.vulkan else "cpu-") + dir_key)
+    stamp = build_dir / STAMP_FILE
+    if stamp.is_file():
+        try:
+            if json.loads(stamp.read_text()).get("key") == full_key:
+                exe = find_binary(build_dir, "sd-stage")
+                if exe and find_binary(build_dir, "sd-cli"):
+                    return exe
+        except (OSError, ValueError):
+            pass
+    if args.print_path:
+        raise NotBuilt()
+    if shutil.which("cmake") is None:
+        raise BuildError("cmake not found on PATH: install CMake >= 3.18 (Debian: apt install cmake; "
+                         "Windows: https://cmake.org/download)")
+    build_dir.mkdir(parents=True, exist_ok=True)
+    stamp.unlink(missing_ok=True)  # from here on the build is incomplete until the stamp is back
+    configure = ["cmake", "-S", str(NATIVE), "-B", str(build_dir),
+                 "-DCMAKE_BUILD_TYPE=Release", "-DGGML_NATIVE=OFF", f"-DSD_SRC={tree}",
+                 "-DSD_WEBP=OFF", "-DSD_WEBM=OFF",
+                 f"-DSD_VULKAN={'ON' if args.vulkan else 'OFF'}",
+                 f"-DSD_STAGE_VERSION={SD_STAGE_VERSION}", f"-DSD_STAGE_PIN={pin}",
+                 f"-DSD_STAGE_PATCHES={patches[:12]}"]
+    run_cmake(configure, "CMake configure")
+    jobs = str(args.jobs or os.cpu_count() or 2)
+    run_cmake(["cmake", "--build", str(build_dir), "--config", "Release", "-j", jobs,
+               "--target", "sd-stage", "sd-cli"], "build")
+    exe = find_binary(build_dir, "sd-stage")
+    if exe is None or find_binary(build_dir, "sd-cli") is None:
+        raise BuildError(f"the build finished but sd-stage / sd-cli are missing under {build_dir / 'bin'}")
+    tmp = stamp.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"key": full_key, "version": SD_STAGE_VERSION, "pin": pin,
+                               "patches": patches[:12], "options": options}, indent=1))
+    os.replace(tmp, stamp)
+    return exe
+
+
+class NotBuilt(Exception):
+    pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--vulkan", action="store_true", help="build with the Vulkan backend")
+    parser.add_argument("--sd-src", type=Path, help="use this stable-diffusion.cpp tree instead of the pinned sdist")
+    parser.add_argument("--jobs", type=int, help="parallel build jobs (default: all cores)")
+    parser.add_argument("--print-path", action="store_true",
+                        help="print the path of a finished build and exit (1 when not built); without "
+                             "--vulkan a Vulkan build is preferred when there is one")
+    args = parser.parse_args(argv)
+    root = cache_root()
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        sd_src = args.sd_src.resolve() if args.sd_src else None
+        if args.print_path:
+            return print_path(args, root, sd_src)
+        tree, source_id, pin = prepare_source(root, sd_src)
+        exe = build(args, root, tree, source_id, pin)
+    except BuildError as e:
+        print(f"build.py: error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("build.py: interrupted; the unfinished build will be redone next time", file=sys.stderr)
+        return 130
+    print(exe.resolve())
+    return 0
+
+
+def print_path(args: argparse.Namespace, root: Path, sd_src: Path | None) -> int:
+    """Prints a finished build's path without fetching, patching or building anything."""
+    if sd_src is not None:
+        source_id, pin = "tree-" + hash_tree(sd_src), ""
+    else:
+        source_id, pin = "sdist-" + SDIST_SHA256, PIN
+    key = hashlib.sha256(f"{source_id}\n{patch_series_hash()}".encode()).hexdigest()[:16]
+    tree = root / "src" / key
+    variants = [True] if args.vulkan else [True, False]
+    for vulkan in variants:
+        try:
+            exe = build(argparse.Namespace(vulkan=vulkan, jobs=None, print_path=True), root, tree, source_id, pin)
+        except NotBuilt:
+            continue
+        print(exe.resolve())
+        return 0
+    print("build.py: not built yet (run python native/build.py" + (" --vulkan" if args.vulkan else "") + ")",
+          file=sys.stderr)
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

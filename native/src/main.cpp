@@ -1,0 +1,125 @@
+// sd-stage entry point: flags (sd-cli's plus the stage flags), then one stage (stages.cpp).
+
+#include <cstring>
+#include <iostream>
+#include <new>
+
+#include "sd_stage.hpp"
+#include "sd_stage_version.h"
+
+
+namespace stage {
+namespace {
+
+ArgOptions stage_options(StageOptions& opt, bool* help) {
+    ArgOptions options;
+    options.string_options = {
+        {"", "--stage", "vae-encode | llm-encode | diffuse | vae-decode", &opt.stage},
+        {"", "--save-latent", "vae-encode: init latent; diffuse: final latent (tensor file)", &opt.save_latent},
+        {"", "--load-latent", "diffuse: init latent (img2img); vae-decode: latent to decode", &opt.load_latent},
+        {"", "--save-ref-latents", "vae-encode: latents of the -r images", &opt.save_ref_latents},
+        {"", "--load-ref-latents", "diffuse: latents of the reference images", &opt.load_ref_latents},
+        {"", "--save-embeddings", "llm-encode: conditioning file to write", &opt.save_embeddings},
+        {"", "--load-embeddings", "diffuse: conditioning file from llm-encode", &opt.load_embeddings},
+        {"", "--checkpoint-dir", "diffuse: folder for step_NNN.bin, metadata.json, preview_NNN.png", &opt.checkpoint_dir},
+        {"", "--preview", "diffuse: none | proj | vae (vae needs --vae) (default: none)", &opt.preview},
+        {"-o", "--output", "vae-decode: PNG to write (default: output.png)", &opt.output},
+        {"", "--backend", "devices per module, e.g. te=cpu,diffusion=vulkan0,vae=vulkan0", &opt.backend},
+        {"", "--params-backend", "cpu: keep weights in RAM (sd.cpp --offload-to-cpu)", &opt.params_backend},
+        {"", "--model-version", "model family when a lone VAE / text encoder cannot tell (default: flux2-klein)", &opt.model_version},
+    };
+    options.int_options = {
+        {"", "--resume-step", "diffuse: continue from DIR/step_NNN.bin (needs --checkpoint-dir)", &opt.resume_step},
+    };
+    options.bool_options = {
+        {"-v", "--verbose", "print the library's debug log (stderr)", true, &opt.verbose},
+    };
+    options.manual_options = {
+        {"", "--events", "jsonl: stdout carries only JSON-lines events",
+         [&opt](int argc, const char** argv, int index) {
+             if (index + 1 >= argc || std::strcmp(argv[index + 1], "jsonl") != 0) {
+                 return -1;
+             }
+             opt.events_jsonl = true;
+             return 1;
+         }},
+        {"-h", "--help", "show this help and exit",
+         [help](int, const char**, int) {
+             *help = true;
+             return 0;
+         }},
+    };
+    return options;
+}
+
+void print_usage(const std::vector<ArgOptions>& options) {
+    std::cout << SD_STAGE_VERSION_STRING << "\n"
+              << "Usage: sd-stage --stage vae-encode|llm-encode|diffuse|vae-decode [options]\n"
+              << "Runs one stage of the pipeline with only that stage's model loaded (native/PROTOCOL.md).\n\n"
+              << "Stage options:\n";
+    options[0].print();
+    std::cout << "\nsd-cli context options (same names and meanings):\n";
+    options[1].print();
+    std::cout << "\nsd-cli generation options (same names and meanings):\n";
+    options[2].print();
+}
+
+int bad_usage(Run& run, const std::string& message) {
+    run.events.emit("error", {{"code", EXIT_USAGE}, {"message", message}});
+    std::fprintf(stderr, "sd-stage: %s\n", message.c_str());
+    return EXIT_USAGE;
+}
+
+}  // namespace
+}  // namespace stage
+
+int main(int argc, const char* argv[]) {
+    using namespace stage;
+    if (argc > 1 && std::strcmp(argv[1], "--version") == 0) {
+        std::cout << SD_STAGE_VERSION_STRING << "\n";
+        return EXIT_OK;
+    }
+    Run run;
+    for (int i = 0; i < argc; i++) {
+        run.argv.emplace_back(argv[i]);
+    }
+    bool help = false;
+    std::vector<ArgOptions> options = {stage_options(run.opt, &help), run.ctx.get_options(), run.gen.get_options()};
+    bool parsed                      = false;
+    try {
+        parsed = parse_options(argc, argv, options);
+    } catch (const std::exception&) {  // std::stoi / std::stof on a malformed number
+        parsed = false;
+    }
+    if (help) {
+        print_usage(options);
+        return EXIT_OK;
+    }
+    run.events.open(run.opt.events_jsonl);
+    if (!parsed) {
+        return bad_usage(run, "bad command line (unknown flag, missing or malformed value; see the log above and sd-stage --help)");
+    }
+    if (!run.ctx.resolve(IMG_GEN)) {
+        return bad_usage(run, "bad context flags (see the log above)");
+    }
+    if (!run.gen.resolve_and_validate(IMG_GEN, run.ctx.lora_model_dir, run.ctx.hires_upscalers_dir)) {
+        return bad_usage(run, "bad generation flags (see the log above)");
+    }
+    try {
+        return run_stage(run);
+    } catch (const StageError& e) {
+        run.events.emit("error", {{"code", e.code}, {"message", e.what()}});
+        std::fprintf(stderr, "sd-stage: error: %s\n", e.what());
+        return e.code;
+    } catch (const std::bad_alloc&) {
+        std::string message = "out of host memory (close other programs, use a smaller size or --params-backend cpu)";
+        run.events.emit("error", {{"code", EXIT_OUT_OF_MEMORY}, {"message", message}});
+        std::fprintf(stderr, "sd-stage: error: %s\n", message.c_str());
+        return EXIT_OUT_OF_MEMORY;
+    } catch (const std::exception& e) {
+        std::string message = std::string("internal error: ") + e.what() + " (a bug: please report it with the log)";
+        run.events.emit("error", {{"code", EXIT_INTERNAL}, {"message", message}});
+        std::fprintf(stderr, "sd-stage: error: %s\n", message.c_str());
+        return EXIT_INTERNAL;
+    }
+}

@@ -1,0 +1,699 @@
+// The four stages: vae-encode, llm-encode, diffuse, vae-decode (native/PROTOCOL.md).
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "common/media_io.h"
+#include "sd_stage.hpp"
+#include "sd_stage_version.h"
+
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace stage {
+namespace {
+
+constexpr int METADATA_FORMAT = 1;
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// ---- library log ------------------------------------------------------------------------------
+
+struct LogState {
+    bool verbose = false;
+    std::mutex mutex;
+    bool saw_alloc_failure = false;
+};
+LogState g_log;
+
+void library_log(enum sd_log_level_t level, const char* text, void*) {
+    std::string line = text;
+    if (level == SD_LOG_ERROR || level == SD_LOG_WARN) {
+        std::lock_guard<std::mutex> lock(g_log.mutex);
+        if (line.find("alloc") != std::string::npos && line.find("fail") != std::string::npos) {
+            g_log.saw_alloc_failure = true;
+        }
+        if (line.find("out of memory") != std::string::npos || line.find("OutOfDeviceMemory") != std::string::npos ||
+            line.find("OutOfHostMemory") != std::string::npos) {
+            g_log.saw_alloc_failure = true;
+        }
+    }
+    if (level == SD_LOG_DEBUG && !g_log.verbose) {
+        return;
+    }
+    static const char* tags[] = {"DEBUG", "INFO", "WARN", "ERROR"};
+    std::fprintf(stderr, "[%-5s] %s", tags[level], text);
+    if (line.empty() || line.back() != '\n') {
+        std::fputc('\n', stderr);
+    }
+}
+
+// A failure of the library: out of memory when the log said so, else `fallback`.
+[[noreturn]] void library_failure(ExitCode fallback, const std::string& message) {
+    if (g_log.saw_alloc_failure) {
+        throw StageError(EXIT_OUT_OF_MEMORY, message + ": out of memory (see the log; try a smaller size, " +
+                                                 "--params-backend cpu, --max-vram or --vae-tiling)");
+    }
+    throw StageError(fallback, message);
+}
+
+// ---- checks -----------------------------------------------------------------------------------
+
+std::string kind_noun(const std::string& kind) {
+    if (kind == "diffusion") return "a diffusion model (--diffusion-model)";
+    if (kind == "llm") return "a text encoder (--llm)";
+    if (kind == "vae") return "a VAE (--vae)";
+    return "no model sd.cpp recognises";
+}
+
+void check_model(const std::string& path, const std::string& flag, const std::string& kind) {
+    if (path.empty()) {
+        throw StageError(EXIT_USAGE, "this stage needs " + flag + " FILE");
+    }
+    std::error_code ec;
+    if (!fs::is_regular_file(fs::u8path(path), ec)) {
+        throw StageError(EXIT_MODEL_LOAD, flag + " '" + path + "' does not exist or is not a file: fix the path");
+    }
+    std::string found = sd_stage_probe_model_kind(path.c_str());
+    if (found.empty()) {
+        throw StageError(EXIT_MODEL_LOAD, flag + " '" + path + "' is not a model file sd.cpp can read " +
+                                              "(.gguf / .safetensors / .ckpt): check the file, it may be truncated");
+    }
+    if (found != kind) {
+        throw StageError(EXIT_MODEL_LOAD, flag + " '" + path + "' holds " + kind_noun(found) + ", not " +
+                                              kind_noun(kind) + ": pass it with the right flag");
+    }
+}
+
+void require_flag(const std::string& value, const std::string& flag, const std::string& why) {
+    if (value.empty()) {
+        throw StageError(EXIT_USAGE, "--stage " + why + " needs " + flag);
+    }
+}
+
+void check_input_file(const std::string& path, const std::string& flag) {
+    std::error_code ec;
+    if (!fs::is_regular_file(fs::u8path(path), ec)) {
+        throw StageError(EXIT_BAD_INPUT, flag + " '" + path + "' does not exist: run the stage that writes it or fix the path");
+    }
+}
+
+void check_output_folder(const std::string& path, const std::string& flag) {
+    fs::path parent = fs::u8path(path).parent_path();
+    std::error_code ec;
+    if (!parent.empty() && !fs::is_directory(parent, ec)) {
+        throw StageError(EXIT_WRITE_FAILED, flag + " '" + path + "': folder '" + parent.string() + "' does not exist: create it first");
+    }
+}
+
+const sd::Tensor<float>& find_tensor(const SDStageTensors& tensors, const std::string& name, const std::string& flag,
+                                     const std::string& path) {
+    for (const auto& [n, t] : tensors) {
+        if (n == name) {
+            return t;
+        }
+    }
+    throw StageError(EXIT_BAD_INPUT, flag + " '" + path + "' has no tensor '" + name + "': pass the file the matching stage wrote");
+}
+
+// ---- devices ----------------------------------------------------------------------------------
+
+std::map<std::string, std::string> parse_backend_map(const std::string& spec) {
+    std::map<std::string, std::string> map;
+    std::stringstream ss(spec);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        if (item.empty()) {
+            continue;
+        }
+        auto eq = item.find('=');
+        if (eq == std::string::npos) {
+            throw StageError(EXIT_USAGE, "--backend '" + spec + "': expected module=device pairs like te=cpu,diffusion=vulkan0,vae=vulkan0");
+        }
+        std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+        for (auto& c : value) {
+            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        }
+        if (key != "te" && key != "diffusion" && key != "vae") {
+            throw StageError(EXIT_USAGE, "--backend: unknown module '" + key + "' (use te, diffusion, vae)");
+        }
+        map[key] = value;
+    }
+    return map;
+}
+
+// Maps the newer build's per-module device choice onto 596's mechanisms for the one module this
+// stage loads: SD_VK_DEVICE picks the main backend; the text encoder and VAE can stay on the CPU.
+// Returns the device name the module runs on.
+std::string apply_backend(Run& run, const std::string& module) {
+    auto map           = parse_backend_map(run.opt.backend);
+    std::string device = map.count(module) ? map[module] : "";
+    if (!run.opt.params_backend.empty() && run.opt.params_backend != "cpu") {
+        throw StageError(EXIT_USAGE, "--params-backend '" + run.opt.params_backend + "': this build keeps weights either on the compute device or in RAM (cpu)");
+    }
+    if (run.opt.params_backend == "cpu") {
+        run.ctx.offload_params_to_cpu = true;
+    }
+    if (device.empty() || device == "auto") {
+        if (module == "te" && run.ctx.clip_on_cpu) return "CPU";
+        if (module == "vae" && run.ctx.vae_on_cpu) return "CPU";
+        return default_device();
+    }
+    if (device == "cpu") {
+        if (module == "te") {
+            run.ctx.clip_on_cpu = true;
+            return "CPU";
+        }
+        if (module == "vae") {
+            run.ctx.vae_on_cpu = true;
+            return "CPU";
+        }
+        if (default_device() != "CPU") {
+            throw StageError(EXIT_USAGE, "--backend diffusion=cpu: stable-diffusion.cpp 596 cannot keep the diffusion model on the CPU " +
+                                             std::string("when a GPU is present; use diffusion=vulkanN or --params-backend cpu"));
+        }
+        return "CPU";
+    }
+    if (device.rfind("vulkan", 0) == 0) {
+        std::string index = device.substr(6);
+        std::string name  = "Vulkan" + index;
+        bool found        = false;
+        for (const auto& dev : list_devices()) {
+            found = found || dev["name"] == name;
+        }
+        if (index.empty() || !found) {
+            throw StageError(EXIT_USAGE, "--backend " + module + "=" + device + ": no such device in this build (devices: " +
+                                             list_devices().dump() + ")");
+        }
+#ifdef _WIN32
+        _putenv_s("SD_VK_DEVICE", index.c_str());
+#else
+        setenv("SD_VK_DEVICE", index.c_str(), 1);
+#endif
+        if (module == "te") run.ctx.clip_on_cpu = false;
+        if (module == "vae") run.ctx.vae_on_cpu = false;
+        return name;
+    }
+    throw StageError(EXIT_USAGE, "--backend " + module + "=" + device + ": this build knows cpu and vulkanN only");
+}
+
+// ---- context ----------------------------------------------------------------------------------
+
+struct Context {
+    SDCtxPtr ctx;
+    std::string device;
+};
+
+Context load_context(Run& run, int modules, const std::string& model_key, const std::string& path,
+                     const std::string& device, bool vae_decode_only) {
+    auto t0                       = std::chrono::steady_clock::now();
+    sd_ctx_params_t params        = run.ctx.to_sd_ctx_params_t(vae_decode_only, true, false);
+    SDCtxPtr ctx(sd_stage_new_ctx(&params, modules, run.opt.model_version.c_str()));
+    if (!ctx) {
+        library_failure(EXIT_MODEL_LOAD, "loading '" + path + "' failed (see the log above): check that it is a FLUX.2 [klein] " +
+                                             model_key + " model and not truncated");
+    }
+    run.events.emit("load", {{"model", model_key}, {"path", path}, {"device", device}, {"seconds", seconds_since(t0)},
+                             {"version", sd_stage_version_name(ctx.get())}});
+    return {std::move(ctx), device};
+}
+
+// Loads images as sd-cli does: the init image is resized to -W/-H when both are given, and
+// otherwise sets them; reference images keep their size.
+void load_image(Run& run, const std::string& path, const std::string& flag, SDImageOwner& image, bool resize) {
+    check_input_file(path, flag);
+    int w = 0, h = 0;
+    if (resize && run.gen.width_and_height_are_set()) {
+        w = run.gen.width;
+        h = run.gen.height;
+    }
+    if (!load_sd_image_from_file(image.put(), path.c_str(), w, h, 3)) {
+        throw StageError(EXIT_BAD_INPUT, flag + " '" + path + "' is not an image sd-stage can read (PNG, JPEG, BMP)");
+    }
+    run.gen.set_width_and_height_if_unset(image.get().width, image.get().height);
+}
+
+int vae_scale_factor(const Run& run) {
+    return run.opt.model_version.rfind("flux2", 0) == 0 ? 16 : 8;
+}
+
+// Sets -W/-H from a latent (or checks them against it).
+void size_from_latent(Run& run, const sd::Tensor<float>& latent, const std::string& flag, const std::string& path) {
+    if (latent.dim() < 2) {
+        throw StageError(EXIT_BAD_INPUT, flag + " '" + path + "' does not hold an image latent");
+    }
+    int factor = vae_scale_factor(run);
+    int w = static_cast<int>(latent.shape()[0]) * factor, h = static_cast<int>(latent.shape()[1]) * factor;
+    if (run.gen.width_and_height_are_set() && (run.gen.width != w || run.gen.height != h)) {
+        throw StageError(EXIT_BAD_INPUT, flag + " '" + path + "' is a " + std::to_string(w) + "x" + std::to_string(h) +
+                                             " latent but -W/-H say " + std::to_string(run.gen.width) + "x" + std::to_string(run.gen.height) +
+                                             ": pass the matching size or the matching latent");
+    }
+    run.gen.width  = w;
+    run.gen.height = h;
+}
+
+void emit_hello(Run& run, const std::string& device) {
+    run.events.emit("hello", {{"version", SD_STAGE_VERSION_STRING},
+                              {"pin", SD_STAGE_PIN_STRING},
+                              {"stage", run.opt.stage},
+                              {"devices", list_devices()},
+                              {"device", device}});
+}
+
+// ---- stages -----------------------------------------------------------------------------------
+
+ExitCode run_vae_encode(Run& run) {
+    auto t0 = std::chrono::steady_clock::now();
+    check_model(run.ctx.vae_path, "--vae", "vae");
+    if (run.gen.init_image_path.empty() && run.gen.ref_image_paths.empty()) {
+        throw StageError(EXIT_USAGE, "--stage vae-encode needs -i IMAGE and/or -r REF");
+    }
+    if (!run.gen.init_image_path.empty()) {
+        require_flag(run.opt.save_latent, "--save-latent FILE (the init latent)", "vae-encode with -i");
+        check_output_folder(run.opt.save_latent, "--save-latent");
+    }
+    if (!run.gen.ref_image_paths.empty()) {
+        require_flag(run.opt.save_ref_latents, "--save-ref-latents FILE", "vae-encode with -r");
+        check_output_folder(run.opt.save_ref_latents, "--save-ref-latents");
+    }
+    std::string device = apply_backend(run, "vae");
+    emit_hello(run, device);
+
+    if (!run.gen.init_image_path.empty()) {
+        load_image(run, run.gen.init_image_path, "-i", run.gen.init_image, true);
+    }
+    run.gen.ref_images.clear();
+    for (const auto& path : run.gen.ref_image_paths) {
+        SDImageOwner ref({0, 0, 3, nullptr});
+        load_image(run, path, "-r", ref, false);
+        run.gen.ref_images.push_back(std::move(ref));
+    }
+    Context context = load_context(run, SD_STAGE_MODULE_VAE, "vae", run.ctx.vae_path, device, false);
+    sd_img_gen_params_t params = run.gen.to_sd_img_gen_params_t();
+    sd::Tensor<float> init_latent;
+    std::vector<sd::Tensor<float>> ref_latents;
+    if (!sd_stage_encode_latents(context.ctx.get(), &params, &init_latent, &ref_latents)) {
+        library_failure(EXIT_INTERNAL, "VAE encoding failed (see the log above)");
+    }
+    json outputs = json::object();
+    if (!init_latent.empty()) {
+        write_tensors(run.opt.save_latent, {{"latent", init_latent}});
+        outputs["init_latent"] = run.opt.save_latent;
+    }
+    if (!ref_latents.empty()) {
+        SDStageTensors refs;
+        for (size_t i = 0; i < ref_latents.size(); i++) {
+            refs.emplace_back("ref_" + std::to_string(i), ref_latents[i]);
+        }
+        write_tensors(run.opt.save_ref_latents, refs);
+        outputs["ref_latents"] = run.opt.save_ref_latents;
+    }
+    run.events.emit("done", {{"seconds", seconds_since(t0)}, {"outputs", outputs}});
+    return EXIT_OK;
+}
+
+ExitCode run_llm_encode(Run& run) {
+    auto t0 = std::chrono::steady_clock::now();
+    check_model(run.ctx.llm_path, "--llm", "llm");
+    require_flag(run.opt.save_embeddings, "--save-embeddings FILE", "llm-encode");
+    check_output_folder(run.opt.save_embeddings, "--save-embeddings");
+    std::string device = apply_backend(run, "te");
+    emit_hello(run, device);
+    Context context = load_context(run, SD_STAGE_MODULE_LLM, "llm", run.ctx.llm_path, device, true);
+    sd_img_gen_params_t params = run.gen.to_sd_img_gen_params_t();
+    SDStageTensors condition;
+    if (!sd_stage_encode_condition(context.ctx.get(), &params, &condition)) {
+        library_failure(EXIT_INTERNAL, "text encoding failed (see the log above)");
+    }
+    write_tensors(run.opt.save_embeddings, condition);
+    run.events.emit("done", {{"seconds", seconds_since(t0)}, {"outputs", {{"embeddings", run.opt.save_embeddings}}}});
+    return EXIT_OK;
+}
+
+ExitCode run_vae_decode(Run& run) {
+    auto t0 = std::chrono::steady_clock::now();
+    check_model(run.ctx.vae_path, "--vae", "vae");
+    require_flag(run.opt.load_latent, "--load-latent FILE", "vae-decode");
+    check_input_file(run.opt.load_latent, "--load-latent");
+    check_output_folder(run.opt.output, "-o");
+    SDStageTensors tensors          = read_tensors(run.opt.load_latent, "--load-latent");
+    const sd::Tensor<float>& latent = find_tensor(tensors, "latent", "--load-latent", run.opt.load_latent);
+    size_from_latent(run, latent, "--load-latent", run.opt.load_latent);
+    std::string device = apply_backend(run, "vae");
+    emit_hello(run, device);
+    Context context            = load_context(run, SD_STAGE_MODULE_VAE, "vae", run.ctx.vae_path, device, true);
+    sd_img_gen_params_t params = run.gen.to_sd_img_gen_params_t();
+    sd_image_t image           = {0, 0, 0, nullptr};
+    if (!sd_stage_decode(context.ctx.get(), &params, latent, &image)) {
+        library_failure(EXIT_INTERNAL, "VAE decoding failed (see the log above)");
+    }
+    SDImageOwner owner(image);
+    auto png = encode_image_to_vector(EncodedImageFormat::PNG, image.data, image.width, image.height, image.channel);
+    if (png.empty()) {
+        throw StageError(EXIT_INTERNAL, "PNG encoding failed (a bug: please report it with the log)");
+    }
+    write_file_atomic(run.opt.output, png.data(), png.size());
+    run.events.emit("done", {{"seconds", seconds_since(t0)}, {"outputs", {{"image", run.opt.output}}}});
+    return EXIT_OK;
+}
+
+// ---- diffuse ----------------------------------------------------------------------------------
+
+std::string step_file_name(int step) {
+    char name[32];
+    std::snprintf(name, sizeof(name), "step_%03d.bin", step);
+    return name;
+}
+
+std::string preview_file_name(int step) {
+    char name[32];
+    std::snprintf(name, sizeof(name), "preview_%03d.png", step);
+    return name;
+}
+
+json hash_or_null(const std::string& path) {
+    return path.empty() ? json(nullptr) : json(sha256_file(path));
+}
+
+// Everything that changes the result, as recorded in metadata.json (sigmas are added later).
+json run_identity(Run& run, const sd_img_gen_params_t& params) {
+    json loras = json::array();
+    for (uint32_t i = 0; i < params.lora_count; i++) {
+        json lora          = file_identity(params.loras[i].path);
+        lora["multiplier"] = params.loras[i].multiplier;
+        loras.push_back(lora);
+    }
+    const auto& sp = params.sample_params;
+    return {
+        {"format", METADATA_FORMAT},
+        {"seed", params.seed},
+        {"sampler", sd_sample_method_name(sp.sample_method)},
+        {"scheduler", sd_scheduler_name(sp.scheduler)},
+        {"width", params.width},
+        {"height", params.height},
+        {"strength", run.opt.load_latent.empty() ? 1.0f : params.strength},
+        {"cfg_scale", sp.guidance.txt_cfg},
+        {"eta", std::isfinite(sp.eta) ? json(sp.eta) : json(nullptr)},
+        {"flow_shift", std::isfinite(sp.flow_shift) ? json(sp.flow_shift) : json(nullptr)},
+        {"models", {{"diffusion", file_identity(run.ctx.diffusion_model_path)}}},
+        {"loras", loras},
+        {"inputs",
+         {{"embeddings", hash_or_null(run.opt.load_embeddings)},
+          {"init_latent", hash_or_null(run.opt.load_latent)},
+          {"mask", hash_or_null(run.gen.mask_image_path)},
+          {"ref_latents", hash_or_null(run.opt.load_ref_latents)}}},
+    };
+}
+
+// Names the first field of `expected` that `found` does not match ("" when all match).
+std::string first_mismatch(const json& expected, const json& found, const std::string& prefix = "") {
+    for (const auto& [key, value] : expected.items()) {
+        std::string name = prefix.empty() ? key : prefix + "." + key;
+        if (!found.contains(key)) {
+            return name;
+        }
+        if (value.is_object()) {
+            std::string inner = first_mismatch(value, found[key], name);
+            if (!inner.empty()) {
+                return inner;
+            }
+        } else if (value != found[key]) {
+            return name;
+        }
+    }
+    return "";
+}
+
+json read_metadata(const std::string& dir) {
+    std::string path = (fs::u8path(dir) / "metadata.json").string();
+    std::ifstream in(path);
+    if (!in) {
+        throw StageError(EXIT_BAD_INPUT, "--resume-step: no metadata.json in --checkpoint-dir '" + dir +
+                                             "': nothing to resume; run diffuse without --resume-step");
+    }
+    json meta = json::parse(in, nullptr, false);
+    if (!meta.is_object() || !meta.contains("format")) {
+        throw StageError(EXIT_BAD_INPUT, "--resume-step: '" + path + "' is not a valid metadata.json; run diffuse without --resume-step");
+    }
+    if (meta["format"] != METADATA_FORMAT) {
+        throw StageError(EXIT_BAD_INPUT, "--resume-step: '" + path + "' has format " + meta["format"].dump() + ", this build writes " +
+                                             std::to_string(METADATA_FORMAT) + "; run diffuse without --resume-step");
+    }
+    return meta;
+}
+
+ExitCode run_diffuse(Run& run) {
+    auto t0 = std::chrono::steady_clock::now();
+    StageOptions& opt = run.opt;
+    check_model(run.ctx.diffusion_model_path, "--diffusion-model", "diffusion");
+    require_flag(opt.load_embeddings, "--load-embeddings FILE (from llm-encode)", "diffuse");
+    require_flag(opt.save_latent, "--save-latent FILE (the final latent)", "diffuse");
+    check_output_folder(opt.save_latent, "--save-latent");
+    if (opt.preview != "none" && opt.preview != "proj" && opt.preview != "vae") {
+        throw StageError(EXIT_USAGE, "--preview '" + opt.preview + "': use none, proj or vae");
+    }
+    if (opt.preview != "none" && opt.checkpoint_dir.empty()) {
+        throw StageError(EXIT_USAGE, "--preview " + opt.preview + " writes DIR/preview_NNN.png: add --checkpoint-dir DIR");
+    }
+    if (opt.preview == "vae") {
+        check_model(run.ctx.vae_path, "--vae", "vae");
+    }
+    if (opt.resume_step >= 0 && opt.checkpoint_dir.empty()) {
+        throw StageError(EXIT_USAGE, "--resume-step needs --checkpoint-dir DIR (the folder with metadata.json)");
+    }
+    if (run.gen.batch_count != 1) {
+        throw StageError(EXIT_USAGE, "--batch-count: the staged pipeline makes one image per run");
+    }
+
+    // Inputs.
+    check_input_file(opt.load_embeddings, "--load-embeddings");
+    SDStageTensors condition = read_tensors(opt.load_embeddings, "--load-embeddings");
+    find_tensor(condition, "c_crossattn", "--load-embeddings", opt.load_embeddings);
+    sd::Tensor<float> init_latent;
+    if (!opt.load_latent.empty()) {
+        check_input_file(opt.load_latent, "--load-latent");
+        SDStageTensors t = read_tensors(opt.load_latent, "--load-latent");
+        init_latent      = find_tensor(t, "latent", "--load-latent", opt.load_latent);
+        size_from_latent(run, init_latent, "--load-latent", opt.load_latent);
+    }
+    std::vector<sd::Tensor<float>> ref_latents;
+    if (!opt.load_ref_latents.empty()) {
+        check_input_file(opt.load_ref_latents, "--load-ref-latents");
+        for (auto& [name, tensor] : read_tensors(opt.load_ref_latents, "--load-ref-latents")) {
+            ref_latents.push_back(std::move(tensor));
+        }
+    }
+    if (!run.gen.mask_image_path.empty()) {
+        check_input_file(run.gen.mask_image_path, "--mask");
+        if (!load_sd_image_from_file(run.gen.mask_image.put(), run.gen.mask_image_path.c_str(),
+                                     run.gen.get_resolved_width(), run.gen.get_resolved_height(), 1)) {
+            throw StageError(EXIT_BAD_INPUT, "--mask '" + run.gen.mask_image_path + "' is not an image sd-stage can read (PNG, JPEG, BMP)");
+        }
+    }
+    if (run.gen.sample_params.guidance.txt_cfg != 1.f) {
+        bool has_uncond = false;
+        for (const auto& [name, t] : condition) {
+            has_uncond = has_uncond || name.rfind("uncond_", 0) == 0;
+        }
+        if (!has_uncond) {
+            throw StageError(EXIT_BAD_INPUT, "--load-embeddings '" + opt.load_embeddings + "' has no negative-prompt conditioning, " +
+                                                 "which --cfg-scale != 1 needs: run llm-encode with the same --cfg-scale");
+        }
+    }
+
+    fs::path dir;
+    if (!opt.checkpoint_dir.empty()) {
+        dir = fs::u8path(opt.checkpoint_dir);
+        std::error_code ec;
+        fs::create_directories(dir, ec);
+        if (!fs::is_directory(dir, ec)) {
+            throw StageError(EXIT_WRITE_FAILED, "--checkpoint-dir '" + opt.checkpoint_dir + "' cannot be created: choose a writable folder");
+        }
+    }
+
+    std::string device = apply_backend(run, "diffusion");
+    if (opt.preview == "vae") {
+        std::string vae_device = apply_backend(run, "vae");
+        if (vae_device != device && vae_device != "CPU") {
+            throw StageError(EXIT_USAGE, "--preview vae: the VAE can run on the diffusion device (" + device + ") or the CPU only");
+        }
+    }
+    emit_hello(run, device);
+
+    int modules = SD_STAGE_MODULE_DIFFUSION | (opt.preview == "vae" ? SD_STAGE_MODULE_VAE : 0);
+    Context context = load_context(run, modules, "diffusion", run.ctx.diffusion_model_path, device, true);
+    if (opt.preview == "vae") {
+        run.events.emit("load", {{"model", "vae"}, {"path", run.ctx.vae_path}, {"device", device}, {"seconds", 0.0}});
+    }
+    sd_ctx_t* ctx = context.ctx.get();
+    if (run.gen.sample_params.sample_method == SAMPLE_METHOD_COUNT) {
+        run.gen.sample_params.sample_method = sd_get_default_sample_method(ctx);
+    }
+    if (run.gen.sample_params.scheduler == SCHEDULER_COUNT) {
+        run.gen.sample_params.scheduler = sd_get_default_scheduler(ctx, run.gen.sample_params.sample_method);
+    }
+    sd_img_gen_params_t params = run.gen.to_sd_img_gen_params_t();
+    params.init_image          = {0, 0, 3, nullptr};  // the init latent comes from --load-latent
+
+    std::vector<float> sigmas = sd_stage_sigmas(ctx, &params, !init_latent.empty());
+    int steps                 = static_cast<int>(sigmas.size()) - 1;
+    json meta                 = run_identity(run, params);
+    meta["steps"]             = steps;
+    meta["sigmas"]            = sigmas;
+    meta["checkpoints"]       = json::object();
+    meta["last_completed_step"] = nullptr;
+
+    // Resume: validate metadata and the checkpoint, then start from it.
+    sd::Tensor<float> x_start;
+    std::vector<uint32_t> rng_draws;
+    int start_step = 0;
+    if (opt.resume_step >= 0) {
+        json saved           = read_metadata(opt.checkpoint_dir);
+        json expected        = meta;
+        expected.erase("checkpoints");
+        expected.erase("last_completed_step");
+        std::string mismatch = first_mismatch(expected, saved);
+        if (!mismatch.empty()) {
+            throw StageError(EXIT_BAD_INPUT, "--resume-step: '" + mismatch + "' differs from the checkpointed run (was " +
+                                                 (saved.contains(mismatch) ? saved[mismatch].dump() : std::string("different")) +
+                                                 "); resume with the same inputs and flags, or start again without --resume-step");
+        }
+        int k           = opt.resume_step;
+        std::string key = std::to_string(k);
+        if (!saved["checkpoints"].contains(key)) {
+            throw StageError(EXIT_BAD_INPUT, "--resume-step " + key + ": no checkpoint for step " + key + " in '" + opt.checkpoint_dir +
+                                                 "' (last completed step: " + saved["last_completed_step"].dump() + ")");
+        }
+        if (k > 0 && !sd_stage_sampler_resumable(params.sample_params.sample_method)) {
+            throw StageError(EXIT_BAD_INPUT, std::string("--resume-step: sampler ") + sd_sample_method_name(params.sample_params.sample_method) +
+                                                 " carries history between steps and cannot resume bit-exactly; use euler, euler_a, heun, dpm2 or dpm++2s_a, or start again");
+        }
+        json entry         = saved["checkpoints"][key];
+        std::string path   = (dir / entry["file"].get<std::string>()).string();
+        std::error_code ec;
+        if (!fs::is_regular_file(fs::u8path(path), ec)) {
+            throw StageError(EXIT_BAD_INPUT, "--resume-step " + key + ": checkpoint '" + path + "' is missing; resume from an earlier step");
+        }
+        if (sha256_file(path) != entry["sha256"]) {
+            throw StageError(EXIT_BAD_INPUT, "--resume-step " + key + ": checkpoint '" + path + "' is damaged (hash mismatch); resume from an earlier step");
+        }
+        SDStageTensors t = read_tensors(path, "--resume-step");
+        x_start          = find_tensor(t, "x_t", "--resume-step", path);
+        rng_draws        = entry.value("rng_draws", std::vector<uint32_t>{});
+        start_step       = k;
+        for (const auto& [step_key, value] : saved["checkpoints"].items()) {
+            if (std::stoi(step_key) <= k) {
+                meta["checkpoints"][step_key] = value;
+            }
+        }
+        meta["last_completed_step"] = k;
+    }
+
+    run.control.start(&run.events, true);
+
+    double step_seconds_total = 0;
+    int steps_run             = 0;
+    auto step_t0              = std::chrono::steady_clock::now();
+    sd::Tensor<float> last_denoised;
+    int last_denoised_step = 0;
+    std::string stop_reason;
+    int stopped_at = start_step;
+
+    SDStageSampleRequest req;
+    req.init_latent = init_latent.empty() ? nullptr : &init_latent;
+    req.ref_latents = &ref_latents;
+    req.condition   = &condition;
+    req.start_step  = start_step;
+    req.x_start     = start_step > 0 ? &x_start : nullptr;
+    req.rng_draws   = &rng_draws;
+    req.on_denoised = [&](int step, const sd::Tensor<float>& denoised) {
+        if (opt.preview != "none") {
+            last_denoised      = denoised;
+            last_denoised_step = step;
+        }
+    };
+    req.on_step = [&](const SDStageStepInfo& info) {
+        int k = info.step;
+        if (k > start_step) {
+            double dt = seconds_since(step_t0);
+            step_seconds_total += dt;
+            steps_run++;
+            run.events.emit("progress", {{"step", k}, {"steps", info.steps}, {"seconds", dt},
+                                         {"seconds_per_step", step_seconds_total / steps_run}});
+        }
+        if (!dir.empty() && (k > start_step || start_step == 0)) {
+            auto ck_t0       = std::chrono::steady_clock::now();
+            std::string file = step_file_name(k);
+            std::string path = (dir / file).string();
+            write_tensors(path, {{"x_t", *info.x}});
+            json entry = {{"file", file}, {"sha256", sha256_file(path)}};
+            if (!info.rng_draws->empty()) {
+                entry["rng_draws"] = *info.rng_draws;
+            }
+            meta["checkpoints"][std::to_string(k)] = entry;
+            meta["last_completed_step"]            = k;
+            std::string text                       = meta.dump(1) + "\n";
+            write_file_atomic((dir / "metadata.json").string(), text.data(), text.size());
+            run.events.emit("checkpoint", {{"step", k}, {"path", path}, {"seconds", seconds_since(ck_t0)}});
+            if (k > 0 && opt.preview != "none" && last_denoised_step == k) {
+                sd_image_t image = {0, 0, 0, nullptr};
+                preview_t mode   = opt.preview == "vae" ? PREVIEW_VAE : PREVIEW_PROJ;
+                if (sd_stage_preview(ctx, last_denoised, mode, &image)) {
+                    SDImageOwner owner(image);
+                    auto png                 = encode_image_to_vector(EncodedImageFormat::PNG, image.data, image.width, image.height, image.channel);
+                    std::string preview_path = (dir / preview_file_name(k)).string();
+                    write_file_atomic(preview_path, png.data(), png.size());
+                    run.events.emit("preview", {{"step", k}, {"path", preview_path}});
+                }
+            }
+        }
+        step_t0 = std::chrono::steady_clock::now();
+        if (k == info.steps) {
+            return true;
+        }
+        std::string stop = run.control.checkpoint_gate(k);
+        if (!stop.empty()) {
+            stop_reason = stop;
+            stopped_at  = k;
+            return false;
+        }
+        return true;
+    };
+
+    sd::Tensor<float> final_latent;
+    SDStageSampleStatus status = sd_stage_sample(ctx, &params, req, &final_latent);
+    if (status == SD_STAGE_SAMPLE_STOPPED) {
+        run.events.emit("stopped", {{"reason", stop_reason}, {"step", stopped_at}});
+        return stop_reason == "cancelled" ? EXIT_CANCELLED : EXIT_SUSPENDED;
+    }
+    if (status != SD_STAGE_SAMPLE_OK) {
+        library_failure(EXIT_INTERNAL, "sampling failed (see the log above)");
+    }
+    write_tensors(opt.save_latent, {{"latent", final_latent}});
+    run.events.emit("done", {{"seconds", seconds_since(t0)}, {"outputs", {{"latent", opt.save_latent}}}});
+    return EXIT_OK;
+}
+
+}  // namespace
+
+ExitCode run_stage(Run& run) {
+    g_log.verbose = run.opt.verbose;
+    sd_set_log_callback(library_log, nullptr);
+    const std::string& stage = run.opt.stage;
+    if (stage == "vae-encode") return run_vae_encode(run);
+    if (stage == "llm-encode") return run_llm_encode(run);
+    if (stage == "diffuse") return run_diffuse(run);
+    if (stage == "vae-decode") return run_vae_decode(run);
+    throw StageError(EXIT_USAGE, stage.empty() ? "--stage is required: vae-encode, llm-encode, diffuse or vae-decode"
+                                               : "--stage '" + stage + "': use vae-encode, llm-encode, diffuse or vae-decode");
+}
+
+}  // namespace stage
