@@ -80,8 +80,9 @@ def stamp_dab(
 
     Painting raises each pixel to at least kernel×opacity (max), erasing lowers it to at most
     1 − kernel×opacity (min); either way overlapping dabs of one stroke do not build up beyond
-    the opacity. Only the dab's box is touched. Returns that box clipped to the mask, or None
-    when the dab lies entirely outside.
+    the opacity. Only the dab's box is touched. Kernels are treated as immutable (those from
+    dab_kernel are read-only): the scaled dab of the last call is reused. Returns the box
+    clipped to the mask, or None when the dab lies entirely outside.
     """
     full = dab_box(cx, cy, kernel)
     x0, y0 = full.x, full.y
@@ -89,15 +90,33 @@ def stamp_dab(
     box = full.intersect(Rect(0, 0, width, height))
     if box.is_empty() or opacity <= 0.0:
         return None
-    dab = kernel[box.y - y0 : box.bottom - y0, box.x - x0 : box.right - x0]
-    if opacity < 1.0:
-        dab = dab * np.float32(opacity)
+    dab = _effective_dab(kernel, float(opacity), erase)
+    dab = dab[box.y - y0 : box.bottom - y0, box.x - x0 : box.right - x0]
     target = mask[box.slices()]
     if erase:
-        np.minimum(target, 1.0 - dab, out=target)
+        np.minimum(target, dab, out=target)
     else:
         np.maximum(target, dab, out=target)
     return box
+
+
+# The last (kernel, opacity, erase) → ready-to-apply dab. A stroke stamps the same dab hundreds
+# of times; scaling it per stamp would allocate a fresh buffer (up to 16 MB, page faults and
+# all) every time, which is most of the cost of a large dab.
+_last_dab: tuple[np.ndarray, float, bool, np.ndarray] | None = None
+
+
+def _effective_dab(kernel: np.ndarray, opacity: float, erase: bool) -> np.ndarray:
+    global _last_dab
+    cached = _last_dab
+    if cached is not None and cached[0] is kernel and cached[1] == opacity and cached[2] == erase:
+        return cached[3]
+    dab = kernel * np.float32(min(opacity, 1.0)) if opacity < 1.0 else kernel
+    if erase:
+        dab = np.float32(1.0) - dab
+    dab = np.ascontiguousarray(dab, dtype=np.float32)
+    _last_dab = (kernel, opacity, erase, dab)
+    return dab
 
 
 def stroke_points(

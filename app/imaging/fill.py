@@ -13,40 +13,57 @@ GREY_LEVEL = 128  # 50 % grey, the neutral start the user's notes found works be
 _PULL_MIN_SIDE_PX = 4
 
 
-def fill_masked(image: np.ndarray, mask: np.ndarray, mode: FillMode) -> np.ndarray:
-    """Returns a copy of `image` (HxWx3 uint8) with the repaint area filled.
+def fill_masked(
+    image: np.ndarray, mask: np.ndarray, mode: FillMode, *, in_place: bool = False
+) -> np.ndarray:
+    """Returns `image` (HxWx3 uint8) with the repaint area filled; a copy unless in_place.
 
     `mask` is uint8; pixels with mask ≥ 128 are filled, all others are left bit-identical.
     grey: exactly 128 in every channel. blur: the surroundings smeared into the hole (a
     push-pull average, which stays smooth however large the hole is). none: unchanged.
     """
-    out = image.copy()
+    if mode not in FILL_MODES:
+        raise ValueError(f"unknown fill mode {mode!r}")
+    out = image if in_place else image.copy()
     if mode == "none":
         return out
-    hole = mask >= 128
+    box = _hole_box(mask)
+    if box is None:
+        return out
     if mode == "grey":
-        out[hole] = GREY_LEVEL
-        return out
-    if mode == "blur":
-        box = _context_box(hole)
-        if box is None:
-            return out
+        # Only the hole's bounding box is visited: a small edit of a big photo stays cheap.
         window = (slice(box[1], box[3]), slice(box[0], box[2]))
-        smeared = _push_pull(image[window], ~hole[window])
-        out[window][hole[window]] = smeared[hole[window]]
+        target = out[window]
+        grey = np.full(target.shape, GREY_LEVEL, np.uint8)
+        hole = np.where(mask[window] >= 128, np.uint8(255), np.uint8(0))
+        # cv2.copyTo writes through the strided view (numpy's masked copy is ~40× slower).
+        cv2.copyTo(grey, hole, target)
         return out
-    raise ValueError(f"unknown fill mode {mode!r}")
+    context = _grown(box, mask.shape)
+    window = (slice(context[1], context[3]), slice(context[0], context[2]))
+    hole = mask[window] >= 128
+    smeared = _push_pull(image[window], ~hole)
+    out[window][hole] = smeared[hole]
+    return out
 
 
-def _context_box(hole: np.ndarray) -> tuple[int, int, int, int] | None:
-    """The hole's bounding box grown by its own size on each side: enough surroundings to
-    average from, without pushing the whole of a big photo through the pyramid."""
-    rows, cols = np.flatnonzero(hole.any(axis=1)), np.flatnonzero(hole.any(axis=0))
+def _hole_box(mask: np.ndarray) -> tuple[int, int, int, int] | None:
+    """(x0, y0, x1, y1) of the pixels to fill, or None."""
+    # Row maxima first (cheap), then only the band of rows that holds the hole.
+    rows = np.flatnonzero(mask.max(axis=1) >= 128)
     if rows.size == 0:
         return None
-    x0, x1, y0, y1 = int(cols[0]), int(cols[-1]) + 1, int(rows[0]), int(rows[-1]) + 1
+    band = mask[rows[0] : rows[-1] + 1]
+    cols = np.flatnonzero(band.max(axis=0) >= 128)
+    return int(cols[0]), int(rows[0]), int(cols[-1]) + 1, int(rows[-1]) + 1
+
+
+def _grown(box: tuple[int, int, int, int], shape: tuple[int, ...]) -> tuple[int, int, int, int]:
+    """The hole's box grown by its own size on each side: enough surroundings to average from,
+    without pushing the whole of a big photo through the pyramid."""
+    x0, y0, x1, y1 = box
     margin = max(x1 - x0, y1 - y0, 16)
-    height, width = hole.shape
+    height, width = shape[:2]
     return (
         max(0, x0 - margin),
         max(0, y0 - margin),

@@ -101,6 +101,9 @@ def binarise(mask: np.ndarray, threshold: float | None = None) -> np.ndarray:
     """uint8 0/255: 255 where mask ≥ threshold (default 128 for uint8, 0.5 for float)."""
     if threshold is None:
         threshold = BINARY_THRESHOLD if mask.dtype == np.uint8 else 0.5
+    if mask.dtype == np.uint8 and 1 <= threshold <= 255:
+        # cv2 is several times faster than numpy here; "> t - 1" is "≥ t" for integers.
+        return cv2.threshold(mask, int(threshold) - 1, 255, cv2.THRESH_BINARY)[1]
     return np.where(mask >= threshold, np.uint8(255), np.uint8(0))
 
 
