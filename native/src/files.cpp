@@ -6,6 +6,9 @@
 #include <cstring>
 #include <filesystem>
 
+#include <sys/stat.h>
+#include <sys/types.h>
+
 #ifdef _WIN32
 #include <io.h>
 #else
@@ -157,10 +160,20 @@ void write_file_atomic(const std::string& path, const void* data, size_t size) {
 nlohmann::json file_identity(const std::string& path) {
     namespace fs = std::filesystem;
     std::error_code ec;
-    auto size  = fs::file_size(fs::u8path(path), ec);
-    auto mtime = fs::last_write_time(fs::u8path(path), ec);
-    auto ns    = std::chrono::duration_cast<std::chrono::nanoseconds>(mtime.time_since_epoch()).count();
-    return {{"path", fs::absolute(fs::u8path(path), ec).string()}, {"size", size}, {"mtime_ns", ns}};
+    auto size    = fs::file_size(fs::u8path(path), ec);
+    double mtime = 0;  // Unix seconds; file_time_type has no portable epoch in C++17
+#ifdef _WIN32
+    struct _stat64 st;
+    if (_stat64(path.c_str(), &st) == 0) {
+        mtime = static_cast<double>(st.st_mtime);
+    }
+#else
+    struct stat st;
+    if (stat(path.c_str(), &st) == 0) {
+        mtime = static_cast<double>(st.st_mtim.tv_sec) + st.st_mtim.tv_nsec * 1e-9;
+    }
+#endif
+    return {{"path", fs::absolute(fs::u8path(path), ec).string()}, {"size", size}, {"mtime", mtime}};
 }
 
 SDStageTensors read_tensors(const std::string& path, const std::string& flag) {

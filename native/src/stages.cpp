@@ -1,6 +1,8 @@
 // The four stages: vae-encode, llm-encode, diffuse, vae-decode (native/PROTOCOL.md).
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -413,11 +415,11 @@ json run_identity(Run& run, const sd_img_gen_params_t& params) {
     };
 }
 
-// Names the first field of `expected` that `found` does not match ("" when all match).
-std::string first_mismatch(const json& expected, const json& found, const std::string& prefix = "") {
+// The first field (as a JSON pointer) where `found` differs from `expected`; "" when all match.
+std::string first_mismatch(const json& expected, const json& found, const std::string& pointer = "") {
     for (const auto& [key, value] : expected.items()) {
-        std::string name = prefix.empty() ? key : prefix + "." + key;
-        if (!found.contains(key)) {
+        std::string name = pointer + "/" + key;
+        if (!found.is_object() || !found.contains(key)) {
             return name;
         }
         if (value.is_object()) {
@@ -562,8 +564,11 @@ ExitCode run_diffuse(Run& run) {
         expected.erase("last_completed_step");
         std::string mismatch = first_mismatch(expected, saved);
         if (!mismatch.empty()) {
-            throw StageError(EXIT_BAD_INPUT, "--resume-step: '" + mismatch + "' differs from the checkpointed run (was " +
-                                                 (saved.contains(mismatch) ? saved[mismatch].dump() : std::string("different")) +
+            json::json_pointer ptr(mismatch);
+            std::string field = mismatch.substr(1);
+            std::replace(field.begin(), field.end(), '/', '.');
+            throw StageError(EXIT_BAD_INPUT, "--resume-step: " + field + " differs from the checkpointed run (now " +
+                                                 expected[ptr].dump() + ", was " + (saved.contains(ptr) ? saved[ptr].dump() : std::string("missing")) +
                                                  "); resume with the same inputs and flags, or start again without --resume-step");
         }
         int k           = opt.resume_step;
@@ -655,16 +660,15 @@ ExitCode run_diffuse(Run& run) {
                 }
             }
         }
-        step_t0 = std::chrono::steady_clock::now();
-        if (k == info.steps) {
-            return true;
+        if (k < info.steps) {
+            std::string stop = run.control.checkpoint_gate(k);
+            if (!stop.empty()) {
+                stop_reason = stop;
+                stopped_at  = k;
+                return false;
+            }
         }
-        std::string stop = run.control.checkpoint_gate(k);
-        if (!stop.empty()) {
-            stop_reason = stop;
-            stopped_at  = k;
-            return false;
-        }
+        step_t0 = std::chrono::steady_clock::now();  // step time excludes checkpoint writes and pauses
         return true;
     };
 
