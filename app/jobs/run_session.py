@@ -106,15 +106,18 @@ class RunSession(QObject):
         lister = getattr(pipeline, "devices", None) or getattr(pipeline, "list_devices", None)
         return lister if callable(lister) else None
 
-    def probe_devices(self) -> DeviceProbe | None:
-        """Starts a device probe (one at a time) and returns it; None when the pipeline cannot
-        list devices."""
+    def probe_devices(self, on_found: Callable[[list], None],
+                      on_failed: Callable[[str], None]) -> DeviceProbe | None:
+        """Starts a device probe (one at a time) with its callbacks connected first; None when
+        the pipeline cannot list devices."""
         if self._probe is not None and self._probe.isRunning():
             return self._probe
         lister = self._device_lister()
         if lister is None:
             return None
         self._probe = DeviceProbe(lister, self)
+        self._probe.devices_found.connect(on_found)
+        self._probe.probe_failed.connect(on_failed)
         self._probe.start()
         return self._probe
 

@@ -543,7 +543,7 @@ class GenerationPanel(QWidget):
         self.detect_devices.setEnabled(False)
         self.device_note.setText(_tr("Asking the engine…"))
         try:
-            probe = self.session.probe_devices()
+            probe = self.session.probe_devices(self._devices_found, self._devices_failed)
         except Exception as exc:
             self._devices_failed(_user_text(exc))
             return
@@ -551,8 +551,6 @@ class GenerationPanel(QWidget):
             self._devices_failed(_tr("this build cannot list devices yet; CPU and the "
                                      "devices saved in the settings are offered."))
             return
-        probe.devices_found.connect(self._devices_found)
-        probe.probe_failed.connect(self._devices_failed)
 
     def _devices_found(self, devices: list) -> None:
         self._devices = [("cpu", "CPU")] + [(n, d) for n, d in devices if n.lower() != "cpu"]
