@@ -108,7 +108,7 @@ def klein_notes(cfg: float, steps: int, sampler: str, scheduler: str, negative: 
         notes.append(_tr("The negative prompt does nothing at CFG 1."))
     if steps > 8:
         notes.append(
-            _tr("{steps} steps: klein is distilled for about 4; more rarely help.").format(
+            _tr("{steps} steps: klein is distilled for about 4; more steps rarely help.").format(
                 steps=steps
             )
         )
@@ -685,8 +685,10 @@ class GenerationPanel(QWidget):
         self.lora_combo.clear()
         if names:
             self.lora_combo.addItems(names)
-        else:
+        elif self.lora_field.path():
             self.lora_combo.addItem(_tr("(no LoRAs in the folder)"))
+        else:
+            self.lora_combo.addItem(_tr("(choose a LoRA folder to list its LoRAs)"))
         self.lora_combo.setEnabled(bool(names))
         self.lora_insert.setEnabled(bool(names))
 

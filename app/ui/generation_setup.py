@@ -22,7 +22,7 @@ def install_generation_panel(window: Any, paths: AppPaths, settings: Settings) -
     session = RunSession(paths, engine=engine, parent=window)
     panel = GenerationPanel(session, settings)
     title = QCoreApplication.translate("GenerationPanel", "Generate")
-    dock = window.add_side_panel(panel, title, object_name=PANEL_OBJECT_NAME, tabify=False)
+    dock = window.add_side_panel(panel, title, object_name=PANEL_OBJECT_NAME)
     dock.setMinimumWidth(460)
     document = getattr(window, "document", None)
     if document is not None:
