@@ -519,6 +519,10 @@ ExitCode run_diffuse(Run& run) {
         if (!fs::is_directory(dir, ec)) {
             throw StageError(EXIT_WRITE_FAILED, "--checkpoint-dir '" + opt.checkpoint_dir + "' cannot be created: choose a writable folder");
         }
+        // Fail before the model loads, not after the first step.
+        std::string probe = (dir / ".sd-stage-write-test").string();
+        write_file_atomic(probe, "ok", 2);
+        fs::remove(fs::u8path(probe), ec);
     }
 
     std::string device = apply_backend(run, "diffusion");
