@@ -1,0 +1,156 @@
+"""Engine benchmark: staged vs monolithic, cached conditioning vs encoding, checkpoint cost.
+
+    python bench/engine.py [--sd-stage PATH] [--size 128] [--steps 6] [--repeat 1]
+
+Runs everything side by side in one process on the same machine and prints a table of ratios:
+
+- wall time and peak RSS of the four sd-stage processes (summed time, max RSS) against one
+  monolithic sd-cli run of the same img2img + mask + reference job;
+- a cached conditioning (reading the tensor file) against running llm-encode;
+- writing a checkpoint against one sampling step (from the diffuse stage's own events).
+
+The models are the tiny random-weight klein set (tests/models), so absolute numbers are small;
+the ratios are what to watch. sd-stage is found like the app finds it, or built with
+native/build.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from app.engine.argv import build_argv  # noqa: E402
+from app.engine.events import Checkpoint, Progress  # noqa: E402
+from app.engine.locate import EngineNotFound, build_engine, find_sd_stage  # noqa: E402
+from app.engine.tensorfile import read_tensors  # noqa: E402
+from tests.engine.real_engine import (  # noqa: E402
+    COND,
+    Job,
+    make_images,
+    monolithic_argv,
+    peak_rss_kib,
+    run_monolithic,
+    run_stage,
+    stage_args,
+)
+from tests.models.generate import generate_models  # noqa: E402
+
+
+def _engine(explicit: Path | None) -> Path:
+    try:
+        return find_sd_stage(explicit)
+    except EngineNotFound:
+        print("sd-stage not built yet: running native/build.py …", file=sys.stderr)
+        return build_engine(on_line=lambda line: print(line, file=sys.stderr))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sd-stage", type=Path)
+    parser.add_argument("--size", type=int, default=128, help="image width and height")
+    parser.add_argument("--steps", type=int, default=6)
+    parser.add_argument("--repeat", type=int, default=1, help="runs per measurement (median)")
+    parser.add_argument("--models-dir", type=Path, help="where the tiny models are cached")
+    args = parser.parse_args(argv)
+
+    sd_stage = _engine(args.sd_stage)
+    sd_cli = sd_stage.with_name("sd-cli.exe" if os.name == "nt" else "sd-cli")
+    with tempfile.TemporaryDirectory(prefix="stepwise-bench-") as tmp_name:
+        tmp = Path(tmp_name)
+        models = generate_models(args.models_dir or tmp / "models")
+        images = make_images(tmp / "images", args.size, args.size)
+        job = Job(
+            width=args.size,
+            height=args.size,
+            steps=args.steps,
+            strength=0.8,
+            init_image=images.init,
+            mask=images.mask,
+            ref_images=(images.ref,),
+        )
+        rows = _measure(sd_stage, sd_cli, models, job, tmp, args.repeat)
+    _print_table(rows, sd_stage, args)
+    return 0
+
+
+def _measure(sd_stage, sd_cli, models, job, tmp: Path, repeat: int) -> list[tuple]:
+    staged_wall, mono_wall, staged_rss, mono_rss = [], [], [], []
+    encode_wall, cached_read, step_s, checkpoint_s = [], [], [], []
+    for i in range(repeat):
+        # Alternate the order so neither side always runs on a warm page cache.
+        order = ("staged", "mono") if i % 2 == 0 else ("mono", "staged")
+        for side in order:
+            out = tmp / f"{side}-{i}"
+            out.mkdir()
+            if side == "mono":
+                mono_wall.append(run_monolithic(sd_cli, models, job, out))
+                continue
+            total = 0.0
+            for name, stage in stage_args(models, job, out).items():
+                run = run_stage(sd_stage, stage, out / f"{name}.log")
+                total += run.wall_s
+                if name == "llm-encode":
+                    encode_wall.append(run.wall_s)
+                if name == "diffuse":
+                    step_s += [e.seconds for e in run.events if isinstance(e, Progress)]
+                    checkpoint_s += [
+                        e.seconds
+                        for e in run.events
+                        if isinstance(e, Checkpoint) and e.seconds is not None
+                    ]
+            staged_wall.append(total)
+            started = time.perf_counter()
+            read_tensors(out / COND)
+            cached_read.append(time.perf_counter() - started)
+
+        rss_out = tmp / f"rss-{i}"
+        rss_out.mkdir()
+        peaks = [
+            peak_rss_kib(build_argv(sd_stage, stage), rss_out / f"{name}.log")
+            for name, stage in stage_args(models, job, rss_out).items()
+        ]
+        staged_rss.append(max(peaks))
+        mono_dir = tmp / f"rss-mono-{i}"
+        mono_dir.mkdir()
+        mono_rss.append(
+            peak_rss_kib(
+                monolithic_argv(sd_cli, models, job, mono_dir),
+                mono_dir / "sd-cli.log",
+                env={**os.environ, "SD_STAGE_DUMP_DIR": str(mono_dir)},
+            )
+        )
+
+    med = statistics.median
+    rows = [
+        ("wall time: 4 stages / monolithic", med(staged_wall), med(mono_wall), "s"),
+        ("peak RSS: largest stage / monolithic", med(staged_rss) / 1024, med(mono_rss) / 1024,
+         "MiB"),
+        ("conditioning: cached read / llm-encode", med(cached_read), med(encode_wall), "s"),
+    ]  # fmt: skip
+    if checkpoint_s:
+        rows.append(("checkpoint write / sampling step", med(checkpoint_s), med(step_s), "s"))
+    else:
+        rows.append(("checkpoint write / sampling step", float("nan"), med(step_s), "s"))
+    return rows
+
+
+def _print_table(rows: list[tuple], sd_stage: Path, args: argparse.Namespace) -> None:
+    print(f"sd-stage: {sd_stage}")
+    print(f"job: img2img + mask + 1 ref, {args.size}x{args.size}, {args.steps} steps, "
+          f"tiny klein models, median of {args.repeat}")  # fmt: skip
+    print(f"{'measure':42} {'a':>12} {'b':>12} {'a/b':>8}")
+    for name, a, b, unit in rows:
+        ratio = a / b if b else float("nan")
+        print(f"{name:42} {a:>9.4g} {unit:<3}{b:>9.4g} {unit:<3}{ratio:>7.3f}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
