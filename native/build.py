@@ -21,6 +21,7 @@ Python standard library only; runs with any Python >= 3.10.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
@@ -47,6 +48,39 @@ EXE = ".exe" if os.name == "nt" else ""
 
 class BuildError(Exception):
     """A failure with a one-line message naming the cause and the fix."""
+
+
+@contextlib.contextmanager
+def exclusive(lock_path: Path):
+    """Holds an exclusive lock on lock_path, so that concurrent build.py runs take turns."""
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_path, "a+b") as f:
+        if os.name == "nt":
+            import msvcrt
+
+            f.seek(0)
+            while True:
+                try:
+                    msvcrt.locking(f.fileno(), msvcrt.LK_LOCK, 1)
+                    break
+                except OSError:
+                    continue
+        else:
+            import fcntl
+
+            try:
+                fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                log(f"waiting for another build.py ({lock_path.parent})")
+                fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            if os.name == "nt":
+                import msvcrt
+
+                f.seek(0)
+                msvcrt.locking(f.fileno(), msvcrt.LK_UNLCK, 1)
 
 
 def log(message: str) -> None:
@@ -149,14 +183,18 @@ def prepare_source(root: Path, sd_src: Path | None) -> tuple[Path, str, str]:
         source_id = "tree-" + hash_tree(sd_src)
         pin = f"stable-diffusion.cpp tree {source_id[5:17]}"
     else:
-        sdist = fetch_sdist(root)
+        fetch_sdist(root)
         source_id = "sdist-" + SDIST_SHA256
         pin = PIN
     key = hashlib.sha256(f"{source_id}\n{patch_series_hash()}".encode()).hexdigest()[:16]
     tree = root / "src" / key
-    stamp = tree / SOURCE_STAMP_FILE
-    if stamp.is_file():
-        return tree, source_id, pin
+    with exclusive(root / "src" / f"{key}.lock"):
+        if not (tree / SOURCE_STAMP_FILE).is_file():
+            _extract_and_patch(root, tree, key, sd_src)
+    return tree, source_id, pin
+
+
+def _extract_and_patch(root: Path, tree: Path, key: str, sd_src: Path | None) -> None:
     (root / "src").mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f"{key}.tmp-", dir=root / "src"))
     try:
@@ -166,7 +204,7 @@ def prepare_source(root: Path, sd_src: Path | None) -> tuple[Path, str, str]:
             shutil.copytree(sd_src, staged, ignore=shutil.ignore_patterns(".git"))
         else:
             log(f"extracting {SDIST_VENDOR_DIR}")
-            with tarfile.open(sdist) as tar:
+            with tarfile.open(root / "downloads" / SDIST_NAME) as tar:
                 members = [m for m in tar.getmembers() if m.name.startswith(SDIST_VENDOR_DIR + "/")]
                 for m in members:
                     m.name = m.name[len(SDIST_VENDOR_DIR) + 1:]
@@ -177,13 +215,12 @@ def prepare_source(root: Path, sd_src: Path | None) -> tuple[Path, str, str]:
                 else:
                     tar.extractall(staged, members=members)
         apply_patches(staged)
-        (staged / SOURCE_STAMP_FILE).write_text(json.dumps({"source": source_id, "patches": patch_series_hash()}))
+        (staged / SOURCE_STAMP_FILE).write_text(json.dumps({"patches": patch_series_hash()}))
         if tree.exists():
             shutil.rmtree(tree)
         os.replace(staged, tree)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return tree, source_id, pin
 
 
 # ---- build -------------------------------------------------------------------------------------
@@ -226,6 +263,19 @@ def build(args: argparse.Namespace, root: Path, tree: Path, source_id: str, pin:
     full_key = hashlib.sha256(json.dumps([source_id, patches, native_hash(), options, SD_STAGE_VERSION]).encode()).hexdigest()
     build_dir = root / "build" / (("vulkan-" if args.vulkan else "cpu-") + dir_key)
     stamp = build_dir / STAMP_FILE
+    exe = _stamped_binary(build_dir, stamp, full_key)
+    if exe is not None:
+        return exe
+    if args.print_path:
+        raise NotBuilt()
+    with exclusive(root / "build" / f"{build_dir.name}.lock"):
+        exe = _stamped_binary(build_dir, stamp, full_key)  # another build.py may have finished it
+        if exe is not None:
+            return exe
+        return _build(args, build_dir, stamp, full_key, tree, pin, patches, options)
+
+
+def _stamped_binary(build_dir: Path, stamp: Path, full_key: str) -> Path | None:
     if stamp.is_file():
         try:
             if json.loads(stamp.read_text()).get("key") == full_key:
@@ -234,8 +284,11 @@ def build(args: argparse.Namespace, root: Path, tree: Path, source_id: str, pin:
                     return exe
         except (OSError, ValueError):
             pass
-    if args.print_path:
-        raise NotBuilt()
+    return None
+
+
+def _build(args: argparse.Namespace, build_dir: Path, stamp: Path, full_key: str, tree: Path, pin: str,
+           patches: str, options: dict) -> Path:
     if shutil.which("cmake") is None:
         raise BuildError("cmake not found on PATH: install CMake >= 3.18 (Debian: apt install cmake; "
                          "Windows: https://cmake.org/download)")
