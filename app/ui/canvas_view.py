@@ -437,6 +437,10 @@ class CanvasView(QWidget):
         elif key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.lasso_tool.active():
             self.lasso_tool.close(erase=self._lasso_erases(event.modifiers()))
             self.update()
+        elif key in (Qt.Key.Key_BraceLeft, Qt.Key.Key_BraceRight):
+            # Layouts where Shift+[ arrives as "{" without matching the "Shift+[" shortcut.
+            # (Registering "{" as a second shortcut would make X11's Shift+[ ambiguous.)
+            self.state.step_hardness(1 if key == Qt.Key.Key_BraceRight else -1)
         elif key == Qt.Key.Key_Escape and self.lasso_tool.active():
             self.lasso_tool.cancel()
             self.update()

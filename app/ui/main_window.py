@@ -298,9 +298,9 @@ class MainWindow(QMainWindow):
             "hardness_down",
             self.tr("Softer Brush"),
             lambda: state.step_hardness(-1),
-            ["Shift+[", "{"],
+            "Shift+[",
         )
-        a("hardness_up", self.tr("Harder Brush"), lambda: state.step_hardness(1), ["Shift+]", "}"])
+        a("hardness_up", self.tr("Harder Brush"), lambda: state.step_hardness(1), "Shift+]")
 
         a(
             "zoom_in",

@@ -12,10 +12,11 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 from app.core.errors import StepwiseError
 
 log = logging.getLogger(__name__)
+TR_CONTEXT = "Messages"
 
 
 def _tr(text: str) -> str:
-    return QCoreApplication.translate("Messages", text)
+    return QCoreApplication.translate(TR_CONTEXT, text)
 
 
 def describe_error(exc: BaseException, path: Path | str | None = None) -> str:

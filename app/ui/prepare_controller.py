@@ -96,7 +96,7 @@ class PrepareController(QObject):
             return
         assert prepared.mask is not None
         dialog = PreparedPreviewDialog(
-            prepared.input_image, prepared.mask, self.describe(prepared), self.dialog_parent
+            prepared.image, prepared.mask, self.describe(prepared), self.dialog_parent
         )
         dialog.export_requested.connect(lambda: self._export(prepared))
         dialog.exec()
@@ -193,9 +193,7 @@ class PrepareController(QObject):
                         ),
                     )
                     return None
-                result = prep.composite_prepared(
-                    prepared.record, prepared.original_image, prepared.original_mask, generated
-                )
+                result = prep.composite_prepared(prepared, generated)
         except (StepwiseError, OSError, ValueError, MemoryError) as exc:
             show_error(self.dialog_parent, self.tr("Could not apply the result"), exc, path)
             return None
