@@ -97,6 +97,7 @@ class StageRunner(QThread):
         self._current_stage = ""
         self._last_step = 0
         self._terminal_kind = ""
+        self._preview_max_px = 0
         self.setObjectName(f"StageRunner-{name}")
         # The runner object lives in the creating (UI) thread, so this queued hop runs
         # _deliver_preview there and coalesces everything posted in between.
@@ -146,6 +147,11 @@ class StageRunner(QThread):
 
     def cancel(self) -> None:
         self._control.cancel()
+
+    def set_preview_max_px(self, pixels: int) -> None:
+        """Scale full previews down to fit this many pixels (the view's size) in the worker, so
+        the UI thread only converts and paints; 0 = full size."""
+        self._preview_max_px = max(0, int(pixels))
 
     def take_preview(self) -> tuple[int, QImage] | None:
         """The newest undelivered preview, if any (for pull-style consumers)."""
@@ -221,6 +227,10 @@ class StageRunner(QThread):
         thumb = image.scaled(THUMBNAIL_PX, THUMBNAIL_PX, Qt.AspectRatioMode.KeepAspectRatio,
                              Qt.TransformationMode.SmoothTransformation)
         self.preview_saved.emit(int(e.step), path, thumb)
+        limit = self._preview_max_px
+        if limit and max(image.width(), image.height()) > limit:
+            image = image.scaled(limit, limit, Qt.AspectRatioMode.KeepAspectRatio,
+                                 Qt.TransformationMode.SmoothTransformation)
         with self._lock:
             already_posted = self._pending_preview is not None
             self._pending_preview = (int(e.step), image)

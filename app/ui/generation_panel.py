@@ -80,6 +80,7 @@ SCHEDULERS = (
 PREVIEW_MODES = ("proj", "vae", "none")
 MAX_SEED = 2**31 - 1
 DONE_STATES = ("done", "cached", "skipped")
+UI_UPDATE_MS = 40
 
 
 def _tr(text: str) -> str:
@@ -175,6 +176,13 @@ class GenerationPanel(QWidget):
         self._last_log_path = ""
         self._last_failure = ""
         self._offered_unfinished = False
+        self._warmed = False
+        self._pending_progress: tuple[int, int, float, float] | None = None
+        self._pending_thumbs: list[tuple[int, str, QImage]] = []
+        self._ui_timer = QTimer(self)
+        self._ui_timer.setSingleShot(True)
+        self._ui_timer.setInterval(UI_UPDATE_MS)
+        self._ui_timer.timeout.connect(self._flush_ui)
         self._unfinished: list[Any] = []
         self._devices: list[tuple[str, str]] = [("cpu", "CPU")]
 
@@ -832,6 +840,8 @@ class GenerationPanel(QWidget):
 
     def _bind_runner(self, runner: StageRunner) -> None:
         self._runner = runner
+        pane = self.result_view.current
+        runner.set_preview_max_px(int(max(pane.width(), pane.height()) * pane.devicePixelRatioF()))
         self._paused = False
         runner.stage_started.connect(self._stage_started)
         runner.stage_finished.connect(self._stage_finished)
@@ -873,10 +883,27 @@ class GenerationPanel(QWidget):
 
     def _step_progress(self, step: int, steps: int, sps: float, eta: float) -> None:
         self._steps_total = steps
-        self.progress.set_step(step, steps, sps, eta)
+        self._pending_progress = (step, steps, sps, eta)
+        self._schedule_ui()
 
     def _preview_saved(self, step: int, path: str, thumb: QImage) -> None:
-        self.strip.add_step(step, path, thumb)
+        self._pending_thumbs.append((step, path, thumb))
+        self._schedule_ui()
+
+    def _schedule_ui(self) -> None:
+        # Steps can arrive faster than it is worth repainting for: the bar, the ETA and the
+        # strip are brought up to date at most every UI_UPDATE_MS, in one go.
+        if not self._ui_timer.isActive():
+            self._ui_timer.start()
+
+    def _flush_ui(self) -> None:
+        self._ui_timer.stop()
+        thumbs, self._pending_thumbs = self._pending_thumbs, []
+        for step, path, thumb in thumbs:
+            self.strip.add_step(step, path, thumb)
+        if self._pending_progress is not None:
+            self.progress.set_step(*self._pending_progress)
+            self._pending_progress = None
 
     def _preview_ready(self, step: int, image: QImage) -> None:
         self.result_view.show_preview(step, self._steps_total, image)
@@ -885,6 +912,7 @@ class GenerationPanel(QWidget):
         self._log_lines.append(f"[{stage}] {text}")
 
     def _runner_paused(self, step: int) -> None:
+        self._flush_ui()
         self._paused = True
         self.stage_list.set_state("diffuse", "paused")
         self._set_status(_tr("Paused after step {step}. The model stays loaded.").format(step=step))
@@ -905,6 +933,7 @@ class GenerationPanel(QWidget):
             self.result_view.show_result(image)
 
     def _run_finished(self, path: str) -> None:
+        self._flush_ui()
         if self._runner_kind == "decode":
             self._set_status(
                 _tr("Step {step} decoded: {path}").format(step=self._decode_step, path=path)
@@ -921,6 +950,7 @@ class GenerationPanel(QWidget):
             self._set_status(_tr("Done. The result is saved in the run folder with its settings."))
 
     def _run_failed(self, stage: str, message: str, log_path: str) -> None:
+        self._flush_ui()
         self._last_log_path = log_path
         self._last_failure = message
         if stage and self._runner_kind != "decode":
@@ -932,12 +962,14 @@ class GenerationPanel(QWidget):
         self._show_error(title, next_step_hint(stage, message))
 
     def _run_cancelled(self, step: int) -> None:
+        self._flush_ui()
         self.progress.reset(_tr("Cancelled"))
         self._set_status(
             _tr("Cancelled after step {step}. Run all continues from there.").format(step=step)
         )
 
     def _run_suspended(self, step: int) -> None:
+        self._flush_ui()
         self.stage_list.set_state("diffuse", "suspended")
         self.progress.reset(
             _tr("Suspended at step {step} of {steps}").format(
@@ -952,6 +984,7 @@ class GenerationPanel(QWidget):
         )
 
     def _runner_ended(self, kind: str) -> None:
+        self._flush_ui()
         decode = self._runner_kind == "decode"
         self._runner = None
         self._runner_kind = ""
@@ -1103,12 +1136,25 @@ class GenerationPanel(QWidget):
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
+        if not self._warmed:
+            self._warmed = True
+            QTimer.singleShot(0, self._warm_up)
         if not self._offered_unfinished:
             # First show: offer unfinished runs and ask the engine for its devices (both off
             # the paint path; the probe runs in its own thread).
             self._offered_unfinished = True
             QTimer.singleShot(0, self.offer_unfinished_runs)
             QTimer.singleShot(0, self.probe_devices)
+
+    def _warm_up(self) -> None:
+        """Polishes and lays out the Run tab before it is first needed, so the first start
+        doesn't pay for it in one long frame."""
+        run_tab = self.tabs.widget(1)
+        for widget in [run_tab, *run_tab.findChildren(QWidget)]:
+            widget.ensurePolished()
+        if run_tab.layout() is not None:
+            run_tab.resize(self.tabs.currentWidget().size())
+            run_tab.layout().activate()
 
     def offer_unfinished_runs(self) -> None:
         """Shows "Resume run … at step k of N" for each run that did not finish."""

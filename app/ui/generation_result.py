@@ -25,6 +25,7 @@ class ImagePane(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._pixmap = QPixmap()
+        self._scaled = QPixmap()  # _pixmap scaled to the last painted size: repaints are cheap
         self._caption = ""
         self._placeholder = ""
         self.setMinimumSize(120, 120)
@@ -37,6 +38,7 @@ class ImagePane(QWidget):
             self._pixmap = QPixmap.fromImage(image)
         else:
             self._pixmap = image
+        self._scaled = QPixmap()
         self._caption = caption
         self.update()
 
@@ -69,14 +71,21 @@ class ImagePane(QWidget):
             )
         else:
             size = self._pixmap.size().scaled(area.size(), Qt.AspectRatioMode.KeepAspectRatio)
-            if self._pixmap.width() < area.width() and self._pixmap.height() < area.height():
-                # small previews scale up with nearest-neighbour so latent pixels stay honest
-                painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, False)
-            else:
-                painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, True)
+            dpr = self.devicePixelRatioF()
+            device_size = size * dpr
+            if self._scaled.size() != device_size:
+                # Small previews scale up with nearest-neighbour so latent pixels stay honest;
+                # large ones scale down smoothly, once per size rather than on every repaint.
+                smooth = (self._pixmap.width() >= device_size.width()
+                          and self._pixmap.height() >= device_size.height())
+                mode = (Qt.TransformationMode.SmoothTransformation if smooth
+                        else Qt.TransformationMode.FastTransformation)
+                self._scaled = self._pixmap.scaled(device_size,
+                                                   Qt.AspectRatioMode.IgnoreAspectRatio, mode)
+                self._scaled.setDevicePixelRatio(dpr)
             target = QRect(0, 0, size.width(), size.height())
             target.moveCenter(area.center())
-            painter.drawPixmap(target, self._pixmap)
+            painter.drawPixmap(target.topLeft(), self._scaled)
         painter.setPen(self.palette().text().color())
         caption_rect = QRect(0, self.height() - 20, self.width(), 20)
         painter.drawText(caption_rect, int(Qt.AlignmentFlag.AlignCenter), self._caption)

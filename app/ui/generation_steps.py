@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QProgressBar,
     QScrollArea,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -40,6 +41,9 @@ class GenerationProgressBar(QWidget):
         self.bar.setTextVisible(True)
         self.detail = QLabel(self)
         self.detail.setObjectName("generation_eta")
+        # One line of fixed height: a new ETA every step must not re-lay out the whole panel.
+        self.detail.setFixedHeight(self.detail.fontMetrics().height() + 2)
+        self.detail.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
