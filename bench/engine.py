@@ -149,7 +149,7 @@ def _print_table(rows: list[tuple], sd_stage: Path, args: argparse.Namespace) ->
     print(f"{'measure':42} {'a':>12} {'b':>12} {'a/b':>8}")
     for name, a, b, unit in rows:
         ratio = a / b if b else float("nan")
-        print(f"{name:42} {a:>9.4g} {unit:<3}{b:>9.4g} {unit:<3}{ratio:>7.3f}")
+        print(f"{name:42} {a:>9.4g} {unit:<3}{b:>9.4g} {unit:<3}{ratio:>8.3g}")
 
 
 if __name__ == "__main__":
