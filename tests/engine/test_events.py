@@ -62,6 +62,14 @@ def test_every_event_type_parses_to_its_dataclass() -> None:
     ) == Progress(1, 2, 1.0, 1.0)
 
 
+def test_checkpoint_write_time_is_optional() -> None:
+    event = parse_event(line("checkpoint", step=1, path="s.bin", seconds=0.02))
+    assert event == Checkpoint(1, "s.bin", 0.02)
+    assert parse_event(line("checkpoint", step=1, path="s.bin")).seconds is None
+    with pytest.raises(ProtocolError):
+        parse_event(line("checkpoint", step=1, path="s.bin", seconds="fast"))
+
+
 def test_str_input_and_crlf() -> None:
     assert parse_event('{"v":1,"type":"paused","step":1}\r\n') == Paused(1)
 
