@@ -23,6 +23,7 @@ from PySide6.QtGui import (
     QDropEvent,
     QIcon,
     QKeySequence,
+    QShowEvent,
 )
 from PySide6.QtWidgets import (
     QApplication,
@@ -56,7 +57,7 @@ log = logging.getLogger(__name__)
 
 ICONS_DIR = Path(__file__).resolve().parents[2] / "resources" / "icons"
 RECENT_FILES_MAX = 10
-SIDE_PANEL_WIDTH_PX = 330
+SIDE_PANEL_WIDTH_PX = 360
 
 # History labels come from the canvas and the mask controller untranslated; listed here so that
 # they have translations (context "MaskHistory").
@@ -96,6 +97,7 @@ class MainWindow(QMainWindow):
         self.prepare_controller = PrepareController(self.document, self)
         self.actions_by_name: dict[str, QAction] = {}
         self._side_docks: list[QDockWidget] = []
+        self._layout_restored = False
 
         self.setObjectName("MainWindow")
         self.setCentralWidget(self.canvas_view)
@@ -115,7 +117,10 @@ class MainWindow(QMainWindow):
         self._update_title()
         self._update_history_actions()
         self._update_enabled()
-        self.resize(1400, 900)
+        screen = QApplication.primaryScreen()
+        if screen is not None:
+            room = screen.availableGeometry().size()
+            self.resize(min(1500, room.width() * 9 // 10), min(950, room.height() * 9 // 10))
 
     # --- extension point -------------------------------------------------------------------
 
@@ -480,11 +485,22 @@ class MainWindow(QMainWindow):
         )
         self.brush_panel._sync()
         self.prepare_panel.load_settings(paint)
-        if self.settings.window_geometry:
-            self.restoreGeometry(QByteArray.fromBase64(self.settings.window_geometry.encode()))
-        if self.settings.window_state:
-            self.restoreState(QByteArray.fromBase64(self.settings.window_state.encode()))
         self._rebuild_recent_menu()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
+        # The saved layout is restored at the first show, not in __init__: docks that other
+        # features add after construction (add_side_panel) must exist by then.
+        if not self._layout_restored:
+            self._layout_restored = True
+            if self.settings.window_geometry:
+                self.restoreGeometry(QByteArray.fromBase64(self.settings.window_geometry.encode()))
+            if self.settings.window_state:
+                self.restoreState(QByteArray.fromBase64(self.settings.window_state.encode()))
+            else:
+                self.resizeDocks(
+                    self._side_docks[:1], [SIDE_PANEL_WIDTH_PX], Qt.Orientation.Horizontal
+                )
+        super().showEvent(event)
 
     def store_settings(self) -> None:
         """Copies the window's state into `self.settings` (the caller saves the file)."""

@@ -5,8 +5,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
-    QGridLayout,
     QGroupBox,
+    QHBoxLayout,
     QLabel,
     QSizePolicy,
     QSpinBox,
@@ -33,32 +33,35 @@ class MaskPanel(QWidget):
     def __init__(self, actions: dict[str, QAction], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         box = QGroupBox(self.tr("Mask"))
-        grid = QGridLayout(box)
-        grid.addWidget(_button(actions["clear"]), 0, 0)
-        grid.addWidget(_button(actions["fill"]), 0, 1)
-        grid.addWidget(_button(actions["invert"]), 0, 2)
+        rows = QVBoxLayout(box)
 
         self.grow_spin = QSpinBox()
         self.grow_spin.setRange(1, GROW_MAX_PX)
         self.grow_spin.setValue(8)
         self.grow_spin.setSuffix(" px")
         self.grow_spin.setToolTip(self.tr("How far grow and shrink move the mask edge"))
-        grid.addWidget(QLabel(self.tr("Edge")), 1, 0)
-        grid.addWidget(self.grow_spin, 1, 1, 1, 2)
-        grid.addWidget(_button(actions["grow"]), 2, 1)
-        grid.addWidget(_button(actions["shrink"]), 2, 2)
-
         self.blur_spin = QSpinBox()
         self.blur_spin.setRange(1, BLUR_MAX_PX)
         self.blur_spin.setValue(8)
         self.blur_spin.setSuffix(" px")
         self.blur_spin.setToolTip(self.tr("Blur radius"))
-        grid.addWidget(QLabel(self.tr("Blur")), 3, 0)
-        grid.addWidget(self.blur_spin, 3, 1)
-        grid.addWidget(_button(actions["blur"]), 3, 2)
+        edge_label, blur_label = QLabel(self.tr("Edge")), QLabel(self.tr("Blur"))
+        label_width = max(edge_label.sizeHint().width(), blur_label.sizeHint().width())
 
-        grid.addWidget(_button(actions["load_mask"]), 4, 0, 1, 2)
-        grid.addWidget(_button(actions["save_mask"]), 4, 2)
+        def row(*widgets: QWidget) -> None:
+            line = QHBoxLayout()
+            for widget in widgets:
+                if isinstance(widget, QLabel):
+                    widget.setFixedWidth(label_width)
+                if isinstance(widget, QSpinBox):
+                    widget.setFixedWidth(84)
+                line.addWidget(widget)
+            rows.addLayout(line)
+
+        row(_button(actions["clear"]), _button(actions["fill"]), _button(actions["invert"]))
+        row(edge_label, self.grow_spin, _button(actions["grow"]), _button(actions["shrink"]))
+        row(blur_label, self.blur_spin, _button(actions["blur"]))
+        row(_button(actions["load_mask"]), _button(actions["save_mask"]))
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
