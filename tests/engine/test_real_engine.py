@@ -37,7 +37,10 @@ from tests.engine.real_engine import (
     stage_args,
 )
 
-pytestmark = pytest.mark.slow
+# The first test to ask for the engine builds it (minutes on 2 cores; Vulkan longer), inside
+# its own time limit; every engine wait below has its own shorter timeout.
+BUILD_AND_RUN_TIMEOUT_S = 3600
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(BUILD_AND_RUN_TIMEOUT_S)]
 
 EXPECTED_LOADS = {
     "vae-encode": ["vae"],
