@@ -107,11 +107,16 @@ void check_input_file(const std::string& path, const std::string& flag) {
     }
 }
 
+// Creates the output's folder (as sd-cli does for -o); exit 8 when that is impossible.
 void check_output_folder(const std::string& path, const std::string& flag) {
     fs::path parent = fs::u8path(path).parent_path();
     std::error_code ec;
     if (!parent.empty() && !fs::is_directory(parent, ec)) {
-        throw StageError(EXIT_WRITE_FAILED, flag + " '" + path + "': folder '" + parent.string() + "' does not exist: create it first");
+        fs::create_directories(parent, ec);
+        if (!fs::is_directory(parent, ec)) {
+            throw StageError(EXIT_WRITE_FAILED, flag + " '" + path + "': folder '" + parent.string() +
+                                                    "' cannot be created: choose a writable folder");
+        }
     }
 }
 
