@@ -2,6 +2,13 @@
 exporting a 4096×4096 picture. Prints one table with the targets and measured/target ratios.
 
     .venv/bin/python bench/painter.py [--quick]
+
+Dabs are timed twice: wall clock (what the user feels) and the thread's CPU time (what the code
+costs). On a busy machine the wall p95 of a dab includes being preempted by other processes;
+the CPU p95 does not, and is the number to optimise against.
+
+PNG compression is the export lever: level 0 (stored, the default of export_prepared) against
+level 1 (SUB filter + run-length zlib) is measured side by side.
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -28,9 +36,31 @@ from app.imaging.prepare import (  # noqa: E402
 
 CANVAS_PX = 4096
 DAB_P95_TARGET_MS = 4.0
-# A stroke must keep up with the pointer: 500 dabs of a mid-size brush within half a second.
+# Our own target: a stroke must keep up with the pointer, 500 dabs of a mid-size brush within
+# half a second.
 STROKE_TARGET_MS = 500.0
 PREPARE_TARGET_MS = 300.0
+
+
+@dataclass
+class Row:
+    name: str
+    p50_ms: float
+    worst_ms: float | None  # p95 for dabs, max of the repeats otherwise
+    target_ms: float | None
+    target_text: str
+    cpu_p95_ms: float | None = None
+
+    def ratio(self) -> str:
+        if self.target_ms is None:
+            return ""
+        measured = self.worst_ms if self.cpu_p95_ms is not None else self.p50_ms
+        return f"{measured / self.target_ms:.2f}"
+
+    def cpu_ratio(self) -> str:
+        if self.target_ms is None or self.cpu_p95_ms is None:
+            return ""
+        return f"{self.cpu_p95_ms / self.target_ms:.2f}"
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -47,10 +77,20 @@ def time_ms(action: Callable[[], object], repeats: int) -> list[float]:
     return times
 
 
-def bench_dabs(rows: list[tuple], dabs: int) -> None:
+def time_dabs(mask: np.ndarray, kernel: np.ndarray, centres: np.ndarray, erase: bool) -> tuple:
+    wall, cpu = [], []
+    for x, y in centres:
+        start, start_cpu = time.perf_counter(), time.thread_time()
+        brush.stamp_dab(mask, x, y, kernel, 0.8, erase=erase)
+        cpu.append((time.thread_time() - start_cpu) * 1000.0)
+        wall.append((time.perf_counter() - start) * 1000.0)
+    return statistics.median(wall), percentile(wall, 95), percentile(cpu, 95)
+
+
+def bench_dabs(rows: list[Row], dabs: int) -> None:
     rng = np.random.default_rng(0)
-    # np.full writes every page: a canvas that has been shown or painted once. A fresh
-    # np.zeros canvas page-faults on first touch (the "cold" row below).
+    # np.full writes every page, like a canvas that has been shown or painted once; a fresh
+    # np.zeros canvas page-faults on first touch (the "cold" row).
     mask = np.full((CANVAS_PX, CANVAS_PX), 0.0, np.float32)
     cases = [  # (diameter px, hardness, erase)
         (8, 1.0, False),
@@ -63,73 +103,51 @@ def bench_dabs(rows: list[tuple], dabs: int) -> None:
         (512, 0.5, False),
         (512, 0.5, True),
     ]
+    target = f"p95 ≤ {DAB_P95_TARGET_MS:g} ms"
     for diameter, hardness, erase in cases:
         kernel = brush.dab_kernel(diameter, hardness)
         centres = rng.uniform(0, CANVAS_PX, size=(dabs, 2))
-        times = []
-        for x, y in centres:
-            start = time.perf_counter()
-            brush.stamp_dab(mask, x, y, kernel, 0.8, erase=erase)
-            times.append((time.perf_counter() - start) * 1000.0)
-        p95 = percentile(times, 95)
-        rows.append(
-            (
-                f"{'erase' if erase else 'dab'} d={diameter} hardness={hardness}",
-                statistics.median(times),
-                p95,
-                f"p95 ≤ {DAB_P95_TARGET_MS:g} ms",
-                p95 / DAB_P95_TARGET_MS,
-            )
-        )
+        p50, p95, cpu95 = time_dabs(mask, kernel, centres, erase)
+        name = f"{'erase' if erase else 'dab'} d={diameter} hardness={hardness}"
+        rows.append(Row(name, p50, p95, DAB_P95_TARGET_MS, target, cpu95))
     cold = np.zeros((CANVAS_PX, CANVAS_PX), np.float32)
-    kernel = brush.dab_kernel(512, 1.0)
-    times = []
-    for x, y in rng.uniform(0, CANVAS_PX, size=(dabs, 2)):
-        start = time.perf_counter()
-        brush.stamp_dab(cold, x, y, kernel, 1.0)
-        times.append((time.perf_counter() - start) * 1000.0)
-    rows.append(
-        (
-            "dab d=512 on a fresh np.zeros canvas",
-            statistics.median(times),
-            percentile(times, 95),
-            "(info: cold)",
-            None,
-        )
-    )
+    centres = rng.uniform(0, CANVAS_PX, size=(dabs, 2))
+    p50, p95, cpu95 = time_dabs(cold, brush.dab_kernel(512, 1.0), centres, False)
+    rows.append(Row("dab d=512, fresh np.zeros canvas", p50, p95, None, "(info: cold)", cpu95))
 
 
-def bench_stroke(rows: list[tuple]) -> None:
-    mask = np.zeros((CANVAS_PX, CANVAS_PX), np.float32)
+def bench_stroke(rows: list[Row]) -> None:
+    mask = np.full((CANVAS_PX, CANVAS_PX), 0.0, np.float32)
     diameter = 64
     kernel = brush.dab_kernel(diameter, 0.5)
     spacing = brush.dab_spacing_px(diameter)
-    length = 499 * spacing  # 500 dabs including the first
+    length = 499.5 * spacing  # 50 events of ~10 dabs each, plus the press: 500 dabs
+    counts = []
 
     def stroke() -> None:
-        # Drawn as 50 pointer events, like a real drag.
+        # Arrives as 50 pointer events, like a real drag.
         last = (100.0, 100.0)
         points = [last]
         for i in range(1, 51):
-            t = i / 50
-            p = (100.0 + length * t * 0.8, 100.0 + length * t * 0.6)
+            p = (100.0 + length * i / 50 * 0.8, 100.0 + length * i / 50 * 0.6)
             points += brush.stroke_points(last, p, spacing, include_start=False)
             last = p
+        counts.append(len(points))
         brush.stamp_stroke(mask, points, kernel, 1.0)
 
     times = time_ms(stroke, 5)
     rows.append(
-        (
-            "stroke 500 dabs d=64 (total)",
+        Row(
+            "stroke, 500 dabs d=64 (total)",
             statistics.median(times),
             max(times),
+            STROKE_TARGET_MS,
             f"≤ {STROKE_TARGET_MS:g} ms",
-            statistics.median(times) / STROKE_TARGET_MS,
         )
     )
 
 
-def bench_prepare(rows: list[tuple], repeats: int) -> None:
+def bench_prepare(rows: list[Row], repeats: int) -> None:
     rng = np.random.default_rng(1)
     y, x = np.mgrid[0:CANVAS_PX, 0:CANVAS_PX]
     image = np.stack([x // 16 % 256, y // 16 % 256, (x + y) // 32 % 256], -1).astype(np.uint8)
@@ -137,93 +155,63 @@ def bench_prepare(rows: list[tuple], repeats: int) -> None:
     image = image[:4090, :4093].copy()  # not a multiple of 16: alignment has work to do
     mask = np.zeros(image.shape[:2], np.uint8)
     mask[1000:2200, 1500:2600] = 255
-    options = PrepareOptions()
-    prep_times = time_ms(lambda: prepare(image, mask, options), repeats)
     soft = mask.astype(np.float32) / 255.0  # what the canvas hands over
-    soft_times = time_ms(lambda: prepare(image, soft, options), repeats)
-    prepared = prepare(image, mask, options)
-    rows.append(
-        (
-            "prepare 4093×4090 (align+fill+hash)",
-            statistics.median(prep_times),
-            max(prep_times),
-            f"≤ {PREPARE_TARGET_MS:g} ms",
-            statistics.median(prep_times) / PREPARE_TARGET_MS,
-        )
+    target = f"≤ {PREPARE_TARGET_MS:g} ms"
+
+    def add(name: str, times: list[float], target_ms: float | None = PREPARE_TARGET_MS) -> None:
+        text = target if target_ms is not None else "(info)"
+        rows.append(Row(name, statistics.median(times), max(times), target_ms, text))
+
+    prep_times = time_ms(lambda: prepare(image, mask, PrepareOptions()), repeats)
+    add("prepare 4093×4090, uint8 mask", prep_times)
+    add(
+        "prepare 4093×4090, float32 mask",
+        time_ms(lambda: prepare(image, soft, PrepareOptions()), repeats),
     )
-    rows.append(
-        (
-            "prepare, float32 canvas mask",
-            statistics.median(soft_times),
-            max(soft_times),
-            f"≤ {PREPARE_TARGET_MS:g} ms",
-            statistics.median(soft_times) / PREPARE_TARGET_MS,
-        )
+    add(
+        "prepare 4093×4090, only masked",
+        time_ms(lambda: prepare(image, mask, PrepareOptions(only_masked=True)), repeats),
     )
-    small = PrepareOptions(only_masked=True)
-    only_times = time_ms(lambda: prepare(image, mask, small), repeats)
-    rows.append(
-        (
-            "prepare only-masked 4093×4090",
-            statistics.median(only_times),
-            max(only_times),
-            f"≤ {PREPARE_TARGET_MS:g} ms",
-            statistics.median(only_times) / PREPARE_TARGET_MS,
-        )
-    )
+    prepared = prepare(image, mask, PrepareOptions())
     result = np.zeros_like(prepared.image)
-    times = time_ms(lambda: composite_prepared(prepared, result), repeats)
-    rows.append(
-        (
-            "composite 4093×4090, feather 8 (info)",
-            statistics.median(times),
-            max(times),
-            "(info)",
-            None,
-        )
+    add(
+        "composite 4093×4090, feather 8",
+        time_ms(lambda: composite_prepared(prepared, result), repeats),
+        None,
     )
     with tempfile.TemporaryDirectory() as folder:
         for level in (0, 1):
-            target = Path(folder) / f"level{level}"
-            times = time_ms(
-                lambda out=target, lv=level: export_prepared(out, prepared, lv), repeats
-            )
-            size_mb = sum(p.stat().st_size for p in target.iterdir()) / 1e6
-            total = statistics.median(times) + statistics.median(prep_times)
-            rows.append(
-                (
-                    f"export, PNG level {level} ({size_mb:.0f} MB)",
-                    statistics.median(times),
-                    max(times),
-                    "(info)",
-                    None,
-                )
-            )
-            rows.append(
-                (
-                    f"prepare + export, level {level}",
-                    total,
-                    None,
-                    f"≤ {PREPARE_TARGET_MS:g} ms",
-                    total / PREPARE_TARGET_MS,
-                )
-            )
+            out = Path(folder) / f"level{level}"
+            times = time_ms(lambda o=out, lv=level: export_prepared(o, prepared, lv), repeats)
+            size_mb = sum(p.stat().st_size for p in out.iterdir()) / 1e6
+            add(f"export, PNG level {level} ({size_mb:.0f} MB)", times, None)
+            total = [a + b for a, b in zip(sorted(prep_times), sorted(times), strict=True)]
+            add(f"prepare + export, PNG level {level}", total)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
     args = parser.parse_args()
-    rows: list[tuple] = []
-    bench_dabs(rows, 100 if args.quick else 400)
+    rows: list[Row] = []
+    bench_dabs(rows, 100 if args.quick else 500)
     bench_stroke(rows)
     bench_prepare(rows, 2 if args.quick else 5)
-    print(f"{'measurement':<40}{'p50 ms':>9}{'p95/max':>9}  {'target':<14}{'ratio':>6}")
-    for name, p50, p95, target, ratio in rows:
-        worst = f"{p95:9.2f}" if p95 is not None else f"{'':>9}"
-        shown = f"{ratio:6.2f}" if ratio is not None else f"{'':>6}"
-        print(f"{name:<40}{p50:9.2f}{worst}  {target:<14}{shown}")
-    print("ratio = measured / target (p95 for dabs, median otherwise); ≤ 1.00 meets the target")
+    print(
+        f"{'measurement':<36}{'p50 ms':>9}{'p95/max':>9}{'cpu p95':>9}  {'target':<13}"
+        f"{'ratio':>6}{'cpu':>6}"
+    )
+    for row in rows:
+        worst = f"{row.worst_ms:9.2f}" if row.worst_ms is not None else " " * 9
+        cpu = f"{row.cpu_p95_ms:9.2f}" if row.cpu_p95_ms is not None else " " * 9
+        print(
+            f"{row.name:<36}{row.p50_ms:9.2f}{worst}{cpu}  {row.target_text:<13}"
+            f"{row.ratio():>6}{row.cpu_ratio():>6}"
+        )
+    print(
+        "ratio = measured / target: wall p95 for dabs, median otherwise; cpu = CPU-time p95 "
+        "(no preemption). ≤ 1.00 meets the target."
+    )
     return 0
 
 

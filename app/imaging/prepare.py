@@ -200,9 +200,12 @@ def pixel_sha256(array: np.ndarray) -> str:
 def _as_uint8_mask(mask: np.ndarray) -> np.ndarray:
     if mask.dtype == np.uint8:
         return mask
-    # Soft masks are 0..1; clip first (convertScaleAbs would mirror negatives), then let cv2
-    # round and saturate, ~10× faster than numpy on a 4096² canvas.
-    return cv2.convertScaleAbs(np.clip(mask, 0.0, 1.0, dtype=np.float32), alpha=255.0)
+    mask = mask.astype(np.float32, copy=False)
+    # cv2 rounds and saturates ~10× faster than numpy on a 4096² canvas, but mirrors negative
+    # values (it takes |x|): clip only in the rare case there are any.
+    if cv2.minMaxLoc(mask)[0] < 0.0:
+        mask = np.clip(mask, 0.0, 1.0)
+    return cv2.convertScaleAbs(mask, alpha=255.0)
 
 
 def prepare(image: np.ndarray, mask: np.ndarray | None, options: PrepareOptions) -> Prepared:
