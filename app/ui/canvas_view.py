@@ -30,6 +30,7 @@ ZOOM_MAX = 32.0
 ZOOM_STEP = 1.25
 FIT_MARGIN_PX = 16
 BACKGROUND = QColor("#1b1d21")
+OVERLAY_BAND_PIXELS = 1 << 20
 
 
 class ViewMode(StrEnum):
@@ -38,15 +39,22 @@ class ViewMode(StrEnum):
     MASK_ONLY = "mask"
 
 
-def rgb32_buffer(image: np.ndarray) -> np.ndarray:
-    """HxWx4 uint8 in QImage.Format_RGB32 byte order (B, G, R, 0xFF on little-endian)."""
+def image_to_qimage_rgb32(image: np.ndarray) -> QImage:
+    """HxWx3 uint8 RGB to an RGB32 QImage that owns its pixels (Qt's converter is fast)."""
     h, w = image.shape[:2]
-    buf = np.empty((h, w, 4), np.uint8)
-    buf[..., 0] = image[..., 2]
-    buf[..., 1] = image[..., 1]
-    buf[..., 2] = image[..., 0]
-    buf[..., 3] = 255
-    return buf
+    if not (h and w):
+        return QImage()
+    data = np.ascontiguousarray(image)
+    wrapped = QImage(data.data, w, h, 3 * w, QImage.Format.Format_RGB888)
+    return wrapped.convertToFormat(QImage.Format.Format_RGB32)
+
+
+def overlay_lut(rgb: tuple[int, int, int], opacity: float) -> np.ndarray:
+    """Mask level 0..255 -> premultiplied ARGB32 pixel (as uint32) for the overlay colour."""
+    level = np.arange(256, dtype=np.float64)
+    alpha = np.rint(level * opacity).astype(np.uint32)
+    r, g, b = ((alpha * c + 127) // 255 for c in rgb)
+    return (alpha << 24) | (r << 16) | (g << 8) | b
 
 
 class CanvasView(QWidget):
@@ -70,7 +78,6 @@ class CanvasView(QWidget):
         self._view_mode = ViewMode.COMPOSITE
         self._overlay_color = QColor("#ff3050")
         self._overlay_opacity = 0.5
-        self._image_buf = np.zeros((0, 0, 4), np.uint8)
         self._image_qimage = QImage()
         self._overlay_buf = np.zeros((0, 0, 4), np.uint8)
         self._overlay_qimage = QImage()
@@ -195,14 +202,9 @@ class CanvasView(QWidget):
 
     def _on_image_changed(self) -> None:
         doc = self.document
-        size_changed = self._image_buf.shape[:2] != doc.image.shape[:2]
-        self._image_buf = rgb32_buffer(doc.image)
         h, w = doc.image.shape[:2]
-        self._image_qimage = (
-            QImage(self._image_buf.data, w, h, 4 * w, QImage.Format.Format_RGB32)
-            if w and h
-            else QImage()
-        )
+        size_changed = self._overlay_buf.shape[:2] != (h, w)
+        self._image_qimage = image_to_qimage_rgb32(doc.image)
         if size_changed:
             self._overlay_buf = np.zeros((h, w, 4), np.uint8)
             self._overlay_qimage = (
@@ -212,7 +214,8 @@ class CanvasView(QWidget):
                 if w and h
                 else QImage()
             )
-            self._refresh_overlay(doc.full_rect())
+            # A new document's mask is empty, which the zeroed buffer already shows; a
+            # mask_changed signal follows for anything else.
             if self.isVisible():
                 self.zoom_to_fit()
             else:
@@ -234,15 +237,15 @@ class CanvasView(QWidget):
         if rect.isEmpty() or self._overlay_buf.size == 0:
             return
         x0, y0, x1, y1 = rect.left(), rect.top(), rect.right() + 1, rect.bottom() + 1
-        (r, g, b), opacity = self._overlay_style()
-        alpha = self.document.mask[y0:y1, x0:x1] * (255.0 * opacity)
-        alpha = (alpha + 0.5).astype(np.uint16)
-        out = self._overlay_buf[y0:y1, x0:x1]
-        # Premultiplied: each channel is colour * alpha / 255, rounded.
-        out[..., 0] = (alpha * b + 127) // 255
-        out[..., 1] = (alpha * g + 127) // 255
-        out[..., 2] = (alpha * r + 127) // 255
-        out[..., 3] = alpha
+        lut = overlay_lut(*self._overlay_style())
+        pixels = self._overlay_buf.view(np.uint32)[..., 0]
+        # Row bands keep the temporaries small on a 8192×8192 mask.
+        band = max(1, OVERLAY_BAND_PIXELS // max(1, x1 - x0))
+        for top in range(y0, y1, band):
+            bottom = min(y1, top + band)
+            levels = self.document.mask[top:bottom, x0:x1] * 255.0
+            levels += 0.5
+            pixels[top:bottom, x0:x1] = lut[levels.astype(np.uint8)]
 
     # --- painting --------------------------------------------------------------------------
 
