@@ -1304,6 +1304,8 @@ class GenerationPanel(QWidget):
         dialog = SettingsDialog(self.settings, self._devices, self)
         if dialog.exec():
             dialog.apply()
+            engine = self.settings.engine_path
+            self.session.set_engine(Path(engine) if engine else None)
             self.reload_settings()
             self.store_settings()
 

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QScrollArea,
     QSizePolicy,
+    QStyle,
     QVBoxLayout,
     QWidget,
 )
@@ -142,7 +143,8 @@ class GenerationStepStrip(QListWidget):
         self.setUniformItemSizes(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setFixedHeight(THUMB_PX + 34)
+        scrollbar = self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
+        self.setFixedHeight(THUMB_PX + self.fontMetrics().height() + 22 + scrollbar)
         self._paths: dict[int, str] = {}
         self.currentItemChanged.connect(self._current_changed)
         self.itemClicked.connect(self._clicked)

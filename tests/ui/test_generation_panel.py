@@ -312,3 +312,26 @@ def test_settings_dialog_round_trip(qtbot, panel: GenerationPanel) -> None:
     assert panel.settings.cache_limit_mb == 8192
     assert panel.settings.language == "zh_CN"
     assert panel.settings.devices.diffusion == "vulkan0"
+
+
+def test_a_missing_engine_is_explained_with_the_real_pipeline(qtbot, tmp_path, models) -> None:
+    from app.pipeline.commands import _selftest_images
+
+    image, mask = _selftest_images(tmp_path / "in")
+    settings = Settings()
+    settings.models.diffusion_model = str(models["diffusion"])
+    settings.models.llm = str(models["llm"])
+    settings.models.vae = str(models["vae"])
+    settings.generation.prompt = "a door"
+    session = RunSession(app_paths(), engine=tmp_path / "no-such-sd-stage")
+    panel = GenerationPanel(session, settings)
+    panel._offered_unfinished = True
+    qtbot.addWidget(panel)
+    panel.show()
+    panel.set_input_files(str(image), str(mask))
+    panel.all_button.click()
+    wait_idle(qtbot, panel)
+    assert panel.error_banner.isVisible()
+    assert "no-such-sd-stage" in panel.error_banner.text()
+    assert "Settings" in panel.error_banner.text()  # where to fix it
+    assert session.run is not None and not session.run.finished

@@ -16,6 +16,10 @@
         <translation>可以试试：检查“模型”中的模型文件，每个文件都必须是正确的类型。</translation>
     </message>
     <message>
+        <source>Try: choose the engine (sd-stage) in Settings, or build it with python native/build.py.</source>
+        <translation>可以试试：在“设置”中选择引擎（sd-stage），或用 python native/build.py 构建它。</translation>
+    </message>
+    <message>
         <source>Try: choose the file again, then run the stage again.</source>
         <translation>可以试试：重新选择该文件，然后再运行此阶段。</translation>
     </message>
