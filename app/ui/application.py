@@ -25,8 +25,10 @@ log = logging.getLogger(__name__)
 
 RESOURCES_DIR = Path(__file__).resolve().parents[2] / "resources"
 STYLE_FILE = RESOURCES_DIR / "style" / "dark.qss"
-APP_ICON_FILE = RESOURCES_DIR / "icons" / "stepwise.svg"
+ICONS_DIR = RESOURCES_DIR / "icons"
+APP_ICON_FILE = ICONS_DIR / "stepwise.svg"
 UI_FONT_PT = 10
+EXCEPTION_TEXT_MAX_CHARS = 300
 
 
 def parse_args(args: Sequence[str]) -> argparse.Namespace:
@@ -39,23 +41,28 @@ def parse_args(args: Sequence[str]) -> argparse.Namespace:
 
 def make_excepthook(log_file: Path | None) -> Callable[..., None]:
     """An excepthook that logs the traceback and shows a short message instead of crashing."""
+    showing: list[bool] = []  # non-empty while the message box is open
 
     def hook(exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
         if issubclass(exc_type, KeyboardInterrupt):
             sys.__excepthook__(exc_type, exc, tb)
             return
         log.error("Unexpected error:\n%s", "".join(traceback.format_exception(exc_type, exc, tb)))
-        if QApplication.instance() is None:
-            return
+        if QApplication.instance() is None or showing:
+            return  # an error inside the message box's own event loop is only logged
         where = QCoreApplication.translate("Application", "Details are in the log file: {0}")
         text = QCoreApplication.translate(
             "Application",
             "Something went wrong: {0}\n\nYour work is still open; "
             "saving the mask now is a good idea.",
-        ).format(f"{exc_type.__name__}: {exc}")
+        ).format(f"{exc_type.__name__}: {str(exc)[:EXCEPTION_TEXT_MAX_CHARS]}")
         if log_file is not None:
             text += "\n\n" + where.format(log_file)
-        QMessageBox.critical(None, QCoreApplication.translate("Application", "Stepwise"), text)
+        showing.append(True)
+        try:
+            QMessageBox.critical(None, QCoreApplication.translate("Application", "Stepwise"), text)
+        finally:
+            showing.clear()
 
     return hook
 
@@ -66,7 +73,8 @@ def apply_style(app: QApplication) -> None:
     app.setFont(font)
     app.setStyle("Fusion")
     try:
-        app.setStyleSheet(STYLE_FILE.read_text(encoding="utf-8"))
+        style = STYLE_FILE.read_text(encoding="utf-8")
+        app.setStyleSheet(style.replace("@ICONS@", ICONS_DIR.as_posix()))
     except OSError as exc:
         log.warning("Style sheet %s not loaded: %s", STYLE_FILE, exc)
     if APP_ICON_FILE.exists():

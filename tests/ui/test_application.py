@@ -19,20 +19,25 @@ def test_run_application_opens_the_argument_and_saves_settings(
 ) -> None:  # noqa: ANN001
     picture = write_picture(tmp_path / "argument.png")
     seen = {}
+    created = []
+
+    class RecordingWindow(application.MainWindow):
+        def __init__(self, *args, **kwargs) -> None:  # noqa: ANN002, ANN003
+            super().__init__(*args, **kwargs)
+            created.append(self)
 
     def fake_exec() -> int:
         # Let the queued "open the argument" run, then look at the window and quit.
         for _ in range(20):
             QApplication.processEvents()
-        windows = [w for w in QApplication.topLevelWidgets() if w.objectName() == "MainWindow"]
-        doc = windows[-1].document
-        seen["size"] = (doc.width, doc.height)
-        seen["path"] = doc.image_path
-        windows[-1].paint_state.set_size_px(99)
-        for w in windows:
-            w.hide()
+        (window,) = created
+        seen["size"] = (window.document.width, window.document.height)
+        seen["path"] = window.document.image_path
+        window.paint_state.set_size_px(99)
+        window.hide()
         return 0
 
+    monkeypatch.setattr(application, "MainWindow", RecordingWindow)
     monkeypatch.setattr(sys, "excepthook", sys.excepthook)  # restored after the test
     monkeypatch.setattr(QApplication, "exec", staticmethod(fake_exec))
     monkeypatch.setattr(application.QApplication, "instance", staticmethod(lambda: qapp))
