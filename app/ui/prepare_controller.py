@@ -45,6 +45,8 @@ class PrepareController(QObject):
         self.panel = panel
         panel.options_changed.connect(self.update_summary)
         self.document.image_changed.connect(self.update_summary)
+        # A new picture (or a result painted on) needs a fresh prepare.
+        self.document.image_changed.connect(self.forget)
         self.update_summary()
 
     def forget(self) -> None:

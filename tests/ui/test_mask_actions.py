@@ -215,3 +215,18 @@ def test_applying_a_result_of_the_wrong_size_explains(qtbot, tmp_path, dialogs) 
     save_png_atomic(wrong, np.zeros((64, 64, 3), np.uint8))
     assert window.prepare_controller.apply_result_file(Path(wrong), prepared) is None
     assert "wrong.png" in dialogs.texts() and "64×64" in dialogs.texts()
+
+
+def test_continue_painting_on_a_result_keeps_the_mask(qtbot, tmp_path, dialogs) -> None:
+    window = open_window(qtbot, tmp_path)
+    square = _square_mask(window)
+    prepared = window.prepare_controller.prepare()
+    generated = np.full_like(prepared.image, 40)
+    path = tmp_path / "gen.png"
+    save_png_atomic(path, generated)
+    result = window.prepare_controller.apply_result_file(path, prepared)
+    dialog = dialogs.dialogs[-1]
+    dialog.use_requested.emit()
+    np.testing.assert_array_equal(window.document.image, result)
+    np.testing.assert_array_equal(window.document.mask, square)
+    assert window.document.history.can_undo()  # painting history survives
