@@ -230,3 +230,19 @@ def test_continue_painting_on_a_result_keeps_the_mask(qtbot, tmp_path, dialogs) 
     np.testing.assert_array_equal(window.document.image, result)
     np.testing.assert_array_equal(window.document.mask, square)
     assert window.document.history.can_undo()  # painting history survives
+
+
+def test_a_full_disk_while_saving_explains(qtbot, tmp_path, dialogs, monkeypatch) -> None:
+    import errno
+
+    from app.imaging import io
+
+    def full(path, data) -> None:  # noqa: ANN001
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    window = open_window(qtbot, tmp_path)
+    _square_mask(window)
+    monkeypatch.setattr(io, "write_bytes_atomic", full)
+    assert not window.mask_controller.save_mask(tmp_path / "mask.png")
+    assert "disk is full" in dialogs.texts() and "mask.png" in dialogs.texts()
+    assert window.document.modified
