@@ -98,3 +98,43 @@ def test_bounding_box_and_emptiness() -> None:
     mask[20, 33] = 200
     assert not mask_ops.is_empty(mask)
     assert mask_ops.bounding_box(mask) == Rect(7, 5, 27, 16)
+
+
+def test_large_grow_and_shrink_of_a_binary_mask_are_exact_discs() -> None:
+    grown = mask_ops.grow(dot(201), 60)
+    yy, xx = np.mgrid[0:201, 0:201]
+    disc = (yy - 100) ** 2 + (xx - 100) ** 2 <= 60**2
+    assert np.array_equal(grown == 255, disc)
+    shrunk = mask_ops.shrink(np.where(disc, np.uint8(255), np.uint8(0)), 50)
+    # Brute force: a pixel survives when no keep-pixel lies within 50 px of it.
+    keep = np.argwhere(~disc)
+    expected = np.zeros_like(disc)
+    for y, x in np.argwhere(disc[85:116, 85:116]) + 85:
+        expected[y, x] = np.min((keep[:, 0] - y) ** 2 + (keep[:, 1] - x) ** 2) > 50**2
+    assert np.array_equal(shrunk > 0, expected)
+    assert 250 < np.count_nonzero(expected) < 400  # about a disc of radius 10
+
+
+def test_large_grow_of_a_soft_mask_is_close_to_exact() -> None:
+    soft = np.zeros((300, 300), np.float32)
+    soft[130:170, 130:170] = 0.4
+    soft[140:160, 140:160] = 1.0
+    grown = mask_ops.grow(soft, 40)
+    yy, xx = np.mgrid[0:300, 0:300]
+    dx = np.maximum(np.maximum(140 - xx, xx - 159), 0)
+    dy = np.maximum(np.maximum(140 - yy, yy - 159), 0)
+    to_core = np.hypot(dx, dy)  # distance to the solid core
+    # The edges move by at most a few pixels (the soft path pools 3-px blocks).
+    assert np.all(grown[to_core <= 35] >= 0.99)
+    assert np.all(grown[(to_core >= 45) & (to_core <= 46)] >= 0.39)  # the 0.4 fringe, grown
+    assert np.all(grown[to_core > 40 + 15 + 4] == 0.0)  # the fringe reaches ≤ 10√2 px further
+    assert np.all(grown >= soft - 1e-6)
+    shrunk = mask_ops.shrink(soft, 12)
+    assert shrunk[150, 150] == 1.0 and shrunk[150, 132] == 0.0 and shrunk[0, 0] == 0.0
+
+
+def test_wide_blur_reaches_about_n_pixels() -> None:
+    mask = rect_mask(500, 500, 150, 150, 200, 200)
+    blurred = mask_ops.blur(mask, 64)
+    assert blurred[250, 250] == 255 and blurred[250, 150] in range(110, 146)
+    assert blurred[250, 150 - 70] == 0 and blurred[250, 150 - 40] > 0
