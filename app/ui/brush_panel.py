@@ -102,12 +102,12 @@ class BrushPanel(QWidget):
         layout.addWidget(brush)
         layout.addWidget(display)
 
-        state.tool_changed.connect(self._sync)
-        state.brush_changed.connect(self._sync)
-        view.view_mode_changed.connect(self._sync)
-        self._sync()
+        state.tool_changed.connect(self.sync_from_state)
+        state.brush_changed.connect(self.sync_from_state)
+        view.view_mode_changed.connect(self.sync_from_state)
+        self.sync_from_state()
 
-    def _sync(self) -> None:
+    def sync_from_state(self) -> None:
         self.tool_buttons[self.state.tool].setChecked(True)
         self.size_field.set_value(self.state.size_px)
         self.hardness_field.set_value(round(self.state.hardness * 100))
@@ -118,8 +118,9 @@ class BrushPanel(QWidget):
         self.view_combo.blockSignals(False)
         self.overlay_field.set_value(round(self.view.overlay_opacity * 100))
         color = self.view.overlay_color
+        text = "#000000" if color.lightness() > 140 else "#ffffff"
         self.color_button.setStyleSheet(
-            f"QPushButton#colorButton {{ background: {color.name()}; }}"
+            f"QPushButton#colorButton {{ background: {color.name()}; color: {text}; }}"
         )
         self.color_button.setText(color.name())
 
@@ -127,4 +128,4 @@ class BrushPanel(QWidget):
         color = QColorDialog.getColor(self.view.overlay_color, self, self.tr("Overlay colour"))
         if color.isValid():
             self.view.set_overlay(QColor(color), self.view.overlay_opacity)
-            self._sync()
+            self.sync_from_state()

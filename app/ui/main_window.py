@@ -483,7 +483,7 @@ class MainWindow(QMainWindow):
         self.canvas_view.set_overlay(
             color if color.isValid() else QColor("#ff3050"), paint.overlay_opacity
         )
-        self.brush_panel._sync()
+        self.brush_panel.sync_from_state()
         self.prepare_panel.load_settings(paint)
         self._rebuild_recent_menu()
 
