@@ -67,6 +67,11 @@ def _running_processes() -> list[QProcess]:
 @pytest.fixture(autouse=True)
 def no_leftover_threads_or_processes() -> Iterator[None]:
     """Fails the test if it leaves a QThread running or a child process alive, then cleans up."""
+    yield from leak_check()
+
+
+def leak_check() -> Iterator[None]:
+    """The guard as a plain generator: yield once around the code under watch."""
     _track_starts()
     children_before = set(child_pids())
     yield
