@@ -163,41 +163,52 @@ class PrepareController(QObject):
         return True
 
     def apply_result(self) -> None:
-        """Asks for a generated image and composites it into the original."""
-        prepared = self.last_prepared or self.prepare()
-        if prepared is None:
+        """Asks for a generated image and composites it into the original.
+
+        When the image sits in an exported folder (next to its prepare.json), that folder's
+        record is used, so a result generated in another session still maps back exactly;
+        otherwise the current picture and mask are prepared with the panel's options.
+        """
+        if self.document.is_empty():
             return
         start = str(self.last_export_dir or "")
         path, _ = QFileDialog.getOpenFileName(
             self.dialog_parent, self.tr("Choose the generated image"), start, image_file_filter()
         )
-        if path:
-            self.apply_result_file(Path(path), prepared)
+        if not path:
+            return
+        chosen = Path(path)
+        source: prep.Prepared | Path | None
+        if (chosen.parent / prep.RECORD_FILE).is_file():
+            source = chosen.parent
+        else:
+            source = self.last_prepared or self.prepare()
+        if source is not None:
+            self.apply_result_file(chosen, source)
 
-    def apply_result_file(self, path: Path, prepared: prep.Prepared) -> np.ndarray | None:
+    def apply_result_file(self, path: Path, source: prep.Prepared | Path) -> np.ndarray | None:
+        """Composites the generated picture at `path`; `source` is a Prepared or its folder."""
+        title = self.tr("Could not apply the result")
         try:
             with _WaitCursor():
                 generated = io.load_image(path)
-                expected = prepared.record.input_size
-                if (generated.shape[1], generated.shape[0]) != tuple(expected):
-                    show_error(
-                        self.dialog_parent,
-                        self.tr("Could not apply the result"),
-                        self.tr(
-                            "{file} is {gw}×{gh} px, but the prepared input is {w}×{h} px. Choose "
-                            "the image generated from this prepared input."
-                        ).format(
-                            file=path.name,
-                            gw=generated.shape[1],
-                            gh=generated.shape[0],
-                            w=expected.width,
-                            h=expected.height,
-                        ),
-                    )
-                    return None
-                result = prep.composite_prepared(prepared, generated)
+                if isinstance(source, Path):
+                    expected = prep.load_prepared(source).record.input_size
+                else:
+                    expected = source.record.input_size
+                size = (generated.shape[1], generated.shape[0])
+                result = None
+                if size == tuple(expected):
+                    result = prep.composite_prepared(source, generated)
         except (StepwiseError, OSError, ValueError, MemoryError) as exc:
-            show_error(self.dialog_parent, self.tr("Could not apply the result"), exc, path)
+            show_error(self.dialog_parent, title, exc, path)
+            return None
+        if result is None:
+            text = self.tr(
+                "{file} is {gw}×{gh} px, but the prepared input is {w}×{h} px. Choose "
+                "the image generated from this prepared input."
+            ).format(file=path.name, gw=size[0], gh=size[1], w=expected.width, h=expected.height)
+            show_error(self.dialog_parent, title, text)
             return None
         self.show_result(result, path)
         return result
@@ -206,8 +217,19 @@ class PrepareController(QObject):
         details = self.tr("{0} blended into the original with the soft mask.").format(source.name)
         dialog = ResultDialog(result, details, self.dialog_parent)
         dialog.save_requested.connect(lambda: self._save_result(result))
-        dialog.use_requested.connect(lambda: (self.document.replace_image(result), dialog.accept()))
+        dialog.use_requested.connect(lambda: self._use_result(result, dialog))
         dialog.exec()
+
+    def _use_result(self, result: np.ndarray, dialog: ResultDialog) -> None:
+        if result.shape[:2] != self.document.mask.shape:
+            show_error(
+                dialog,
+                self.tr("Cannot paint on this result"),
+                self.tr("The result belongs to a picture of another size; save it instead."),
+            )
+            return
+        self.document.replace_image(result)
+        dialog.accept()
 
     def _save_result(self, result: np.ndarray) -> None:
         suggested = ""

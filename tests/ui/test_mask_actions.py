@@ -246,3 +246,34 @@ def test_a_full_disk_while_saving_explains(qtbot, tmp_path, dialogs, monkeypatch
     assert not window.mask_controller.save_mask(tmp_path / "mask.png")
     assert "disk is full" in dialogs.texts() and "mask.png" in dialogs.texts()
     assert window.document.modified
+
+
+def test_a_result_saved_in_an_exported_folder_uses_that_folders_record(
+    qtbot, tmp_path, dialogs
+) -> None:
+    window = open_window(qtbot, tmp_path)
+    _square_mask(window, 100, 80, 150, 130)
+    window.prepare_panel.only_masked_check.setChecked(True)
+    window.prepare_panel.padding_spin.setValue(16)
+    out = tmp_path / "exported"
+    dialogs.folders = [str(out)]
+    window.actions_by_name["export_prepared"].trigger()
+    record = json.loads((out / "prepare.json").read_text())
+    width, height = record["input"]["width"], record["input"]["height"]
+    assert (width, height) != (IMAGE_W, IMAGE_H)  # only the masked region
+
+    # A later session: the options changed meanwhile, the folder still decides.
+    window.prepare_panel.only_masked_check.setChecked(False)
+    window.prepare_controller.forget()
+    generated = np.zeros((height, width, 3), np.uint8)
+    generated[...] = (250, 0, 0)
+    result_path = out / "sd-cli-output.png"
+    save_png_atomic(result_path, generated)
+    dialogs.open_files = [str(result_path)]
+    window.actions_by_name["apply_result"].trigger()
+    assert [k for k in dialogs.kinds() if k == "warning"] == []
+    result_dialog = dialogs.dialogs[-1]
+    assert result_dialog.windowTitle() == "Result"
+    result = result_dialog.image_label._pixmap.toImage()
+    assert result.pixelColor(125, 105).red() == 250
+    assert result.pixelColor(10, 10) == window.canvas_view._image_qimage.pixelColor(10, 10)

@@ -564,6 +564,10 @@ Scale the mask to the image size?</source>
         <translation>50 % 灰色</translation>
     </message>
     <message>
+        <source>Cannot paint on this result</source>
+        <translation>无法在此结果上继续绘制</translation>
+    </message>
+    <message>
         <source>Choose the generated image</source>
         <translation>选择生成的图像</translation>
     </message>
@@ -610,6 +614,10 @@ Scale the mask to the image size?</source>
     <message>
         <source>The model gets {w}×{h} px, aligned to 16 px by {align}; the masked area is filled with {fill}. The result is blended back with a {f} px feather.</source>
         <translation>模型收到 {w}×{h} px 的输入，通过{align}对齐到 16 px；蒙版区域用{fill}填充。结果将以 {f} px 羽化融合回原图。</translation>
+    </message>
+    <message>
+        <source>The result belongs to a picture of another size; save it instead.</source>
+        <translation>此结果属于另一尺寸的图像，请改为保存它。</translation>
     </message>
     <message>
         <source>Wrote input.png, mask.png and prepare.json to {0}</source>
