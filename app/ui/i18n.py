@@ -7,7 +7,7 @@ import logging
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QLocale, QTranslator
+from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +51,7 @@ class TsTranslator(QTranslator):
         super().__init__()
         self.language = language
         self.table: dict[tuple[str, str], str] = {}
+        self.qt_translator: QTranslator | None = None  # Qt's own strings, kept alive here
         lang_dir = folder / language
         for path in sorted(lang_dir.glob("*.ts")) if lang_dir.is_dir() else []:
             try:
@@ -72,12 +73,28 @@ class TsTranslator(QTranslator):
 
 
 def install_translator(language: str) -> TsTranslator | None:
-    """Installs the translator for `language` on the running application; None for English."""
+    """Installs the translator for `language` on the running application; None for English.
+
+    Qt's own catalogue (qtbase_<language>.qm, shipped with PySide6) is installed alongside, so the
+    standard buttons of message boxes and dialogs (Yes, Cancel, Close) are translated too.
+    """
     if language == SOURCE_LANGUAGE:
         return None
     translator = TsTranslator(language)
     app = QCoreApplication.instance()
     if translator.isEmpty() or app is None:
         return None
+    qt_translator = QTranslator()
+    qt_dir = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
+    if qt_translator.load(f"qtbase_{language}", qt_dir):
+        app.installTranslator(qt_translator)
+        translator.qt_translator = qt_translator
     app.installTranslator(translator)
     return translator
+
+
+def remove_translator(translator: TsTranslator) -> None:
+    """Undoes `install_translator` (tests, a language switch)."""
+    QCoreApplication.removeTranslator(translator)
+    if translator.qt_translator is not None:
+        QCoreApplication.removeTranslator(translator.qt_translator)

@@ -92,7 +92,7 @@ def chinese(qapp):  # noqa: ANN001, ANN201
     translator = i18n.install_translator("zh_CN")
     assert translator is not None
     yield translator
-    QCoreApplication.removeTranslator(translator)
+    i18n.remove_translator(translator)
 
 
 def test_chinese_appears_in_the_window(qtbot, chinese) -> None:
@@ -103,6 +103,8 @@ def test_chinese_appears_in_the_window(qtbot, chinese) -> None:
     assert window.mask_panel.findChild(type(window.mask_panel.grow_spin)) is not None
     titles = [a.text() for a in window.menuBar().actions()]
     assert "文件(&F)" in titles
+    # Qt's own standard buttons come translated as well.
+    assert QCoreApplication.translate("QPlatformTheme", "Cancel") == "取消"
     # Untranslated strings fall back to English instead of vanishing.
     assert QCoreApplication.translate("MainWindow", "no such string") == "no such string"
 
