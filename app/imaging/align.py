@@ -85,7 +85,7 @@ def plan_alignment(
         # A side shorter than one cell cannot be cropped; it is padded up instead.
         new_w = width - width % step_px if width >= step_px else step_px
         new_h = height - height % step_px if height >= step_px else step_px
-        if (new_w, new_h) != (width, height) and (new_w > width or new_h > height):
+        if new_w > width or new_h > height:
             return plan_alignment(size, "pad", step_px)
         crop = Rect((width - new_w) // 2, (height - new_h) // 2, new_w, new_h)
         return AlignPlan("crop", source, Size(new_w, new_h), crop=crop)

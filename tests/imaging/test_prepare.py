@@ -14,6 +14,7 @@ from app.imaging import prepare as prep
 from app.imaging.composite import feather_weights
 from app.imaging.geometry import Rect
 from app.imaging.io import MaskSizeError, load_image, load_mask
+from app.imaging.prepare_record import mask_as_uint8
 
 from .conftest import make_picture, rect_mask
 
@@ -42,7 +43,7 @@ def test_float_masks_are_accepted(picture: np.ndarray, mask: np.ndarray) -> None
     prepared = prep.prepare(picture, mask.astype(np.float32) / 255.0, prep.PrepareOptions())
     assert np.count_nonzero(prepared.mask) == np.count_nonzero(mask)
     soft = np.array([[-0.5, 0.0, 0.2, 0.499, 0.5, 1.0, 1.5]], np.float32)
-    assert prep._as_uint8_mask(soft).tolist() == [[0, 0, 51, 127, 128, 255, 255]]
+    assert mask_as_uint8(soft).tolist() == [[0, 0, 51, 127, 128, 255, 255]]
 
 
 def test_empty_mask_is_refused_with_the_fix(picture: np.ndarray) -> None:

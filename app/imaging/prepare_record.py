@@ -1,0 +1,151 @@
+"""What `prepare` was asked to do and what it did: options, the record kept as prepare.json,
+and the in-memory result."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from app.core.errors import InputError
+from app.imaging.align import ALIGN_MODES, AlignMode, AlignPlan, plan_alignment
+from app.imaging.fill import FILL_MODES, FillMode
+from app.imaging.geometry import Rect, Size
+
+FORMAT = 1
+KIND = "stepwise-prepare"
+MAX_PADDING_PX = 4096
+MAX_FEATHER_PX = 256
+
+
+@dataclass(frozen=True)
+class PrepareOptions:
+    """How to prepare: alignment, fill, 'only masked' region with padding, composite feather."""
+
+    align: AlignMode = "pad"
+    fill: FillMode = "grey"
+    only_masked: bool = False
+    padding_px: int = 64
+    feather_px: int = 8
+
+    def check(self) -> None:
+        """Raises InputError for a value a user could have typed wrong."""
+        if self.align not in ALIGN_MODES:
+            raise InputError(f"Unknown alignment {self.align!r}.", fix="Use pad, crop or scale.")
+        if self.fill not in FILL_MODES:
+            raise InputError(f"Unknown fill {self.fill!r}.", fix="Use grey, blur or none.")
+        if not 0 <= self.padding_px <= MAX_PADDING_PX:
+            raise InputError(
+                f"Padding {self.padding_px} px is out of range.",
+                fix=f"Use 0 to {MAX_PADDING_PX} px.",
+            )
+        if not 0 <= self.feather_px <= MAX_FEATHER_PX:
+            raise InputError(
+                f"Feather {self.feather_px} px is out of range.",
+                fix=f"Use 0 to {MAX_FEATHER_PX} px.",
+            )
+
+
+@dataclass(frozen=True)
+class PrepareRecord:
+    """Everything needed to map a generated picture back onto the original (prepare.json)."""
+
+    original_size: Size
+    region: Rect  # in the original picture; all of it unless only_masked
+    align: AlignPlan  # applied to the region
+    fill: FillMode
+    feather_px: int
+    only_masked: bool
+    padding_px: int
+    image_sha256: str
+    mask_sha256: str | None  # None: no mask, the whole picture is repainted
+
+    @property
+    def input_size(self) -> Size:
+        return self.align.aligned_size
+
+    def to_json(self) -> dict:
+        return {
+            "format": FORMAT,
+            "kind": KIND,
+            "original": {
+                "width": self.original_size.width,
+                "height": self.original_size.height,
+                "image_sha256": self.image_sha256,
+                "mask_sha256": self.mask_sha256,
+            },
+            "region": list(self.region),
+            "align": self.align.to_json(),
+            "input": {"width": self.input_size.width, "height": self.input_size.height},
+            "fill": self.fill,
+            "feather_px": self.feather_px,
+            "only_masked": self.only_masked,
+            "padding_px": self.padding_px,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> PrepareRecord:
+        """Parses and cross-checks; raises ValueError/KeyError/TypeError when inconsistent."""
+        original = data["original"]
+        record = cls(
+            original_size=Size(int(original["width"]), int(original["height"])),
+            region=Rect(*(int(v) for v in data["region"])),
+            align=AlignPlan.from_json(data["align"]),
+            fill=data["fill"],
+            feather_px=int(data["feather_px"]),
+            only_masked=bool(data["only_masked"]),
+            padding_px=int(data["padding_px"]),
+            image_sha256=str(original["image_sha256"]),
+            mask_sha256=None if original["mask_sha256"] is None else str(original["mask_sha256"]),
+        )
+        whole = Rect(0, 0, *record.original_size)
+        if record.region.is_empty() or record.region.intersect(whole) != record.region:
+            raise ValueError("the region lies outside the picture")
+        if record.align.source_size != record.region.size:
+            raise ValueError("the alignment does not match the region")
+        if record.fill not in FILL_MODES:
+            raise ValueError(f"unknown fill {record.fill!r}")
+        if (
+            record.align.aligned_size
+            != plan_alignment(record.region.size, record.align.mode).aligned_size
+        ):
+            raise ValueError("the aligned size does not follow from the region")
+        return record
+
+
+@dataclass
+class Prepared:
+    """The engine's input picture and binary mask, plus the originals and the record."""
+
+    image: np.ndarray  # HxWx3 uint8, sides multiples of 16: what input.png holds
+    mask: np.ndarray | None  # HxW uint8 0/255, same size (mask.png); None without a mask
+    record: PrepareRecord
+    options: PrepareOptions
+    original_image: np.ndarray
+    original_mask: np.ndarray | None  # as given (soft), uint8
+    notes: list[str] = field(default_factory=list)  # things the user should know
+
+    @property
+    def region(self) -> Rect:
+        return self.record.region
+
+
+def pixel_sha256(array: np.ndarray) -> str:
+    """SHA-256 of an array's shape, type and pixels (not of any file encoding)."""
+    digest = hashlib.sha256(f"{array.dtype.str}{array.shape}".encode())
+    digest.update(np.ascontiguousarray(array).data)
+    return digest.hexdigest()
+
+
+def mask_as_uint8(mask: np.ndarray) -> np.ndarray:
+    """A uint8 (0..255) mask from uint8 or float (0..1) input; uint8 comes back as is."""
+    if mask.dtype == np.uint8:
+        return mask
+    mask = mask.astype(np.float32, copy=False)
+    # cv2 rounds and saturates ~10× faster than numpy on a 4096² canvas, but mirrors negative
+    # values (it takes |x|): clip only in the rare case there are any.
+    if cv2.minMaxLoc(mask)[0] < 0.0:
+        mask = np.clip(mask, 0.0, 1.0)
+    return cv2.convertScaleAbs(mask, alpha=255.0)
