@@ -85,7 +85,9 @@ def _decoded(path: Path, image: Image.Image) -> Image.Image:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # palette-transparency notes, bomb warnings
             image.load()
-            return ImageOps.exif_transpose(image)
+            # In place: a copy of a 100-MP picture just to read its orientation is 300 MB.
+            ImageOps.exif_transpose(image, in_place=True)
+            return image
     except (OSError, SyntaxError, ValueError, Image.DecompressionBombError) as exc:
         raise InputError(f"{path} could not be decoded ({exc}).", fix=_FIX_DAMAGED) from exc
 
