@@ -253,10 +253,23 @@ class CanvasView(QWidget):
         painter = QPainter(self)
         exposed = event.rect()
         painter.fillRect(exposed, BACKGROUND)
-        if not self.document.is_empty():
+        if self.document.is_empty():
+            self._paint_empty_hint(painter)
+        else:
             self._paint_image(painter, exposed)
         self._paint_tool_overlay(painter)
         painter.end()
+
+    def _paint_empty_hint(self, painter: QPainter) -> None:
+        painter.setPen(QColor("#7d8590"))
+        font = painter.font()
+        font.setPointSizeF(font.pointSizeF() * 1.3)
+        painter.setFont(font)
+        painter.drawText(
+            self.rect(),
+            Qt.AlignmentFlag.AlignCenter,
+            self.tr("Open a picture (Ctrl+O) or drop one here\nPNG, JPEG, WebP or BMP"),
+        )
 
     def _paint_image(self, painter: QPainter, exposed: QRect) -> None:
         top_left = self.widget_to_image(QPointF(exposed.topLeft()))

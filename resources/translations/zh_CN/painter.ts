@@ -108,6 +108,15 @@ Your work is still open; saving the mask now is a good idea.</source>
     </message>
 </context>
 <context>
+    <name>CanvasView</name>
+    <message>
+        <source>Open a picture (Ctrl+O) or drop one here
+PNG, JPEG, WebP or BMP</source>
+        <translation>打开一张图像（Ctrl+O）或将图像拖放到此处
+支持 PNG、JPEG、WebP 和 BMP</translation>
+    </message>
+</context>
+<context>
     <name>FileFilters</name>
     <message>
         <source>All files</source>
