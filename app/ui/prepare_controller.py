@@ -20,6 +20,8 @@ from app.ui.messages import show_error
 from app.ui.prepare_panel import PreparePanel
 
 log = logging.getLogger(__name__)
+# prepare() binarises at 50 %: a mask weaker than that everywhere repaints nothing.
+EMPTY_MASK_BELOW = 0.5
 
 
 class _WaitCursor:
@@ -82,6 +84,17 @@ class PrepareController(QObject):
         """Prepares the current document, or explains in a message box why it cannot."""
         doc = self.document
         if doc.is_empty():
+            return None
+        if float(doc.mask.max()) < EMPTY_MASK_BELOW:
+            # Checked here as well as in prepare() so that the message can be translated.
+            QMessageBox.warning(
+                self.dialog_parent,
+                self.tr("The mask is empty"),
+                self.tr(
+                    "Paint the area to repaint first: white in the mask, at least 50 % strength "
+                    "(or load a mask)."
+                ),
+            )
             return None
         try:
             with _WaitCursor():

@@ -167,6 +167,10 @@ def test_prepare_with_an_empty_mask_explains(qtbot, tmp_path, dialogs) -> None:
     window.actions_by_name["preview_prepared"].trigger()
     assert dialogs.kinds() == ["warning"]
     assert "empty" in dialogs.texts()
+    # Too faint to repaint anything counts as empty too (prepare binarises at 50 %).
+    window.document.replace_mask("Load mask", np.full((IMAGE_H, IMAGE_W), 0.3, np.float32))
+    window.actions_by_name["export_prepared"].trigger()
+    assert dialogs.kinds() == ["warning", "warning"]
     assert dialogs.dialogs == []
 
 

@@ -617,8 +617,16 @@ Scale the mask to the image size?</source>
         <translation>请先打开一张图像。</translation>
     </message>
     <message>
+        <source>Paint the area to repaint first: white in the mask, at least 50 % strength (or load a mask).</source>
+        <translation>请先涂抹需要重绘的区域：蒙版中的白色，强度至少 50 %（或载入一个蒙版）。</translation>
+    </message>
+    <message>
         <source>Save Result</source>
         <translation>保存结果</translation>
+    </message>
+    <message>
+        <source>The mask is empty</source>
+        <translation>蒙版是空的</translation>
     </message>
     <message>
         <source>The model gets {w}×{h} px, aligned to 16 px by {align}; the masked area is filled with {fill}. The result is blended back with a {f} px feather.</source>
