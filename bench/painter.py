@@ -3,12 +3,12 @@ exporting a 4096×4096 picture. Prints one table with the targets and measured/t
 
     .venv/bin/python bench/painter.py [--quick]
 
-Dabs are timed twice: wall clock (what the user feels) and the thread's CPU time (what the code
-costs). On a busy machine the wall p95 of a dab includes being preempted by other processes;
-the CPU p95 does not, and is the number to optimise against.
+Every row also shows CPU time, which does not count time the process spent preempted by other
+processes: on a busy machine the wall-clock p95 of a sub-millisecond dab is mostly preemption
+(a scheduler slice is several ms), and the CPU column is the number to optimise against.
 
-PNG compression is the export lever: level 0 (stored, the default of export_prepared) against
-level 1 (SUB filter + run-length zlib) is measured side by side.
+PNG compression is the export lever: level 0 (stored, the default of export_prepared) and
+level 1 (SUB filter + run-length zlib) are measured side by side.
 """
 
 from __future__ import annotations
@@ -46,21 +46,17 @@ PREPARE_TARGET_MS = 300.0
 class Row:
     name: str
     p50_ms: float
-    worst_ms: float | None  # p95 for dabs, max of the repeats otherwise
+    worst_ms: float  # p95 for dabs, the slowest repeat otherwise
+    cpu_ms: float  # dabs: p95 of the thread's CPU time; others: median CPU time of the process
     target_ms: float | None
     target_text: str
-    cpu_p95_ms: float | None = None
+    judged_on_worst: bool = False  # dabs are judged on p95, everything else on the median
 
-    def ratio(self) -> str:
+    def ratios(self) -> tuple[str, str]:
         if self.target_ms is None:
-            return ""
-        measured = self.worst_ms if self.cpu_p95_ms is not None else self.p50_ms
-        return f"{measured / self.target_ms:.2f}"
-
-    def cpu_ratio(self) -> str:
-        if self.target_ms is None or self.cpu_p95_ms is None:
-            return ""
-        return f"{self.cpu_p95_ms / self.target_ms:.2f}"
+            return "", ""
+        wall = self.worst_ms if self.judged_on_worst else self.p50_ms
+        return f"{wall / self.target_ms:.2f}", f"{self.cpu_ms / self.target_ms:.2f}"
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -68,13 +64,15 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q / 100.0 * (len(ordered) - 1))))]
 
 
-def time_ms(action: Callable[[], object], repeats: int) -> list[float]:
-    times = []
+def measure(action: Callable[[], object], repeats: int) -> tuple[list[float], list[float]]:
+    """Wall-clock and process CPU times (ms) of `repeats` runs."""
+    wall, cpu = [], []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         action()
-        times.append((time.perf_counter() - start) * 1000.0)
-    return times
+        cpu.append((time.process_time() - start_cpu) * 1000.0)
+        wall.append((time.perf_counter() - start) * 1000.0)
+    return wall, cpu
 
 
 def time_dabs(mask: np.ndarray, kernel: np.ndarray, centres: np.ndarray, erase: bool) -> tuple:
@@ -109,11 +107,11 @@ def bench_dabs(rows: list[Row], dabs: int) -> None:
         centres = rng.uniform(0, CANVAS_PX, size=(dabs, 2))
         p50, p95, cpu95 = time_dabs(mask, kernel, centres, erase)
         name = f"{'erase' if erase else 'dab'} d={diameter} hardness={hardness}"
-        rows.append(Row(name, p50, p95, DAB_P95_TARGET_MS, target, cpu95))
+        rows.append(Row(name, p50, p95, cpu95, DAB_P95_TARGET_MS, target, judged_on_worst=True))
     cold = np.zeros((CANVAS_PX, CANVAS_PX), np.float32)
     centres = rng.uniform(0, CANVAS_PX, size=(dabs, 2))
     p50, p95, cpu95 = time_dabs(cold, brush.dab_kernel(512, 1.0), centres, False)
-    rows.append(Row("dab d=512, fresh np.zeros canvas", p50, p95, None, "(info: cold)", cpu95))
+    rows.append(Row("dab d=512, fresh np.zeros canvas", p50, p95, cpu95, None, "(info: cold)"))
 
 
 def bench_stroke(rows: list[Row]) -> None:
@@ -121,26 +119,27 @@ def bench_stroke(rows: list[Row]) -> None:
     diameter = 64
     kernel = brush.dab_kernel(diameter, 0.5)
     spacing = brush.dab_spacing_px(diameter)
-    length = 499.5 * spacing  # 50 events of ~10 dabs each, plus the press: 500 dabs
+    segment = 9.9 * spacing  # each pointer event adds 10 dabs
     counts = []
 
     def stroke() -> None:
-        # Arrives as 50 pointer events, like a real drag.
+        # Arrives as 50 pointer events, like a real drag (the press dab is not counted).
         last = (100.0, 100.0)
-        points = [last]
+        points: list[tuple[float, float]] = []
         for i in range(1, 51):
-            p = (100.0 + length * i / 50 * 0.8, 100.0 + length * i / 50 * 0.6)
+            p = (100.0 + segment * i * 0.8, 100.0 + segment * i * 0.6)
             points += brush.stroke_points(last, p, spacing, include_start=False)
             last = p
         counts.append(len(points))
         brush.stamp_stroke(mask, points, kernel, 1.0)
 
-    times = time_ms(stroke, 5)
+    wall, cpu = measure(stroke, 5)
     rows.append(
         Row(
-            "stroke, 500 dabs d=64 (total)",
-            statistics.median(times),
-            max(times),
+            f"stroke, {counts[0]} dabs d=64 (total)",
+            statistics.median(wall),
+            max(wall),
+            statistics.median(cpu),
             STROKE_TARGET_MS,
             f"≤ {STROKE_TARGET_MS:g} ms",
         )
@@ -156,37 +155,44 @@ def bench_prepare(rows: list[Row], repeats: int) -> None:
     mask = np.zeros(image.shape[:2], np.uint8)
     mask[1000:2200, 1500:2600] = 255
     soft = mask.astype(np.float32) / 255.0  # what the canvas hands over
-    target = f"≤ {PREPARE_TARGET_MS:g} ms"
 
-    def add(name: str, times: list[float], target_ms: float | None = PREPARE_TARGET_MS) -> None:
-        text = target if target_ms is not None else "(info)"
-        rows.append(Row(name, statistics.median(times), max(times), target_ms, text))
+    def add(name: str, wall: list[float], cpu: list[float], target_ms: float | None) -> None:
+        text = f"≤ {target_ms:g} ms" if target_ms is not None else "(info)"
+        rows.append(
+            Row(name, statistics.median(wall), max(wall), statistics.median(cpu), target_ms, text)
+        )
 
-    prep_times = time_ms(lambda: prepare(image, mask, PrepareOptions()), repeats)
-    add("prepare 4093×4090, uint8 mask", prep_times)
+    prep_wall, prep_cpu = measure(lambda: prepare(image, mask, PrepareOptions()), repeats)
+    add("prepare 4093×4090, uint8 mask", prep_wall, prep_cpu, PREPARE_TARGET_MS)
     add(
         "prepare 4093×4090, float32 mask",
-        time_ms(lambda: prepare(image, soft, PrepareOptions()), repeats),
+        *measure(lambda: prepare(image, soft, PrepareOptions()), repeats),
+        PREPARE_TARGET_MS,
     )
     add(
         "prepare 4093×4090, only masked",
-        time_ms(lambda: prepare(image, mask, PrepareOptions(only_masked=True)), repeats),
+        *measure(lambda: prepare(image, mask, PrepareOptions(only_masked=True)), repeats),
+        PREPARE_TARGET_MS,
     )
     prepared = prepare(image, mask, PrepareOptions())
     result = np.zeros_like(prepared.image)
     add(
         "composite 4093×4090, feather 8",
-        time_ms(lambda: composite_prepared(prepared, result), repeats),
+        *measure(lambda: composite_prepared(prepared, result), repeats),
         None,
     )
     with tempfile.TemporaryDirectory() as folder:
         for level in (0, 1):
             out = Path(folder) / f"level{level}"
-            times = time_ms(lambda o=out, lv=level: export_prepared(o, prepared, lv), repeats)
+            wall, cpu = measure(lambda o=out, lv=level: export_prepared(o, prepared, lv), repeats)
             size_mb = sum(p.stat().st_size for p in out.iterdir()) / 1e6
-            add(f"export, PNG level {level} ({size_mb:.0f} MB)", times, None)
-            total = [a + b for a, b in zip(sorted(prep_times), sorted(times), strict=True)]
-            add(f"prepare + export, PNG level {level}", total)
+            add(f"export, PNG level {level} ({size_mb:.0f} MB)", wall, cpu, None)
+            add(
+                f"prepare + export, PNG level {level}",
+                [a + b for a, b in zip(sorted(prep_wall), sorted(wall), strict=True)],
+                [a + b for a, b in zip(sorted(prep_cpu), sorted(cpu), strict=True)],
+                PREPARE_TARGET_MS,
+            )
 
 
 def main() -> int:
@@ -198,19 +204,19 @@ def main() -> int:
     bench_stroke(rows)
     bench_prepare(rows, 2 if args.quick else 5)
     print(
-        f"{'measurement':<36}{'p50 ms':>9}{'p95/max':>9}{'cpu p95':>9}  {'target':<13}"
+        f"{'measurement':<36}{'p50 ms':>9}{'p95/max':>9}{'cpu ms':>9}  {'target':<13}"
         f"{'ratio':>6}{'cpu':>6}"
     )
     for row in rows:
-        worst = f"{row.worst_ms:9.2f}" if row.worst_ms is not None else " " * 9
-        cpu = f"{row.cpu_p95_ms:9.2f}" if row.cpu_p95_ms is not None else " " * 9
+        wall_ratio, cpu_ratio = row.ratios()
         print(
-            f"{row.name:<36}{row.p50_ms:9.2f}{worst}{cpu}  {row.target_text:<13}"
-            f"{row.ratio():>6}{row.cpu_ratio():>6}"
+            f"{row.name:<36}{row.p50_ms:9.2f}{row.worst_ms:9.2f}{row.cpu_ms:9.2f}  "
+            f"{row.target_text:<13}{wall_ratio:>6}{cpu_ratio:>6}"
         )
     print(
-        "ratio = measured / target: wall p95 for dabs, median otherwise; cpu = CPU-time p95 "
-        "(no preemption). ≤ 1.00 meets the target."
+        "ratio = wall time / target (p95 for dabs, median otherwise); cpu = CPU time / target "
+        "(dabs: the thread's p95; others: median of the whole process, all threads, so it can "
+        "exceed wall time). ≤ 1.00 meets the target."
     )
     return 0
 
