@@ -38,11 +38,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.canvas import files
 from app.canvas.document import MaskDocument
 from app.canvas.tools import PaintState, ToolKind
 from app.core.errors import StepwiseError
 from app.core.settings import Settings
-from app.imaging import io
 from app.ui.brush_panel import BrushPanel
 from app.ui.canvas_view import CanvasView, ViewMode
 from app.ui.file_filters import IMAGE_SUFFIXES, image_file_filter, png_file_filter
@@ -540,7 +540,7 @@ class MainWindow(QMainWindow):
         path = Path(path)
         QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
-            image = io.load_image(path)
+            image = files.read_picture(path)
         except (StepwiseError, OSError, MemoryError) as exc:
             QApplication.restoreOverrideCursor()
             show_error(self, self.tr("Could not open the image"), exc, path)

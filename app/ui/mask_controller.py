@@ -5,22 +5,15 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-import numpy as np
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
+from app.canvas import files, operations
 from app.canvas.document import MaskDocument
 from app.core.errors import StepwiseError
-from app.imaging import io, mask_ops
 from app.ui.messages import show_error
 
 log = logging.getLogger(__name__)
-
-
-def mask_to_float(mask: np.ndarray) -> np.ndarray:
-    if mask.dtype == np.uint8:
-        return mask.astype(np.float32) / 255.0
-    return np.clip(mask.astype(np.float32), 0.0, 1.0)
 
 
 class MaskController(QObject):
@@ -34,25 +27,23 @@ class MaskController(QObject):
         self.document = document
         self.dialog_parent = dialog_parent
 
-    # Labels are stored untranslated in the history and translated when shown.
-
     def clear(self) -> bool:
-        return self.document.apply_operation("Clear mask", mask_ops.clear)
+        return operations.clear_mask(self.document)
 
     def fill(self) -> bool:
-        return self.document.apply_operation("Fill mask", mask_ops.fill)
+        return operations.fill_mask(self.document)
 
     def invert(self) -> bool:
-        return self.document.apply_operation("Invert mask", mask_ops.invert)
+        return operations.invert_mask(self.document)
 
     def grow(self, px: int) -> bool:
-        return self.document.apply_operation("Grow mask", lambda m: mask_ops.grow(m, px))
+        return operations.grow_mask(self.document, px)
 
     def shrink(self, px: int) -> bool:
-        return self.document.apply_operation("Shrink mask", lambda m: mask_ops.shrink(m, px))
+        return operations.shrink_mask(self.document, px)
 
     def blur(self, px: int) -> bool:
-        return self.document.apply_operation("Blur mask", lambda m: mask_ops.blur(m, px))
+        return operations.blur_mask(self.document, px)
 
     def load_mask(self, path: Path) -> bool:
         """Loads a mask PNG; a different size is offered a scale to fit, never silently applied."""
@@ -61,8 +52,8 @@ class MaskController(QObject):
             return False
         size = (doc.width, doc.height)
         try:
-            mask = io.load_mask(path, size)
-        except io.MaskSizeError as exc:
+            mask = files.read_mask(path, size)
+        except files.MaskSizeError as exc:
             answer = QMessageBox.question(
                 self.dialog_parent,
                 self.tr("Mask size does not match"),
@@ -78,14 +69,14 @@ class MaskController(QObject):
             if answer != QMessageBox.StandardButton.Yes:
                 return False
             try:
-                mask = io.scale_mask(io.load_mask(path, None), size)
+                mask = files.read_mask_scaled(path, size)
             except (StepwiseError, OSError, ValueError) as exc2:
                 show_error(self.dialog_parent, self.tr("Could not load the mask"), exc2, path)
                 return False
         except (StepwiseError, OSError, ValueError) as exc:
             show_error(self.dialog_parent, self.tr("Could not load the mask"), exc, path)
             return False
-        doc.replace_mask("Load mask", mask_to_float(mask))
+        doc.replace_mask("Load mask", mask)
         doc.mask_path = path
         self.mask_loaded.emit(str(path))
         return True
@@ -94,9 +85,8 @@ class MaskController(QObject):
         """Writes the mask as an 8-bit PNG (white = repaint), atomically."""
         if self.document.is_empty():
             return False
-        data = np.round(self.document.mask * 255.0).astype(np.uint8)
         try:
-            io.save_png_atomic(path, data)
+            files.write_mask(path, self.document.mask)
         except (StepwiseError, OSError) as exc:
             show_error(self.dialog_parent, self.tr("Could not save the mask"), exc, path)
             return False

@@ -9,11 +9,10 @@ import numpy as np
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QWidget
 
+from app.canvas import files
+from app.canvas import preparation as prep
 from app.canvas.document import MaskDocument
 from app.core.errors import StepwiseError
-from app.imaging import io
-from app.imaging import prepare as prep
-from app.imaging.align import plan_alignment
 from app.ui.file_filters import image_file_filter, png_file_filter
 from app.ui.image_dialogs import PreparedPreviewDialog, ResultDialog
 from app.ui.messages import show_error
@@ -73,8 +72,7 @@ class PrepareController(QObject):
             self.panel.set_summary(self.tr("Open a picture to prepare it."))
             return
         opts = self.options()
-        plan = plan_alignment((doc.width, doc.height), opts.align)
-        w, h = plan.aligned_size
+        w, h = prep.aligned_size(doc, opts)
         text = self.tr("Model input: {w}×{h} px").format(w=w, h=h)
         if opts.only_masked:
             text += " " + self.tr("(only the masked area: size shown in the preview)")
@@ -98,7 +96,7 @@ class PrepareController(QObject):
             return None
         try:
             with _WaitCursor():
-                prepared = prep.prepare(doc.image, doc.mask, self.options())
+                prepared = prep.prepare_document(doc, self.options())
         except (StepwiseError, ValueError, MemoryError) as exc:
             show_error(self.dialog_parent, self.tr("Could not prepare the picture"), exc)
             return None
@@ -163,7 +161,7 @@ class PrepareController(QObject):
     def export_to(self, folder: Path, prepared: prep.Prepared) -> bool:
         try:
             with _WaitCursor():
-                prep.export_prepared(folder, prepared)
+                prep.export(folder, prepared)
         except (StepwiseError, OSError) as exc:
             show_error(self.dialog_parent, self.tr("Could not export"), exc, folder)
             return False
@@ -192,7 +190,7 @@ class PrepareController(QObject):
             return
         chosen = Path(path)
         source: prep.Prepared | Path | None
-        if (chosen.parent / prep.RECORD_FILE).is_file():
+        if prep.is_prepared_folder(chosen.parent):
             source = chosen.parent
         else:
             source = self.last_prepared or self.prepare()
@@ -204,15 +202,12 @@ class PrepareController(QObject):
         title = self.tr("Could not apply the result")
         try:
             with _WaitCursor():
-                generated = io.load_image(path)
-                if isinstance(source, Path):
-                    expected = prep.load_prepared(source).record.input_size
-                else:
-                    expected = source.record.input_size
+                generated = files.read_picture(path)
+                expected = prep.input_size_of(source)
                 size = (generated.shape[1], generated.shape[0])
                 result = None
                 if size == tuple(expected):
-                    result = prep.composite_prepared(source, generated)
+                    result = prep.composite(source, generated)
         except (StepwiseError, OSError, ValueError, MemoryError) as exc:
             show_error(self.dialog_parent, title, exc, path)
             return None
@@ -258,6 +253,6 @@ class PrepareController(QObject):
         if target.suffix.lower() != ".png":
             target = target.with_suffix(".png")
         try:
-            io.save_png_atomic(target, result)
+            files.write_picture(target, result)
         except (StepwiseError, OSError) as exc:
             show_error(self.dialog_parent, self.tr("Could not save the result"), exc, target)
