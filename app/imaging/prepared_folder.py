@@ -77,7 +77,10 @@ def export_prepared(
     created = not folder.exists()
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / RECORD_FILE).unlink(missing_ok=True)
+        # The old record goes first, so a half-replaced folder never looks prepared; so do the
+        # old masks, which this export may not rewrite (a maskless prepare).
+        for name in (RECORD_FILE, MASK_FILE, SOFT_MASK_FILE):
+            (folder / name).unlink(missing_ok=True)
     except OSError as exc:
         raise OutputError(
             f"Cannot write to {folder}: {exc.strerror or exc}.",

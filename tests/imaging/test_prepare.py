@@ -76,6 +76,16 @@ def test_without_a_mask_only_alignment_happens(picture: np.ndarray, tmp_path: Pa
         prep.prepare(picture, None, prep.PrepareOptions(only_masked=True))
 
 
+def test_re_export_without_a_mask_removes_the_old_masks(
+    picture: np.ndarray, mask: np.ndarray, tmp_path: Path
+) -> None:
+    prep.export_prepared(tmp_path / "p", prep.prepare(picture, mask, prep.PrepareOptions()))
+    assert "mask.png" in files_in(tmp_path / "p")
+    prep.export_prepared(tmp_path / "p", prep.prepare(picture, None, prep.PrepareOptions()))
+    assert files_in(tmp_path / "p") == ["input.png", "original.png", "prepare.json"]
+    assert prep.load_prepared(tmp_path / "p").record.mask_sha256 is None
+
+
 def test_export_load_composite_round_trip(
     picture: np.ndarray, mask: np.ndarray, tmp_path: Path
 ) -> None:
