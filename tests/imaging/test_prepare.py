@@ -250,3 +250,30 @@ def test_crop_mode_notes_lost_mask_pixels(picture: np.ndarray) -> None:
     prepared = prep.prepare(picture, edge, prep.PrepareOptions(align="crop"))
     assert prepared.notes and "cut off" in prepared.notes[0]
     assert prepared.region == Rect(0, 0, 437, 301)
+
+
+@pytest.mark.parametrize("align", ["pad", "crop", "scale"])
+@pytest.mark.parametrize("only_masked", [False, True])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_round_trip_invariants_for_every_mode(align: str, only_masked: bool, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    width, height = (int(v) for v in rng.integers(40, 300, size=2))
+    picture = make_picture(width, height, seed=seed)
+    x, y = int(rng.integers(0, width - 10)), int(rng.integers(0, height - 10))
+    mask = rect_mask(width, height, x, y, int(rng.integers(3, 40)), int(rng.integers(3, 40)))
+    feather = int(rng.integers(0, 12))
+    options = prep.PrepareOptions(
+        align=align, only_masked=only_masked, padding_px=16, feather_px=feather
+    )
+    prepared = prep.prepare(picture, mask, options)
+    h, w = prepared.image.shape[:2]
+    assert h % 16 == 0 and w % 16 == 0 and prepared.mask.shape == (h, w)
+    assert np.all(prepared.image[prepared.mask == 255] == 128)
+    result = np.full_like(prepared.image, 3)
+    out = prep.composite_prepared(prepared, result)
+    weights = feather_weights(mask, feather)
+    assert np.array_equal(out[weights == 0], picture[weights == 0])
+    if align != "crop":  # crop may cut masked pixels at the border; they keep the original
+        assert np.all(out[mask == 255] == 3)
+    changed = np.any(out != picture, axis=2)
+    assert not np.any(changed & (weights == 0))
