@@ -831,9 +831,16 @@ class GenerationPanel(QWidget):
 
     @staticmethod
     def _next_stage(run: Any) -> str | None:
+        spec = run.spec
+        # Without an image or references there is nothing to encode: the pipeline marks
+        # vae-encode skipped on the way, so one click goes on to the prompt.
+        nothing_to_encode = spec.image is None and not spec.refs
         for state in run.stages():
-            if state.state not in DONE_STATES:
-                return state.name
+            if state.state in DONE_STATES:
+                continue
+            if state.name == "vae-encode" and nothing_to_encode:
+                continue
+            return state.name
         return None
 
     # ==== runner binding =====================================================================
