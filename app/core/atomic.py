@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import tempfile
+import secrets
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -15,13 +15,20 @@ from app.core.errors import OutputError
 
 def _explain(exc: OSError, path: Path) -> OutputError:
     if exc.errno == errno.ENOSPC:
-        return OutputError(f"The disk is full while writing {path}.", path=path,
-                           fix="Free some space or choose another folder, then try again.")
+        return OutputError(
+            f"The disk is full while writing {path}.",
+            path=path,
+            fix="Free some space or choose another folder, then try again.",
+        )
     if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-        return OutputError(f"Cannot write to {path.parent}.", path=path,
-                           fix="Choose a folder you can write to.")
-    return OutputError(f"Could not write {path}: {exc.strerror or exc}.", path=path,
-                       fix="Check the folder exists and is writable.")
+        return OutputError(
+            f"Cannot write to {path.parent}.", path=path, fix="Choose a folder you can write to."
+        )
+    return OutputError(
+        f"Could not write {path}: {exc.strerror or exc}.",
+        path=path,
+        fix="Check the folder exists and is writable.",
+    )
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -36,16 +43,28 @@ def _fsync_dir(folder: Path) -> None:
             os.close(fd)
 
 
+def _create_temp(path: Path) -> tuple[int, Path]:
+    """A new file beside `path`, with the permissions a plain open() would give (umask applies;
+    tempfile.mkstemp would make it owner-only)."""
+    for _ in range(100):
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary name", str(path))
+
+
 @contextlib.contextmanager
 def atomic_open(path: Path | str) -> Iterator[BinaryIO]:
     """Yields a binary file; on success it replaces `path` whole, on any failure nothing changes."""
     path = Path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        fd, tmp = _create_temp(path)
     except OSError as exc:
         raise _explain(exc, path) from exc
-    tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "wb") as handle:
             yield handle

@@ -19,9 +19,9 @@ def setup_logging(log_dir: Path, *, verbose: bool = False) -> Path:
         if getattr(handler, "_stepwise", False):
             root.removeHandler(handler)
     file_handler = logging.handlers.RotatingFileHandler(
-        log_file, maxBytes=LOG_FILE_BYTES, backupCount=LOG_FILE_COUNT, encoding="utf-8")
-    file_handler.setFormatter(logging.Formatter(
-        "%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        log_file, maxBytes=LOG_FILE_BYTES, backupCount=LOG_FILE_COUNT, encoding="utf-8"
+    )
+    file_handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     file_handler._stepwise = True  # type: ignore[attr-defined]
     console = logging.StreamHandler()
     console.setLevel(logging.DEBUG if verbose else logging.WARNING)

@@ -51,5 +51,9 @@ def app_paths(environ: dict[str, str] | None = None) -> AppPaths:
         root = Path(home).expanduser().resolve()
         return AppPaths(root / "config", root / "data", root / "cache", root / "logs")
     dirs = platformdirs.PlatformDirs(APP_NAME, appauthor=False)
-    return AppPaths(Path(dirs.user_config_dir), Path(dirs.user_data_dir),
-                    Path(dirs.user_cache_dir), Path(dirs.user_log_dir))
+    return AppPaths(
+        Path(dirs.user_config_dir),
+        Path(dirs.user_data_dir),
+        Path(dirs.user_cache_dir),
+        Path(dirs.user_log_dir),
+    )

@@ -134,8 +134,12 @@ def load_settings(path: Path) -> Settings:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        log.warning("Settings file %s is damaged (%s); using defaults. The damaged copy is "
-                    "kept as %s.bad", path, exc, path.name)
+        log.warning(
+            "Settings file %s is damaged (%s); using defaults. The damaged copy is kept as %s.bad",
+            path,
+            exc,
+            path.name,
+        )
         _keep_damaged(path)
         return Settings()
     settings, problems = settings_from_dict(data)

@@ -46,3 +46,13 @@ def test_unwritable_folder(tmp_path: Path) -> None:
     folder.chmod(0o500)
     with pytest.raises(OutputError, match="Cannot write"):
         write_bytes_atomic(folder / "x", b"1")
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX permissions")
+def test_written_files_are_readable_like_plain_files(tmp_path: Path) -> None:
+    old = os.umask(0o022)
+    try:
+        write_bytes_atomic(tmp_path / "a.png", b"x")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "a.png").stat().st_mode & 0o777 == 0o644
