@@ -327,7 +327,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
 
     paths = app_paths()
     generate = load_model_generator()
-    print("generating the tiny models…", flush=True)
+    print("generating the tiny models…", file=sys.stderr if args.json else sys.stdout, flush=True)
     models = generate.generate_models(paths.cache_dir / "selftest-models")
     pipeline = Pipeline(paths, Path(args.engine) if args.engine else None)
     work = Path(tempfile.mkdtemp(prefix="selftest-", dir=_mk(paths.cache_dir)))
@@ -344,6 +344,12 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     code = _execute(pipeline, run, out=sys.stderr if args.json else sys.stdout, report=report)
     report["seconds_total"] = round(time.monotonic() - started, 2)
     report["ok"] = code == EXIT_OK
+    if report["ok"]:
+        import shutil
+
+        shutil.rmtree(work, ignore_errors=True)  # a failed run stays for its logs
+        report["run_dir"] = None
+        report.pop("result", None)
     if args.json:
         print(json.dumps(report, indent=1))
     else:

@@ -39,7 +39,7 @@ from app.engine.errors import BadInputError, Cancelled, EngineError, EngineStopp
 from app.engine.events import path_inside
 from app.engine.locate import find_sd_stage
 from app.engine.process import StageProcess, engine_environment
-from app.engine.tensorfile import file_sha256
+from app.engine.tensorfile import file_sha256, read_tensors, write_tensors
 from app.pipeline import events as ev
 from app.pipeline.cache import StageCache
 from app.pipeline.control import RunControl
@@ -278,9 +278,15 @@ class Pipeline:
                 raise StepwiseError(f"There is no valid checkpoint for step {step}.")
             out = run.dir / "steps" / f"step_{step:03d}.png"
             out.parent.mkdir(parents=True, exist_ok=True)
+            # Checkpoints hold x_t under the name "x_t"; vae-decode reads "latent".
+            tensors = read_tensors(checkpoint)
+            if "x_t" not in tensors:
+                raise StepwiseError(f"The checkpoint {checkpoint} holds no x_t tensor.")
+            latent = out.with_suffix(".latent.bin")
+            write_tensors(latent, {"latent": tensors["x_t"]})
             yield ev.StageStarted(stage, run.dir)
             started = time.monotonic()
-            args = VaeDecodeArgs(vae=Path(run.spec.models.vae), load_latent=checkpoint,
+            args = VaeDecodeArgs(vae=Path(run.spec.models.vae), load_latent=latent,
                                  output=out, common=self._common(run.spec, "vae"))
             yield from self._engine_stage(run, control, engine, args, f"decode-step-{step}",
                                           record=False)
@@ -487,7 +493,7 @@ class Pipeline:
                 run.data["engine"]["version"] = event.version
                 run.data["engine"]["pin"] = event.pin
             yield ev.DeviceReported(stage, event.device)
-            yield ev.LogLine(stage, f"engine {event.version} ({event.pin}) on {event.device}")
+            yield ev.LogLine(stage, f"engine {event.version} on {event.device}")
         elif isinstance(event, engine_events.Load):
             if event.model == _STAGE_MODEL.get(stage):  # not the preview VAE's, in diffuse
                 if record:

@@ -38,3 +38,4 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 def model_args(tiny_models, sd_stage: Path) -> list[str]:
     return ["--diffusion-model", str(tiny_models.diffusion), "--llm", str(tiny_models.llm),
             "--vae", str(tiny_models.vae), "--engine", str(sd_stage)]
+

@@ -99,3 +99,18 @@ def test_unfinished_runs_are_listed(pipeline: Pipeline, tiny_models) -> None:
                                      str(tiny_models.vae)), prompt="later")
     run = pipeline.create_run(spec)
     assert [s.dir for s in pipeline.unfinished_runs()] == [run.dir]
+
+
+def test_decode_step_writes_a_picture(pipeline: Pipeline, tiny_models) -> None:
+    spec = JobSpec(models=ModelFiles(str(tiny_models.diffusion), str(tiny_models.llm),
+                                     str(tiny_models.vae)),
+                   prompt="steps", width=64, height=64, steps=3, preview="none")
+    run = pipeline.create_run(spec)
+    _execute(pipeline, run)
+    events = list(pipeline.decode_step(run, 2, RunControl()))
+    assert isinstance(events[-1], ev.RunFinished), events[-1]
+    assert events[-1].result_path == run.dir / "steps" / "step_002.png"
+    with Image.open(events[-1].result_path) as img:
+        assert img.size == (64, 64)
+    failed = list(pipeline.decode_step(run, 9, RunControl()))
+    assert isinstance(failed[-1], ev.RunFailed)
