@@ -61,7 +61,7 @@ class ImagePane(QWidget):
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
         painter = QPainter(self)
         area = self.rect().adjusted(2, 2, -2, -22)
-        painter.fillRect(area, self.palette().alternateBase())
+        painter.fillRect(area, self.palette().window().color().darker(112))
         if self._pixmap.isNull():
             painter.setPen(self.palette().placeholderText().color())
             painter.drawText(
