@@ -246,7 +246,8 @@ def run_cmake(cmd: list[str], what: str) -> None:
     if proc.wait() == 0:
         return
     text = "".join(tail)
-    if "No CMAKE_CXX_COMPILER could be found" in text or "No CMAKE_C_COMPILER could be found" in text:
+    if re.search(r"No CMAKE_CX?X?_COMPILER could be found|CMAKE_CX?X?_COMPILER:.*is not a full path|"
+                 r"compiler .* is not able to compile", text):
         raise BuildError("no C/C++ compiler found: install one (Debian: apt install build-essential; "
                          "Windows: Visual Studio Build Tools with C++)")
     if re.search(r"Could NOT find Vulkan|glslc", text) and "--vulkan" in " ".join(sys.argv):
