@@ -202,3 +202,46 @@ def test_second_run_with_the_same_prompt_reuses_the_encoding(qtbot, make_panel) 
     assert any("diffuse" in line for line in seen)          # the poll does see engines
     assert not any("llm-encode" in line for line in seen)   # but never an LLM one
     assert not (Path(run.dir) / "logs" / "llm-encode.log").exists()
+
+
+def test_after_a_restart_the_suspended_run_is_offered_then_decoded_and_branched(
+        qtbot, make_panel) -> None:
+    panel = make_panel(prompt="a yellow door", steps=30)
+    panel.all_button.click()
+    qtbot.waitUntil(lambda: len(panel.strip.steps()) >= 2, timeout=RUN_TIMEOUT_MS)
+    panel.suspend_button.click()
+    wait_idle(qtbot, panel)
+    k = panel.session.run.last_completed_step
+    n = panel.session.run.steps
+
+    restarted = make_panel(prompt="something else", steps=4)  # a new session, as after a restart
+    restarted.offer_unfinished_runs()
+    buttons = restarted.unfinished_box.findChildren(type(restarted.all_button),
+                                                    "generation_resume_unfinished")
+    texts = [b.text() for b in buttons]
+    assert any(f"at step {k} of {n}" in t and "a yellow door" in t for t in texts), texts
+    [button] = [b for b in buttons if "a yellow door" in b.text()]
+    button.click()
+    wait_idle(qtbot, restarted)
+    assert restarted.prompt_edit.toPlainText() == "a yellow door"
+    run = restarted.session.run
+    assert run.finished and restarted.result_view.has_result()
+    assert restarted.strip.steps() == list(range(1, n + 1))
+
+    item = restarted.strip.item(2)
+    qtbot.mouseClick(restarted.strip.viewport(), Qt.MouseButton.LeftButton,
+                     pos=restarted.strip.visualItemRect(item).center())
+    step = restarted.strip.selected_step()
+    restarted.decode_button.click()
+    wait_idle(qtbot, restarted)
+    assert not restarted.error_banner.isVisible(), restarted.error_banner.text()
+    assert restarted.result_view.current.caption() == f"Step {step}, decoded"
+
+    restarted.prompt_edit.setPlainText("a yellow door at night")
+    restarted.branch_button.click()
+    assert not restarted.error_banner.isVisible(), restarted.error_banner.text()
+    branched = restarted.session.run
+    assert branched.dir != run.dir and branched.spec.prompt.endswith("at night")
+    restarted.all_button.click()
+    wait_idle(qtbot, restarted)
+    assert restarted.session.run.finished
