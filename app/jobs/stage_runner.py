@@ -73,7 +73,7 @@ class StageRunner(QThread):
     device_reported = Signal(str, str)               # stage, device it really runs on
     paused = Signal(int)                             # step
     resumed = Signal(int)                            # step
-    result_loaded = Signal(str, QImage)              # result path, image (before run_finished)
+    result_loaded = Signal(str, QImage)              # result path, image fitted to the view
     # exactly one of these per run
     run_finished = Signal(str)                       # result path
     run_failed = Signal(str, str, str)               # stage, message, log path
@@ -227,15 +227,19 @@ class StageRunner(QThread):
         thumb = image.scaled(THUMBNAIL_PX, THUMBNAIL_PX, Qt.AspectRatioMode.KeepAspectRatio,
                              Qt.TransformationMode.SmoothTransformation)
         self.preview_saved.emit(int(e.step), path, thumb)
-        limit = self._preview_max_px
-        if limit and max(image.width(), image.height()) > limit:
-            image = image.scaled(limit, limit, Qt.AspectRatioMode.KeepAspectRatio,
-                                 Qt.TransformationMode.SmoothTransformation)
+        image = self._fit_to_view(image)
         with self._lock:
             already_posted = self._pending_preview is not None
             self._pending_preview = (int(e.step), image)
         if not already_posted:
             self._preview_posted.emit()
+
+    def _fit_to_view(self, image: QImage) -> QImage:
+        limit = self._preview_max_px
+        if limit and max(image.width(), image.height()) > limit:
+            return image.scaled(limit, limit, Qt.AspectRatioMode.KeepAspectRatio,
+                                Qt.TransformationMode.SmoothTransformation)
+        return image
 
     @Slot()
     def _thread_finished(self) -> None:
@@ -263,9 +267,9 @@ class StageRunner(QThread):
         self.device_reported.emit(str(e.stage), str(e.device))
 
     def _on_run_finished(self, e: Any) -> None:
-        image = QImage(str(e.result_path))  # decoded here, off the UI thread
+        image = QImage(str(e.result_path))  # decoded (and fitted to the view) off the UI thread
         if not image.isNull():
-            self.result_loaded.emit(str(e.result_path), image)
+            self.result_loaded.emit(str(e.result_path), self._fit_to_view(image))
         self._terminal("finished", lambda: self.run_finished.emit(str(e.result_path)))
 
     def _on_run_failed(self, e: Any) -> None:
