@@ -243,8 +243,10 @@ class ScriptedPipeline:
 
     def execute(self, run: ScriptedRun, control: ScriptedControl, *,
                 only: str | None = None) -> Iterator[object]:
+        if getattr(run.spec, "image", None) is None and not getattr(run.spec, "refs", ()):
+            run.states["vae-encode"] = "skipped"  # like the real pipeline: nothing to encode
         for stage in STAGES:
-            if run.states[stage] in ("done", "cached"):
+            if run.states[stage] in ("done", "cached", "skipped"):
                 continue
             if only is not None and stage != only:
                 continue

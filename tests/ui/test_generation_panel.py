@@ -139,7 +139,10 @@ def test_devices_come_from_the_pipeline(qtbot, panel: GenerationPanel) -> None:
     panel.session.shutdown()
 
 
-def test_run_next_stage_one_at_a_time(qtbot, panel: GenerationPanel) -> None:
+def test_run_next_stage_one_at_a_time(qtbot, panel: GenerationPanel, tmp_path) -> None:
+    image = tmp_path / "photo.png"
+    QImage(64, 64, QImage.Format.Format_RGB888).save(str(image))
+    panel.set_input_files(str(image))
     order = ["prepare", "vae-encode", "llm-encode", "diffuse", "vae-decode", "composite"]
     for i in range(len(order)):
         qtbot.mouseClick(panel.next_button, Qt.MouseButton.LeftButton)
@@ -150,6 +153,16 @@ def test_run_next_stage_one_at_a_time(qtbot, panel: GenerationPanel) -> None:
     assert panel.strip.steps() == [1, 2, 3, 4]
     assert panel.result_view.has_result()
     assert panel.result_view.current.caption() == "Result"
+
+
+def test_text_to_image_steps_over_vae_encode(qtbot, panel: GenerationPanel) -> None:
+    panel.next_button.click()
+    wait_idle(qtbot, panel)
+    panel.next_button.click()
+    wait_idle(qtbot, panel)
+    states = panel.stage_list.states()
+    assert states["prepare"] == "done" and states["llm-encode"] == "done", states
+    assert states["vae-encode"] == "skipped" and states["diffuse"] == "pending", states
 
 
 def test_run_all_streams_every_step_and_shows_the_result(qtbot, panel: GenerationPanel) -> None:
