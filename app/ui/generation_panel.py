@@ -1013,6 +1013,11 @@ class GenerationPanel(QWidget):
             if state.name in keep:
                 continue
             self.stage_list.set_state(state.name, state.state, state.seconds)
+        size = getattr(run, "data", {}).get("size") if isinstance(getattr(run, "data", None),
+                                                                   dict) else None
+        if run.spec.image and isinstance(size, list) and len(size) == 2:
+            # What the engine really gets (aligned, maybe cropped to the mask's region).
+            self.size_label.setText(_tr("Prepared image: {w}×{h}.").format(w=size[0], h=size[1]))
 
     def _show_result_of(self, run: Any) -> None:
         result = getattr(run, "result", None)

@@ -558,6 +558,10 @@
         <translation>第 {step} 步已解码：{path}</translation>
     </message>
     <message>
+        <source>Prepared image: {w}×{h}.</source>
+        <translation>准备好的图像：{w}×{h}。</translation>
+    </message>
+    <message>
         <source>Step {step} (preview)</source>
         <translation>第 {step} 步（预览）</translation>
     </message>
