@@ -223,6 +223,13 @@ class Pipeline:
                 if only is not None and stage != only:
                     raise _StageFailed(stage, StepwiseError(
                         f"Stage {stage} must run before {only}."), None)
+                if control.paused and not (control.cancel_requested
+                                           or control.suspend_requested):
+                    # Paused between stages: hold here, no engine (and no model) loaded.
+                    yield ev.Paused(run.last_completed_step)
+                    control.wait_while_paused()
+                    if not (control.cancel_requested or control.suspend_requested):
+                        yield ev.Resumed(run.last_completed_step)
                 terminal = self._check_control(run, control)
                 if terminal is not None:
                     yield terminal
@@ -613,8 +620,6 @@ class Pipeline:
         return step if valid or exc.step is None else exc.step
 
     def _check_control(self, run: Run, control: RunControl) -> ev.Event | None:
-        if control.paused and not (control.cancel_requested or control.suspend_requested):
-            control.wait_while_paused()
         if control.cancel_requested:
             return ev.RunCancelled(run.last_completed_step)
         if control.suspend_requested:

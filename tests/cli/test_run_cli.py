@@ -179,3 +179,32 @@ def test_failures_exit_1_with_a_plain_message(tmp_path: Path, model_args, inputs
     status = status_json(tmp_path / "r")
     states = {s["name"]: s["state"] for s in status["stages"]}
     assert states["llm-encode"] == "failed"
+
+
+def test_killed_cli_resumes_byte_identical(tmp_path: Path, model_args, inputs) -> None:
+    import subprocess
+    import sys
+
+    from tests.cli.conftest import REPO_ROOT
+
+    steps = 24
+    reference = _run(tmp_path, "reference", model_args, inputs, "--steps", str(steps))
+    image, mask = inputs
+    run_dir = tmp_path / "crashed"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app", "run", *model_args, "-p", "a red house", "-i", str(image),
+         "--mask", str(mask), "--steps", str(steps), "--run-dir", str(run_dir)],
+        cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        env=dict(os.environ))
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if "checkpoint 2" in line:
+            proc.kill()  # SIGKILL: no clean-up at all; the engine is left orphaned
+            break
+    proc.wait(timeout=60)
+    proc.stdout.close()
+    done = run_cli("resume", run_dir, "--engine", model_args[-1])
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Resuming from the checkpoint" in done.stdout
+    assert (run_dir / "result.png").read_bytes() == (reference / "result.png").read_bytes()
+    assert status_json(run_dir)["last_completed_step"] == steps

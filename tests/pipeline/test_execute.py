@@ -114,3 +114,57 @@ def test_decode_step_writes_a_picture(pipeline: Pipeline, tiny_models) -> None:
         assert img.size == (64, 64)
     failed = list(pipeline.decode_step(run, 9, RunControl()))
     assert isinstance(failed[-1], ev.RunFailed)
+
+
+def _small_spec(tiny_models, **changes) -> JobSpec:
+    spec = JobSpec(models=ModelFiles(str(tiny_models.diffusion), str(tiny_models.llm),
+                                     str(tiny_models.vae)),
+                   prompt="a branch", width=64, height=64, steps=6, preview="none")
+    return JobSpec(**{**spec.__dict__, **changes})
+
+
+def test_branch_shares_checkpoints_when_diffusion_inputs_are_equal(pipeline: Pipeline,
+                                                                   tiny_models) -> None:
+    run = pipeline.create_run(_small_spec(tiny_models))
+    _execute(pipeline, run)
+    same = pipeline.branch(run, 3, preview="proj")  # does not change the diffusion's inputs
+    ran, events = _execute(pipeline, same)
+    assert ran == {"prepare", "diffuse", "vae-decode", "composite"}  # encodes are shared
+    assert any(isinstance(e, ev.LogLine) and "after step 3" in e.text for e in events)
+    assert [e.step for e in events if isinstance(e, ev.StepProgressed)] == [4, 5, 6]
+    assert (same.dir / "result.png").read_bytes() == (run.dir / "result.png").read_bytes()
+
+    other = pipeline.branch(run, 3, seed=99)
+    ran, events = _execute(pipeline, other)
+    assert [e.step for e in events if isinstance(e, ev.StepProgressed)] == [1, 2, 3, 4, 5, 6]
+    assert (other.dir / "result.png").read_bytes() != (run.dir / "result.png").read_bytes()
+
+
+def test_pause_between_stages_holds_without_an_engine(pipeline: Pipeline, tiny_models) -> None:
+    import threading
+
+    run = pipeline.create_run(_small_spec(tiny_models, steps=1))
+    control = RunControl()
+    control.pause()
+    events = pipeline.execute(run, control)
+    first = next(events)  # before the first stage
+    assert isinstance(first, ev.Paused), first
+    assert control.process_id is None
+    threading.Timer(0.2, control.resume).start()
+    rest = list(events)
+    assert isinstance(rest[0], ev.Resumed)
+    assert isinstance(rest[-1], ev.RunFinished)
+
+
+def test_cancel_between_stages(pipeline: Pipeline, tiny_models) -> None:
+    run = pipeline.create_run(_small_spec(tiny_models, steps=1))
+    control = RunControl()
+    events = pipeline.execute(run, control)
+    for event in events:
+        if isinstance(event, ev.StageFinished) and event.stage == "prepare":
+            control.cancel()
+        if isinstance(event, ev.TERMINAL_EVENTS):
+            assert isinstance(event, ev.RunCancelled)
+            break
+    else:
+        raise AssertionError("no terminal event")

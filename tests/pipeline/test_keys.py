@@ -80,3 +80,20 @@ def test_txt2img_skips_vae_encode() -> None:
                                                               "refs": []}, MODELS, "v1")
     assert wider["llm-encode"] == keys["llm-encode"]
     assert wider["diffuse"] != keys["diffuse"]
+
+
+def test_lora_files_are_part_of_the_keys(tmp_path) -> None:
+    from app.pipeline.keys import lora_identities, prompt_loras
+
+    (tmp_path / "style.safetensors").write_bytes(b"A" * 100)
+    spec = dataclasses.replace(SPEC, prompt="<lora:style:0.8> a cat",
+                               models=dataclasses.replace(SPEC.models, lora_dir=str(tmp_path)))
+    loras = prompt_loras(spec.prompt, spec.models.lora_dir)
+    assert [(lr.name, lr.weight, lr.path) for lr in loras] == [
+        ("style", "0.8", tmp_path / "style.safetensors")]
+    before = stage_keys(spec, INPUTS, MODELS, "v1", lora_identities(loras))
+    (tmp_path / "style.safetensors").write_bytes(b"B" * 100)
+    after = stage_keys(spec, INPUTS, MODELS, "v1", lora_identities(loras))
+    assert before["llm-encode"] != after["llm-encode"]
+    assert before["vae-encode"] == after["vae-encode"]
+    assert prompt_loras("<lora:missing:1>", str(tmp_path))[0].path is None
