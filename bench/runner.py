@@ -145,13 +145,21 @@ def bench_engine(app: QApplication, engine: Path, steps: int, work: Path) -> lis
         seconds, ready, saved = timed_run(app, panel, meter)
         llm = panel.stage_list.state("llm-encode")
         times.append(seconds)
-        rows.append((f"engine, {label}", f"{seconds:.2f} s", f"llm-encode {llm}",
-                     f"{meter.streaming_worst_ms:.1f} ms", f"{meter.worst_ms:.1f} ms",
-                     f"{saved}/{ready}"))
+        rows.append(
+            (
+                f"engine, {label}",
+                f"{seconds:.2f} s",
+                f"llm-encode {llm}",
+                f"{meter.streaming_worst_ms:.1f} ms",
+                f"{meter.worst_ms:.1f} ms",
+                f"{saved}/{ready}",
+            )
+        )
         panel.shutdown()
         panel.deleteLater()
-    rows.append(("engine, second / first", f"{times[1] / times[0]:.2f}×", "< 1 (cache)", "", "",
-                 ""))
+    rows.append(
+        ("engine, second / first", f"{times[1] / times[0]:.2f}×", "< 1 (cache)", "", "", "")
+    )
     return rows
 
 
@@ -199,9 +207,16 @@ def bench_scripted(app: QApplication, steps: int, work: Path, size_px: int) -> l
         meter = StallMeter()
         seconds, ready, saved = timed_run(app, panel, meter)
         panel.shutdown()
-        return [(f"scripted, {size_px}px previews", f"{seconds:.2f} s", f"{steps} steps",
-                 f"{meter.streaming_worst_ms:.1f} ms", f"{meter.worst_ms:.1f} ms",
-                 f"{saved}/{ready}")]
+        return [
+            (
+                f"scripted, {size_px}px previews",
+                f"{seconds:.2f} s",
+                f"{steps} steps",
+                f"{meter.streaming_worst_ms:.1f} ms",
+                f"{meter.worst_ms:.1f} ms",
+                f"{saved}/{ready}",
+            )
+        ]
     finally:
         scripted.write_png = original
 
@@ -218,8 +233,14 @@ def bench_idle(app: QApplication, seconds: float = 2.0) -> tuple:
         time.sleep(0.001)
     meter.stop()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    return ("idle event loop (baseline)", f"{seconds:.2f} s", f"load avg {load:.1f}",
-            f"{meter.streaming_worst_ms:.1f} ms", f"{meter.worst_ms:.1f} ms", "")
+    return (
+        "idle event loop (baseline)",
+        f"{seconds:.2f} s",
+        f"load avg {load:.1f}",
+        f"{meter.streaming_worst_ms:.1f} ms",
+        f"{meter.worst_ms:.1f} ms",
+        "",
+    )
 
 
 def _fake_safetensors(path: Path) -> Path:
@@ -232,8 +253,13 @@ def _fake_safetensors(path: Path) -> Path:
 
 
 def build_engine() -> Path:
-    out = subprocess.run([sys.executable, str(ROOT / "native" / "build.py")], cwd=ROOT,
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "native" / "build.py")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return Path(out.stdout.strip().splitlines()[-1])
 
 
@@ -254,8 +280,14 @@ def main() -> int:
         engine = Path(args.engine) if args.engine else build_engine()
         rows += bench_engine(app, engine, args.steps, work)
 
-    header = ("stream", "wall time", "note", "stall while streaming", "stall incl. start",
-              "previews saved/shown")
+    header = (
+        "stream",
+        "wall time",
+        "note",
+        "stall while streaming",
+        "stall incl. start",
+        "previews saved/shown",
+    )
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     print()
     print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
@@ -265,9 +297,11 @@ def main() -> int:
     stalls = [float(r[3].split()[0]) for r in rows[1:] if r[3]]
     worst = max(stalls) if stalls else 0.0
     print()
-    print(f"worst event-loop stall while previews stream {worst:.1f} ms, "
-          f"target ≤ {STALL_TARGET_MS:.0f} ms: ratio {worst / STALL_TARGET_MS:.2f} "
-          f"({'ok' if worst <= STALL_TARGET_MS else 'OVER'})")
+    print(
+        f"worst event-loop stall while previews stream {worst:.1f} ms, "
+        f"target ≤ {STALL_TARGET_MS:.0f} ms: ratio {worst / STALL_TARGET_MS:.2f} "
+        f"({'ok' if worst <= STALL_TARGET_MS else 'OVER'})"
+    )
     return 0
 
 

@@ -14,8 +14,8 @@ class JobQueue(QObject):
     """Starts the next queued JobSpec whenever the session's runner ends; stop() lets the
     current job finish and starts no more."""
 
-    job_started = Signal(int, object)   # job number, its Run
-    job_ended = Signal(int, str)        # job number, terminal kind
+    job_started = Signal(int, object)  # job number, its Run
+    job_ended = Signal(int, str)  # job number, terminal kind
     queue_finished = Signal()
     job_failed_to_start = Signal(int, str)  # job number, message
 
@@ -66,8 +66,7 @@ class JobQueue(QObject):
             except Exception as exc:  # a bad job must not stall the rest of the queue
                 self._current = None
                 message = getattr(exc, "user_message", None)
-                self.job_failed_to_start.emit(
-                    number, message() if callable(message) else str(exc))
+                self.job_failed_to_start.emit(number, message() if callable(message) else str(exc))
         self._running = False
         self.queue_finished.emit()
 

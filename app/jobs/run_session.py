@@ -57,12 +57,18 @@ def _device_pair(device: Any) -> tuple[str, str]:
 class RunSession(QObject):
     """Owns the Pipeline, the current Run and the active StageRunner."""
 
-    run_changed = Signal(object)       # the current Run (or None)
-    runner_started = Signal(object)    # StageRunner, already connected and started
-    runner_ended = Signal(str)         # the terminal kind of the runner that ended
+    run_changed = Signal(object)  # the current Run (or None)
+    runner_started = Signal(object)  # StageRunner, already connected and started
+    runner_ended = Signal(str)  # the terminal kind of the runner that ended
 
-    def __init__(self, paths: AppPaths, *, engine: Path | None = None, pipeline: Any = None,
-                 parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        paths: AppPaths,
+        *,
+        engine: Path | None = None,
+        pipeline: Any = None,
+        parent: QObject | None = None,
+    ) -> None:
         super().__init__(parent)
         self.paths = paths
         self.engine = engine
@@ -106,8 +112,9 @@ class RunSession(QObject):
         lister = getattr(pipeline, "devices", None) or getattr(pipeline, "list_devices", None)
         return lister if callable(lister) else None
 
-    def probe_devices(self, on_found: Callable[[list], None],
-                      on_failed: Callable[[str], None]) -> DeviceProbe | None:
+    def probe_devices(
+        self, on_found: Callable[[list], None], on_failed: Callable[[str], None]
+    ) -> DeviceProbe | None:
         """Starts a device probe (one at a time) with its callbacks connected first; None when
         the pipeline cannot list devices."""
         if self._probe is not None and self._probe.isRunning():
@@ -169,15 +176,13 @@ class RunSession(QObject):
         self._require_idle()
         if self.run is None:
             raise RuntimeError("no run")
-        return self._start(StageRunner.for_execute(self.pipeline, self.run, only=only,
-                                                   parent=self))
+        return self._start(StageRunner.for_execute(self.pipeline, self.run, only=only, parent=self))
 
     def decode_step(self, step: int) -> StageRunner:
         self._require_idle()
         if self.run is None:
             raise RuntimeError("no run")
-        return self._start(StageRunner.for_decode_step(self.pipeline, self.run, step,
-                                                       parent=self))
+        return self._start(StageRunner.for_decode_step(self.pipeline, self.run, step, parent=self))
 
     def start_runner(self, runner: StageRunner) -> StageRunner:
         """Starts a runner built elsewhere (tests, benches)."""

@@ -63,30 +63,36 @@ def live_runners() -> list[StageRunner]:
 class StageRunner(QThread):
     """Runs `source(control)` in a worker thread and re-emits its events as signals."""
 
-    stage_started = Signal(str)                      # stage
-    stage_finished = Signal(str, float, bool)        # stage, seconds, cached
-    step_progress = Signal(int, int, float, float)   # step, steps, seconds/step, eta seconds
-    preview_saved = Signal(int, str, QImage)         # step, path, thumbnail (every step)
-    preview_ready = Signal(int, QImage)              # step, full image (newest only)
-    checkpoint_saved = Signal(int, str)              # step, path
-    log_line = Signal(str, str)                      # stage, text
-    device_reported = Signal(str, str)               # stage, device it really runs on
-    paused = Signal(int)                             # step
-    resumed = Signal(int)                            # step
-    result_loaded = Signal(str, QImage)              # result path, image fitted to the view
+    stage_started = Signal(str)  # stage
+    stage_finished = Signal(str, float, bool)  # stage, seconds, cached
+    step_progress = Signal(int, int, float, float)  # step, steps, seconds/step, eta seconds
+    preview_saved = Signal(int, str, QImage)  # step, path, thumbnail (every step)
+    preview_ready = Signal(int, QImage)  # step, full image (newest only)
+    checkpoint_saved = Signal(int, str)  # step, path
+    log_line = Signal(str, str)  # stage, text
+    device_reported = Signal(str, str)  # stage, device it really runs on
+    paused = Signal(int)  # step
+    resumed = Signal(int)  # step
+    result_loaded = Signal(str, QImage)  # result path, image fitted to the view
     # exactly one of these per run
-    run_finished = Signal(str)                       # result path
-    run_failed = Signal(str, str, str)               # stage, message, log path
-    run_cancelled = Signal(int)                      # last completed step
-    run_suspended = Signal(int)                      # last completed step
+    run_finished = Signal(str)  # result path
+    run_failed = Signal(str, str, str)  # stage, message, log path
+    run_cancelled = Signal(int)  # last completed step
+    run_suspended = Signal(int)  # last completed step
     # after the terminal signal, once the worker thread has finished (delivered in the UI
     # thread): the terminal kind, "finished" | "failed" | "cancelled" | "suspended"
     run_ended = Signal(str)
 
     _preview_posted = Signal()
 
-    def __init__(self, source: EventSource, control: Control, parent: QObject | None = None,
-                 *, name: str = "run") -> None:
+    def __init__(
+        self,
+        source: EventSource,
+        control: Control,
+        parent: QObject | None = None,
+        *,
+        name: str = "run",
+    ) -> None:
         super().__init__(parent)
         self._source = source
         self._control = control
@@ -108,22 +114,36 @@ class StageRunner(QThread):
     # ---- construction helpers -------------------------------------------------------------
 
     @classmethod
-    def for_execute(cls, pipeline: Any, run: Any, *, only: str | None = None,
-                    control: Control | None = None, parent: QObject | None = None
-                    ) -> StageRunner:
+    def for_execute(
+        cls,
+        pipeline: Any,
+        run: Any,
+        *,
+        only: str | None = None,
+        control: Control | None = None,
+        parent: QObject | None = None,
+    ) -> StageRunner:
         """A runner over Pipeline.execute(run, control, only=...)."""
         control = control or _new_control()
-        return cls(lambda c: pipeline.execute(run, c, only=only), control, parent,
-                   name=only or "all")
+        return cls(
+            lambda c: pipeline.execute(run, c, only=only), control, parent, name=only or "all"
+        )
 
     @classmethod
-    def for_decode_step(cls, pipeline: Any, run: Any, step: int, *,
-                        control: Control | None = None, parent: QObject | None = None
-                        ) -> StageRunner:
+    def for_decode_step(
+        cls,
+        pipeline: Any,
+        run: Any,
+        step: int,
+        *,
+        control: Control | None = None,
+        parent: QObject | None = None,
+    ) -> StageRunner:
         """A runner over Pipeline.decode_step(run, step, control) ("Decode this step")."""
         control = control or _new_control()
-        return cls(lambda c: pipeline.decode_step(run, step, c), control, parent,
-                   name=f"decode-{step}")
+        return cls(
+            lambda c: pipeline.decode_step(run, step, c), control, parent, name=f"decode-{step}"
+        )
 
     # ---- control, callable from the UI thread (never blocks) -----------------------------
 
@@ -133,7 +153,7 @@ class StageRunner(QThread):
 
     @property
     def terminal_kind(self) -> str:
-        """"finished", "failed", "cancelled", "suspended", or "" while running."""
+        """ "finished", "failed", "cancelled", "suspended", or "" while running."""
         return self._terminal_kind
 
     def pause(self) -> None:
@@ -173,8 +193,7 @@ class StageRunner(QThread):
             log.error("Run %s raised:\n%s", self._name, traceback.format_exc())
             message = getattr(exc, "user_message", None)
             text = message() if callable(message) else str(exc) or type(exc).__name__
-            self._terminal("failed", lambda: self.run_failed.emit(
-                self._current_stage, text, ""))
+            self._terminal("failed", lambda: self.run_failed.emit(self._current_stage, text, ""))
         finally:
             close = getattr(events, "close", None)
             if callable(close):
@@ -183,9 +202,14 @@ class StageRunner(QThread):
                 except Exception:
                     log.exception("Closing the event source of run %s failed", self._name)
             if not self._terminal_sent:
-                self._terminal("failed", lambda: self.run_failed.emit(
-                    self._current_stage,
-                    "The run ended without a result. Show the engine log for details.", ""))
+                self._terminal(
+                    "failed",
+                    lambda: self.run_failed.emit(
+                        self._current_stage,
+                        "The run ended without a result. Show the engine log for details.",
+                        "",
+                    ),
+                )
 
     def _terminal(self, kind: str, emit: Callable[[], None]) -> None:
         if self._terminal_sent:
@@ -213,8 +237,9 @@ class StageRunner(QThread):
 
     def _on_step(self, e: Any) -> None:
         self._last_step = int(e.step)
-        self.step_progress.emit(int(e.step), int(e.steps), float(e.seconds_per_step or 0.0),
-                                float(e.eta_s or 0.0))
+        self.step_progress.emit(
+            int(e.step), int(e.steps), float(e.seconds_per_step or 0.0), float(e.eta_s or 0.0)
+        )
 
     def _on_preview(self, e: Any) -> None:
         path = str(e.path)
@@ -224,8 +249,12 @@ class StageRunner(QThread):
         if image.isNull():
             log.debug("Preview %s could not be read", path)
             return
-        thumb = image.scaled(THUMBNAIL_PX, THUMBNAIL_PX, Qt.AspectRatioMode.KeepAspectRatio,
-                             Qt.TransformationMode.SmoothTransformation)
+        thumb = image.scaled(
+            THUMBNAIL_PX,
+            THUMBNAIL_PX,
+            Qt.AspectRatioMode.KeepAspectRatio,
+            Qt.TransformationMode.SmoothTransformation,
+        )
         self.preview_saved.emit(int(e.step), path, thumb)
         image = self._fit_to_view(image)
         with self._lock:
@@ -237,8 +266,12 @@ class StageRunner(QThread):
     def _fit_to_view(self, image: QImage) -> QImage:
         limit = self._preview_max_px
         if limit and max(image.width(), image.height()) > limit:
-            return image.scaled(limit, limit, Qt.AspectRatioMode.KeepAspectRatio,
-                                Qt.TransformationMode.SmoothTransformation)
+            return image.scaled(
+                limit,
+                limit,
+                Qt.AspectRatioMode.KeepAspectRatio,
+                Qt.TransformationMode.SmoothTransformation,
+            )
         return image
 
     @Slot()
@@ -274,8 +307,12 @@ class StageRunner(QThread):
 
     def _on_run_failed(self, e: Any) -> None:
         log_path = "" if e.log_path is None else str(e.log_path)
-        self._terminal("failed", lambda: self.run_failed.emit(
-            str(e.stage or self._current_stage), str(e.message), log_path))
+        self._terminal(
+            "failed",
+            lambda: self.run_failed.emit(
+                str(e.stage or self._current_stage), str(e.message), log_path
+            ),
+        )
 
     def _on_run_cancelled(self, e: Any) -> None:
         self._terminal("cancelled", lambda: self.run_cancelled.emit(int(e.step or 0)))
@@ -305,4 +342,3 @@ def _new_control() -> Control:
     from app.pipeline.control import RunControl
 
     return RunControl()
-

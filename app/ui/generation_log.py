@@ -37,8 +37,10 @@ def next_step_hint(stage: str, message: str) -> str:
     if "model" in text and ("load" in text or "wrong kind" in text or "missing" in text):
         return _tr("Try: check the model files under Models; each must be the right kind.")
     if "engine" in text and ("not found" in text or "does not exist" in text):
-        return _tr("Try: choose the engine (sd-stage) in Settings, or build it with "
-                   "python native/build.py.")
+        return _tr(
+            "Try: choose the engine (sd-stage) in Settings, or build it with "
+            "python native/build.py."
+        )
     if "not found" in text or "does not exist" in text or "no such file" in text:
         return _tr("Try: choose the file again, then run the stage again.")
     if stage == "diffuse":

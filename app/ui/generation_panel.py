@@ -556,8 +556,12 @@ class GenerationPanel(QWidget):
             self._devices_failed(_user_text(exc))
             return
         if probe is None:
-            self._devices_failed(_tr("this build cannot list devices yet; CPU and the "
-                                     "devices saved in the settings are offered."))
+            self._devices_failed(
+                _tr(
+                    "this build cannot list devices yet; CPU and the "
+                    "devices saved in the settings are offered."
+                )
+            )
             return
 
     def _devices_found(self, devices: list) -> None:
@@ -1013,8 +1017,11 @@ class GenerationPanel(QWidget):
             if state.name in keep:
                 continue
             self.stage_list.set_state(state.name, state.state, state.seconds)
-        size = getattr(run, "data", {}).get("size") if isinstance(getattr(run, "data", None),
-                                                                   dict) else None
+        size = (
+            getattr(run, "data", {}).get("size")
+            if isinstance(getattr(run, "data", None), dict)
+            else None
+        )
         if run.spec.image and isinstance(size, list) and len(size) == 2:
             # What the engine really gets (aligned, maybe cropped to the mask's region).
             self.size_label.setText(_tr("Prepared image: {w}×{h}.").format(w=size[0], h=size[1]))

@@ -76,12 +76,18 @@ class ImagePane(QWidget):
             if self._scaled.size() != device_size:
                 # Small previews scale up with nearest-neighbour so latent pixels stay honest;
                 # large ones scale down smoothly, once per size rather than on every repaint.
-                smooth = (self._pixmap.width() >= device_size.width()
-                          and self._pixmap.height() >= device_size.height())
-                mode = (Qt.TransformationMode.SmoothTransformation if smooth
-                        else Qt.TransformationMode.FastTransformation)
-                self._scaled = self._pixmap.scaled(device_size,
-                                                   Qt.AspectRatioMode.IgnoreAspectRatio, mode)
+                smooth = (
+                    self._pixmap.width() >= device_size.width()
+                    and self._pixmap.height() >= device_size.height()
+                )
+                mode = (
+                    Qt.TransformationMode.SmoothTransformation
+                    if smooth
+                    else Qt.TransformationMode.FastTransformation
+                )
+                self._scaled = self._pixmap.scaled(
+                    device_size, Qt.AspectRatioMode.IgnoreAspectRatio, mode
+                )
                 self._scaled.setDevicePixelRatio(dpr)
             target = QRect(0, 0, size.width(), size.height())
             target.moveCenter(area.center())

@@ -31,7 +31,7 @@ def child_pids(root: int | None = None) -> list[int]:
         except OSError:
             continue
         # "pid (comm) state ppid ..." — comm may contain spaces, so split after the last ')'
-        rest = stat[stat.rfind(")") + 2:].split()
+        rest = stat[stat.rfind(")") + 2 :].split()
         parents[int(entry.name)] = int(rest[1])
         states[int(entry.name)] = rest[0]
     found: list[int] = []
@@ -61,8 +61,11 @@ def leak_guard() -> Iterator[None]:
     while time.monotonic() < deadline:
         runners = live_runners()
         children = [p for p in child_pids() if p not in children_before]
-        threads = [t for t in threading.enumerate()
-                   if t.ident not in threads_before and t.is_alive() and not t.daemon]
+        threads = [
+            t
+            for t in threading.enumerate()
+            if t.ident not in threads_before and t.is_alive() and not t.daemon
+        ]
         if not runners and not children and not threads:
             return
         time.sleep(0.05)

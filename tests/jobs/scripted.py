@@ -128,10 +128,18 @@ def write_png(path: Path, color: tuple[int, int, int], size: tuple[int, int] = (
     return path
 
 
-def scripted_run(run_dir: Path, control: ScriptedControl, *, steps: int = 4,
-                 start_step: int = 0, step_s: float = 0.01, fail_at: int | None = None,
-                 raise_at: int | None = None, no_terminal: bool = False,
-                 cached: tuple[str, ...] = ()) -> Iterator[object]:
+def scripted_run(
+    run_dir: Path,
+    control: ScriptedControl,
+    *,
+    steps: int = 4,
+    start_step: int = 0,
+    step_s: float = 0.01,
+    fail_at: int | None = None,
+    raise_at: int | None = None,
+    no_terminal: bool = False,
+    cached: tuple[str, ...] = (),
+) -> Iterator[object]:
     """The event sequence of one full run, honouring pause/suspend/cancel between steps."""
     for stage in ("prepare", "vae-encode", "llm-encode"):
         yield StageStarted(stage, run_dir)
@@ -157,8 +165,9 @@ def scripted_run(run_dir: Path, control: ScriptedControl, *, steps: int = 4,
             yield RunFailed("diffuse", "The engine stopped unexpectedly.", run_dir / "diffuse.log")
             return
         yield CheckpointSaved(step, run_dir / f"step_{step:03d}.bin")
-        png = write_png(run_dir / "previews" / f"preview_{step:03d}.png",
-                        (step * 40 % 256, 80, 200))
+        png = write_png(
+            run_dir / "previews" / f"preview_{step:03d}.png", (step * 40 % 256, 80, 200)
+        )
         yield PreviewSaved(step, png)
         yield StepProgressed(step, steps, step_s, step_s * (steps - step))
     if no_terminal:
@@ -195,8 +204,10 @@ class ScriptedRun:
         self.result: Path | None = None
 
     def stages(self) -> list[ScriptedStageState]:
-        return [ScriptedStageState(s, self.states[s], self.states[s] == "cached",
-                                   self.seconds[s]) for s in STAGES]
+        return [
+            ScriptedStageState(s, self.states[s], self.states[s] == "cached", self.seconds[s])
+            for s in STAGES
+        ]
 
     @property
     def finished(self) -> bool:
@@ -227,9 +238,16 @@ class ScriptedPipeline:
         return self.runs[Path(run_dir)]
 
     def unfinished_runs(self) -> list[dict]:
-        return [{"run_dir": r.dir, "prompt": getattr(r.spec, "prompt", ""),
-                 "last_completed_step": r.last_completed_step, "steps": r.steps}
-                for r in self.runs.values() if not r.finished and r.last_completed_step]
+        return [
+            {
+                "run_dir": r.dir,
+                "prompt": getattr(r.spec, "prompt", ""),
+                "last_completed_step": r.last_completed_step,
+                "steps": r.steps,
+            }
+            for r in self.runs.values()
+            if not r.finished and r.last_completed_step
+        ]
 
     def branch(self, run: ScriptedRun, from_step: int, **changes: object) -> ScriptedRun:
         import dataclasses
@@ -241,8 +259,9 @@ class ScriptedPipeline:
         new.states["diffuse"] = "pending"
         return new
 
-    def execute(self, run: ScriptedRun, control: ScriptedControl, *,
-                only: str | None = None) -> Iterator[object]:
+    def execute(
+        self, run: ScriptedRun, control: ScriptedControl, *, only: str | None = None
+    ) -> Iterator[object]:
         if getattr(run.spec, "image", None) is None and not getattr(run.spec, "refs", ()):
             run.states["vae-encode"] = "skipped"  # like the real pipeline: nothing to encode
         for stage in STAGES:
@@ -275,14 +294,18 @@ class ScriptedPipeline:
                         yield RunFailed(stage, "The engine stopped unexpectedly (killed).", log)
                         return
                     run.last_completed_step = step
-                    png = write_png(run.dir / "checkpoints" / f"preview_{step:03d}.png",
-                                    (step * 50 % 256, 90, 180), (32, 32))
+                    png = write_png(
+                        run.dir / "checkpoints" / f"preview_{step:03d}.png",
+                        (step * 50 % 256, 90, 180),
+                        (32, 32),
+                    )
                     yield CheckpointSaved(step, run.dir / f"step_{step:03d}.bin")
                     yield PreviewSaved(step, png)
                     left = run.steps - step
                     yield StepProgressed(step, run.steps, self.step_s, self.step_s * left)
-            cached = stage == "llm-encode" and getattr(run.spec, "prompt", "") in \
-                self.encoded_prompts
+            cached = (
+                stage == "llm-encode" and getattr(run.spec, "prompt", "") in self.encoded_prompts
+            )
             if stage == "llm-encode":
                 self.encoded_prompts.add(getattr(run.spec, "prompt", ""))
             run.states[stage] = "cached" if cached else "done"

@@ -15,9 +15,18 @@ TERMINALS = ("run_finished", "run_failed", "run_cancelled", "run_suspended")
 
 def _record(runner: StageRunner) -> list[tuple]:
     seen: list[tuple] = []
-    for name in ("stage_started", "stage_finished", "step_progress", "preview_saved",
-                 "preview_ready", "checkpoint_saved", "paused", "resumed", "log_line",
-                 *TERMINALS):
+    for name in (
+        "stage_started",
+        "stage_finished",
+        "step_progress",
+        "preview_saved",
+        "preview_ready",
+        "checkpoint_saved",
+        "paused",
+        "resumed",
+        "log_line",
+        *TERMINALS,
+    ):
         getattr(runner, name).connect(lambda *args, _n=name: seen.append((_n, *args)))
     return seen
 
@@ -39,7 +48,13 @@ def test_full_run_emits_every_stage_step_and_one_terminal(qtbot, tmp_path: Path)
     runner.wait(5000)
     qtbot.wait(20)
     assert [s[1] for s in _names(seen, "stage_started")] == [
-        "prepare", "vae-encode", "llm-encode", "diffuse", "vae-decode", "composite"]
+        "prepare",
+        "vae-encode",
+        "llm-encode",
+        "diffuse",
+        "vae-decode",
+        "composite",
+    ]
     assert [s[1] for s in _names(seen, "step_progress")] == [1, 2, 3, 4, 5]
     assert [s[1] for s in _names(seen, "preview_saved")] == [1, 2, 3, 4, 5]
     assert all(not s[3].isNull() and s[3].width() <= 96 for s in _names(seen, "preview_saved"))
@@ -59,8 +74,8 @@ def test_previews_coalesce_when_the_ui_lags(qtbot, tmp_path: Path) -> None:
     assert runner.wait(10_000)
     qtbot.wait(50)
     ready = _names(seen, "preview_ready")
-    assert [s[1] for s in ready] == [6]              # only the newest full preview
-    assert len(_names(seen, "preview_saved")) == 6   # but a thumbnail for every step
+    assert [s[1] for s in ready] == [6]  # only the newest full preview
+    assert len(_names(seen, "preview_saved")) == 6  # but a thumbnail for every step
     assert len(_terminals(seen)) == 1
 
 
@@ -98,8 +113,9 @@ def test_suspend_then_resume_in_a_new_runner(qtbot, tmp_path: Path) -> None:
     assert 1 <= k < 30
     assert _terminals(seen) == [("run_suspended", k)]
 
-    second = StageRunner(lambda c: scripted_run(tmp_path, c, steps=30, start_step=k),
-                         ScriptedControl())
+    second = StageRunner(
+        lambda c: scripted_run(tmp_path, c, steps=30, start_step=k), ScriptedControl()
+    )
     seen2 = _record(second)
     with qtbot.waitSignal(second.run_finished, timeout=10_000):
         second.start()
@@ -108,8 +124,9 @@ def test_suspend_then_resume_in_a_new_runner(qtbot, tmp_path: Path) -> None:
 
 
 def test_cancel_emits_cancelled_once(qtbot, tmp_path: Path) -> None:
-    runner = StageRunner(lambda c: scripted_run(tmp_path, c, steps=50, step_s=0.02),
-                         ScriptedControl())
+    runner = StageRunner(
+        lambda c: scripted_run(tmp_path, c, steps=50, step_s=0.02), ScriptedControl()
+    )
     seen = _record(runner)
     with qtbot.waitSignal(runner.step_progress, timeout=10_000):
         runner.start()
@@ -143,8 +160,7 @@ def test_exception_in_the_pipeline_becomes_one_failed_signal(qtbot, tmp_path: Pa
 
 
 def test_a_source_without_terminal_event_still_ends_with_one(qtbot, tmp_path: Path) -> None:
-    runner = StageRunner(lambda c: scripted_run(tmp_path, c, no_terminal=True),
-                         ScriptedControl())
+    runner = StageRunner(lambda c: scripted_run(tmp_path, c, no_terminal=True), ScriptedControl())
     seen = _record(runner)
     with qtbot.waitSignal(runner.run_ended, timeout=10_000):
         runner.start()

@@ -84,14 +84,15 @@ def test_a_full_job_clicking_through_the_stages(qtbot, make_panel) -> None:
     panel = make_panel(steps=4)
     previews: list[int] = []
     panel.session.runner_started.connect(
-        lambda r: r.preview_saved.connect(lambda step, *_: previews.append(step)))
+        lambda r: r.preview_saved.connect(lambda step, *_: previews.append(step))
+    )
     for i, stage in enumerate(ORDER):
         qtbot.mouseClick(panel.next_button, Qt.MouseButton.LeftButton)
         wait_idle(qtbot, panel)
         assert not panel.error_banner.isVisible(), panel.error_banner.text()
         states = panel.stage_list.states()
         assert all(states[s] in ("done", "cached") for s in ORDER[: i + 1]), (stage, states)
-        assert all(states[s] == "pending" for s in ORDER[i + 1:]), (stage, states)
+        assert all(states[s] == "pending" for s in ORDER[i + 1 :]), (stage, states)
     run = panel.session.run
     assert run.finished
     n = run.steps
@@ -112,7 +113,7 @@ def test_pause_then_resume(qtbot, make_panel) -> None:
     held = len(panel.strip.steps())
     qtbot.wait(500)
     assert len(panel.strip.steps()) == held  # nothing moves while paused
-    assert len(engine_pids()) == 1             # the model stays loaded
+    assert len(engine_pids()) == 1  # the model stays loaded
     panel.resume_button.click()
     wait_idle(qtbot, panel)
     run = panel.session.run
@@ -199,13 +200,14 @@ def test_second_run_with_the_same_prompt_reuses_the_encoding(qtbot, make_panel) 
     assert run.finished
     assert second.stage_list.state("llm-encode") == "cached"
     assert [s.state for s in run.stages() if s.name == "llm-encode"] == ["cached"]
-    assert any("diffuse" in line for line in seen)          # the poll does see engines
-    assert not any("llm-encode" in line for line in seen)   # but never an LLM one
+    assert any("diffuse" in line for line in seen)  # the poll does see engines
+    assert not any("llm-encode" in line for line in seen)  # but never an LLM one
     assert not (Path(run.dir) / "logs" / "llm-encode.log").exists()
 
 
 def test_after_a_restart_the_suspended_run_is_offered_then_decoded_and_branched(
-        qtbot, make_panel) -> None:
+    qtbot, make_panel
+) -> None:
     panel = make_panel(prompt="a yellow door", steps=30)
     panel.all_button.click()
     qtbot.waitUntil(lambda: len(panel.strip.steps()) >= 2, timeout=RUN_TIMEOUT_MS)
@@ -216,8 +218,9 @@ def test_after_a_restart_the_suspended_run_is_offered_then_decoded_and_branched(
 
     restarted = make_panel(prompt="something else", steps=4)  # a new session, as after a restart
     restarted.offer_unfinished_runs()
-    buttons = restarted.unfinished_box.findChildren(type(restarted.all_button),
-                                                    "generation_resume_unfinished")
+    buttons = restarted.unfinished_box.findChildren(
+        type(restarted.all_button), "generation_resume_unfinished"
+    )
     texts = [b.text() for b in buttons]
     assert any(f"at step {k} of {n}" in t and "a yellow door" in t for t in texts), texts
     [button] = [b for b in buttons if "a yellow door" in b.text()]
@@ -229,8 +232,11 @@ def test_after_a_restart_the_suspended_run_is_offered_then_decoded_and_branched(
     assert restarted.strip.steps() == list(range(1, n + 1))
 
     item = restarted.strip.item(2)
-    qtbot.mouseClick(restarted.strip.viewport(), Qt.MouseButton.LeftButton,
-                     pos=restarted.strip.visualItemRect(item).center())
+    qtbot.mouseClick(
+        restarted.strip.viewport(),
+        Qt.MouseButton.LeftButton,
+        pos=restarted.strip.visualItemRect(item).center(),
+    )
     step = restarted.strip.selected_step()
     restarted.decode_button.click()
     wait_idle(qtbot, restarted)

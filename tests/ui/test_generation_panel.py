@@ -149,7 +149,7 @@ def test_run_next_stage_one_at_a_time(qtbot, panel: GenerationPanel, tmp_path) -
         wait_idle(qtbot, panel)
         states = panel.stage_list.states()
         assert all(states[s] in ("done", "cached") for s in order[: i + 1]), states
-        assert all(states[s] == "pending" for s in order[i + 1:]), states
+        assert all(states[s] == "pending" for s in order[i + 1 :]), states
     assert panel.strip.steps() == [1, 2, 3, 4]
     assert panel.result_view.has_result()
     assert panel.result_view.current.caption() == "Result"
@@ -169,7 +169,8 @@ def test_run_all_streams_every_step_and_shows_the_result(qtbot, panel: Generatio
     panel.steps_spin.setValue(6)
     seen_steps: list[int] = []
     panel.session.runner_started.connect(
-        lambda r: r.step_progress.connect(lambda s, *_: seen_steps.append(s)))
+        lambda r: r.step_progress.connect(lambda s, *_: seen_steps.append(s))
+    )
     qtbot.mouseClick(panel.all_button, Qt.MouseButton.LeftButton)
     wait_idle(qtbot, panel)
     assert seen_steps == [1, 2, 3, 4, 5, 6]
@@ -273,8 +274,9 @@ def test_unfinished_runs_are_offered_and_resume(qtbot, panel: GenerationPanel) -
     k = panel.session.run.last_completed_step
     panel.offer_unfinished_runs()
     assert panel.unfinished_box.isVisible()
-    buttons = panel.unfinished_box.findChildren(type(panel.all_button),
-                                                "generation_resume_unfinished")
+    buttons = panel.unfinished_box.findChildren(
+        type(panel.all_button), "generation_resume_unfinished"
+    )
     assert len(buttons) == 1
     assert f"at step {k} of 30" in buttons[0].text()
     buttons[0].click()
@@ -302,7 +304,8 @@ def test_sdcli_import_fills_the_form(qtbot, panel: GenerationPanel, models) -> N
     qtbot.addWidget(dialog)
     dialog.set_command(
         f'sd-cli.exe --diffusion-model "{models["diffusion"]}" --llm "{models["llm"]}" '
-        f'--vae "{models["vae"]}" -p "a cat" --cfg-scale 4 --steps 6 -s 7 -W 640 -H 384')
+        f'--vae "{models["vae"]}" -p "a cat" --cfg-scale 4 --steps 6 -s 7 -W 640 -H 384'
+    )
     assert dialog.spec is not None
     assert dialog.notes.count() >= 1
     panel.apply_imported_spec(dialog.spec)
@@ -320,7 +323,8 @@ def test_settings_dialog_round_trip(qtbot, panel: GenerationPanel) -> None:
     dialog.cache_spin.setValue(8192)
     dialog.language.setCurrentIndex(dialog.language.findData("zh_CN"))
     dialog.device_combos["diffusion"].setCurrentIndex(
-        dialog.device_combos["diffusion"].findData("vulkan0"))
+        dialog.device_combos["diffusion"].findData("vulkan0")
+    )
     dialog.apply()
     assert panel.settings.cache_limit_mb == 8192
     assert panel.settings.language == "zh_CN"

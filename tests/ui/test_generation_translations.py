@@ -10,8 +10,9 @@ from pathlib import Path
 from app.ui.i18n import TRANSLATIONS_DIR, read_ts
 
 ROOT = Path(__file__).resolve().parents[2]
-FILES = sorted([*(ROOT / "app" / "ui").glob("generation_*.py"),
-                *(ROOT / "app" / "ui").glob("settings_*.py")])
+FILES = sorted(
+    [*(ROOT / "app" / "ui").glob("generation_*.py"), *(ROOT / "app" / "ui").glob("settings_*.py")]
+)
 PLACEHOLDER = re.compile(r"\{[^{}]*\}")
 
 
@@ -33,8 +34,11 @@ def _sources() -> set[tuple[str, str]]:
             if name == "_tr" and args and isinstance(args[0], ast.Constant):
                 assert context, f"{path.name} calls _tr without a translate context"
                 found.add((context, args[0].value))
-            elif (name == "translate" and len(args) == 2
-                  and all(isinstance(a, ast.Constant) for a in args)):
+            elif (
+                name == "translate"
+                and len(args) == 2
+                and all(isinstance(a, ast.Constant) for a in args)
+            ):
                 found.add((args[0].value, args[1].value))
     return found
 
