@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
-from PySide6.QtGui import QImage, QShowEvent
+from PySide6.QtGui import QImage, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -420,6 +420,8 @@ class GenerationPanel(QWidget):
         self.all_button = QPushButton(_tr("Run all"), self)
         self.all_button.setObjectName("generation_run_all")
         self.all_button.setDefault(True)
+        self.all_button.setShortcut(QKeySequence("Ctrl+Return"))
+        self.all_button.setToolTip(_tr("Run every stage that is not done yet (Ctrl+Enter)"))
         self.new_run_button = QPushButton(_tr("New run"), self)
         self.new_run_button.setObjectName("generation_new_run")
         self.new_run_button.setToolTip(
@@ -863,6 +865,7 @@ class GenerationPanel(QWidget):
         runner.paused.connect(self._runner_paused)
         runner.resumed.connect(self._runner_resumed)
         runner.result_loaded.connect(self._result_loaded)
+        runner.device_reported.connect(self.stage_list.set_device)
         runner.run_finished.connect(self._run_finished)
         runner.run_failed.connect(self._run_failed)
         runner.run_cancelled.connect(self._run_cancelled)

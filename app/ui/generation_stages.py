@@ -108,6 +108,14 @@ class GenerationStageList(QTreeWidget):
         item.setFont(0, font)
         item.setFont(1, font)
 
+    def set_device(self, stage: str, device: str) -> None:
+        """The device the engine reported for `stage` (shown as the row's tooltip)."""
+        item = self._items.get(stage)
+        if item is not None and device:
+            text = _tr("Runs on {device}").format(device=device)
+            for column in range(3):
+                item.setToolTip(column, text)
+
     def state(self, stage: str) -> str:
         return self._states.get(stage, "pending")
 

@@ -352,3 +352,8 @@ def test_a_missing_engine_is_explained_with_the_real_pipeline(qtbot, tmp_path, m
     assert "no-such-sd-stage" in panel.error_banner.text()
     assert "Settings" in panel.error_banner.text()  # where to fix it
     assert session.run is not None and not session.run.finished
+
+
+def test_stage_rows_show_the_device_the_engine_reported(qtbot, panel: GenerationPanel) -> None:
+    panel.stage_list.set_device("diffuse", "Vulkan0")
+    assert "Vulkan0" in panel.stage_list.topLevelItem(3).toolTip(1)

@@ -310,6 +310,10 @@
         <translation>全部运行</translation>
     </message>
     <message>
+        <source>Run every stage that is not done yet (Ctrl+Enter)</source>
+        <translation>运行所有尚未完成的阶段（Ctrl+Enter）</translation>
+    </message>
+    <message>
         <source>New run</source>
         <translation>新运行</translation>
     </message>
@@ -706,6 +710,10 @@
     <message>
         <source>Time</source>
         <translation>用时</translation>
+    </message>
+    <message>
+        <source>Runs on {device}</source>
+        <translation>运行于 {device}</translation>
     </message>
 </context>
 <context>
