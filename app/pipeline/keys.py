@@ -76,9 +76,12 @@ def stage_keys(spec: JobSpec, inputs: dict[str, Any], models: dict[str, Any],
         "v": KEYS_VERSION, "vae": identity_key(models.get("vae")), "prepare": keys["prepare"],
         "engine": engine_version,
     }) if has_latents else None
+    # The negative prompt is encoded only when cfg != 1 (and then the conditioning does not
+    # depend on the cfg value itself): editing it at cfg 1 costs no LLM run.
+    guided = float(spec.cfg_scale) != 1.0
     keys["llm-encode"] = cache_key("llm-encode", {
         "v": KEYS_VERSION, "llm": identity_key(models.get("llm")), "prompt": spec.prompt,
-        "negative": spec.negative_prompt, "cfg": float(spec.cfg_scale), "loras": loras,
+        "negative": spec.negative_prompt if guided else None, "guided": guided, "loras": loras,
         "engine": engine_version,
     })
     keys["diffuse"] = cache_key("diffuse", {

@@ -390,7 +390,8 @@ class Pipeline:
             return True
         args = LlmEncodeArgs(
             llm=Path(spec.models.llm), prompt=spec.prompt, save_embeddings=run.dir / CONDITIONING,
-            negative_prompt=spec.negative_prompt, cfg_scale=spec.cfg_scale,
+            negative_prompt=spec.negative_prompt if spec.cfg_scale != 1.0 else "",
+            cfg_scale=spec.cfg_scale,
             lora_model_dir=Path(spec.models.lora_dir) if spec.models.lora_dir else None,
             common=self._common(spec, "te"))
         yield from self._engine_stage(run, control, engine, args, "llm-encode")

@@ -30,8 +30,17 @@ def test_same_inputs_same_keys() -> None:
 
 def test_new_prompt_reruns_llm_encode_and_after() -> None:
     assert _changed(prompt="a dog") == {"llm-encode", "diffuse", "vae-decode", "composite"}
-    assert _changed(negative_prompt="blurry") == {"llm-encode", "diffuse", "vae-decode",
-                                                  "composite"}
+
+
+def test_negative_prompt_matters_only_with_cfg() -> None:
+    # cfg 1 (klein): the negative prompt is never encoded, so editing it reruns nothing.
+    assert _changed(negative_prompt="blurry") == set()
+    guided = dataclasses.replace(SPEC, cfg_scale=3.0)
+    a = stage_keys(guided, INPUTS, MODELS, "v1")
+    b = stage_keys(dataclasses.replace(guided, negative_prompt="blurry"), INPUTS, MODELS, "v1")
+    assert a["llm-encode"] != b["llm-encode"]
+    c = stage_keys(dataclasses.replace(guided, cfg_scale=4.0), INPUTS, MODELS, "v1")
+    assert a["llm-encode"] == c["llm-encode"] and a["diffuse"] != c["diffuse"]
 
 
 def test_new_mask_or_image_reruns_from_prepare() -> None:
