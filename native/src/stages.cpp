@@ -196,8 +196,8 @@ std::string apply_backend(Run& run, const std::string& module) {
             found = found || dev["name"] == name;
         }
         if (index.empty() || !found) {
-            throw StageError(EXIT_USAGE, "--backend " + module + "=" + device + ": no such device in this build (devices: " +
-                                             list_devices().dump() + ")");
+            throw StageError(EXIT_USAGE, "--backend " + module + "=" + device + ": no such device (devices: " + list_devices().dump() +
+                                             "; a CPU Vulkan driver such as lavapipe is listed only with GGML_VK_VISIBLE_DEVICES=0)");
         }
 #ifdef _WIN32
         _putenv_s("SD_VK_DEVICE", index.c_str());
