@@ -86,6 +86,15 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     d.add_argument("-t", "--threads", type=int, default=0)
     d.add_argument("--vae-tiling", action="store_true")
     d.add_argument("--diffusion-fa", action="store_true", default=None)
+    d.add_argument("--backend", metavar="SPEC",
+                   help="per-module devices, e.g. te=cpu,diffusion=vulkan1,vae=vulkan1")
+    d.add_argument("--clip-on-cpu", action="store_true", help="run the text encoder on the CPU")
+    d.add_argument("--vae-on-cpu", action="store_true", help="run the VAE on the CPU")
+    s = p.add_argument_group("accepted from sd-cli command lines, not needed here")
+    s.add_argument("--guidance", metavar="X", help="does nothing for klein")
+    s.add_argument("--params-backend", metavar="DEV", help="not needed: one model per stage")
+    s.add_argument("--max-vram", metavar="GIB", help="not needed: one model per stage")
+    s.add_argument("--mmap", action="store_true", help="always on")
     o = p.add_argument_group("output")
     o.add_argument("--run-dir", metavar="DIR", help="run folder (default: a new one in the "
                    "data folder)")
@@ -114,10 +123,15 @@ def _spec_from_args(args: argparse.Namespace) -> Any:
                          vae=settings.devices.vae)
             if paths.settings_file.exists() else DeviceChoice())
     every = args.device
+    backend = _backend_devices(args.backend) if args.backend else {}
+    if args.clip_on_cpu:
+        backend["llm"] = "cpu"
+    if args.vae_on_cpu:
+        backend["vae"] = "cpu"
     devices = DeviceChoice(
-        llm=args.llm_device or every or base.llm,
-        diffusion=args.diffusion_device or every or base.diffusion,
-        vae=args.vae_device or every or base.vae,
+        llm=args.llm_device or backend.get("llm") or every or base.llm,
+        diffusion=args.diffusion_device or backend.get("diffusion") or every or base.diffusion,
+        vae=args.vae_device or backend.get("vae") or every or base.vae,
         threads=args.threads,
         flash_attention=True if args.diffusion_fa is None else args.diffusion_fa,
         vae_tiling=args.vae_tiling)
@@ -129,12 +143,30 @@ def _spec_from_args(args: argparse.Namespace) -> Any:
         scheduler=args.scheduler, preview=args.preview, devices=devices)
 
 
+def _backend_devices(text: str) -> dict[str, str]:
+    from app.pipeline.sdcli_import import import_sd_cli_command
+
+    devices = import_sd_cli_command(f"--backend {text}")[0]["devices"]
+    return {k: devices[k] for k in ("llm", "diffusion", "vae")}
+
+
+def _ignored_flag_notes(args: argparse.Namespace) -> list[str]:
+    notes = []
+    if args.guidance is not None:
+        notes.append(f"--guidance {args.guidance} does nothing for klein; ignored.")
+    for flag, value in (("--params-backend", args.params_backend),
+                        ("--max-vram", args.max_vram)):
+        if value is not None:
+            notes.append(f"{flag} {value}: each stage loads only its own model; ignored.")
+    return notes
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from app.pipeline.runner import Pipeline
     from app.pipeline.spec import klein_warnings
 
     spec = _spec_from_args(args)
-    for note in klein_warnings(spec):
+    for note in _ignored_flag_notes(args) + klein_warnings(spec):
         print(f"note: {note}")
     pipeline = Pipeline(app_paths(), Path(args.engine) if args.engine else None)
     run = pipeline.create_run(spec, Path(args.run_dir) if args.run_dir else None)

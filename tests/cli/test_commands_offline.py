@@ -62,3 +62,22 @@ def test_resume_of_a_finished_or_missing_run(tmp_path: Path) -> None:
     done = run_cli("resume", tmp_path / "nothing")
     assert done.returncode == 1
     assert "not a run folder" in done.stderr
+
+
+def test_run_accepts_the_users_sd_cli_flags(tmp_path: Path) -> None:
+    for name in ("d.gguf", "l.gguf", "v.safetensors"):
+        (tmp_path / name).write_bytes(b"model")
+    done = run_cli("run", "--diffusion-model", tmp_path / "d.gguf", "--llm", tmp_path / "l.gguf",
+                   "--vae", tmp_path / "v.safetensors", "-p", "x", "--run-dir", tmp_path / "r",
+                   "--guidance", "3.5", "--steps", "10", "--sampling-method", "euler",
+                   "--diffusion-fa", "--vae-tiling", "--backend",
+                   "te=cpu,diffusion=vulkan1,vae=vulkan1", "--params-backend", "cpu", "--mmap",
+                   "--max-vram", "6", "--engine", tmp_path / "no-such-sd-stage")
+    assert done.returncode == 1  # no engine here; the flags themselves are accepted
+    assert "--guidance 3.5 does nothing" in done.stdout
+    assert "--max-vram 6" in done.stdout and "--params-backend cpu" in done.stdout
+    run = json.loads((tmp_path / "r" / "run.json").read_text())
+    assert run["spec"]["devices"]["llm"] == "cpu"
+    assert run["spec"]["devices"]["diffusion"] == "vulkan1"
+    assert run["spec"]["devices"]["vae"] == "vulkan1"
+    assert run["spec"]["devices"]["vae_tiling"] is True
