@@ -83,17 +83,23 @@ def ensure_debian_packages(names: list[str]) -> None:
 
 
 def build_engine(py: Path, mode: str) -> None:
-    """Builds sd-stage for the app (Vulkan when the toolchain is there); tests build their own."""
-    if mode != "app":
-        return
-    args = [str(py), str(ROOT / "native" / "build.py")]
-    if shutil.which("glslc") or os.environ.get("VULKAN_SDK"):
-        args.append("--vulkan")
-    say("building the engine sd-stage if needed (the first time takes several minutes)")
-    r = subprocess.run(args, cwd=ROOT)
-    if r.returncode != 0:
-        say("the engine could not be built; the painter works, generating needs sd-stage "
-            "(see README, Troubleshooting)")
+    """Builds sd-stage with native/build.py (cached: instant when nothing changed).
+
+    The app gets the Vulkan build when the toolchain is there, else the CPU one. The tests use
+    both; building here, before pytest, keeps a first build out of any test's time limit (the
+    tests' fixtures run the same command and find it cached)."""
+    build = [str(py), str(ROOT / "native" / "build.py")]
+    has_vulkan = bool(shutil.which("glslc") or os.environ.get("VULKAN_SDK"))
+    variants = [["--vulkan"] if has_vulkan else []] if mode == "app" else [[], ["--vulkan"]]
+    for extra in variants:
+        name = "Vulkan" if extra else "CPU"
+        say(f"building the engine sd-stage ({name}) if needed; the first time takes minutes")
+        if subprocess.run([*build, *extra], cwd=ROOT).returncode != 0:
+            if mode == "app":
+                say("the engine could not be built; the painter works, generating needs "
+                    "sd-stage (see README, Troubleshooting)")
+            else:
+                say(f"the {name} engine could not be built; the tests that need it will fail")
 
 
 def main() -> int:
