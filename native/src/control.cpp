@@ -11,7 +11,6 @@ namespace stage {
 namespace {
 
 std::atomic<int> g_sigint_count{0};
-Control* g_control = nullptr;
 
 extern "C" void on_sigint(int) {
     if (g_sigint_count.fetch_add(1) >= 1) {
@@ -23,8 +22,7 @@ extern "C" void on_sigint(int) {
 }  // namespace
 
 void Control::start(Events* events, bool handle_sigint) {
-    events_   = events;
-    g_control = this;
+    events_ = events;
     if (handle_sigint) {
         std::signal(SIGINT, on_sigint);
     }

@@ -106,12 +106,6 @@ private:
 
 }  // namespace
 
-std::string sha256_bytes(const void* data, size_t size) {
-    Sha256 sha;
-    sha.update(static_cast<const uint8_t*>(data), size);
-    return sha.hex();
-}
-
 std::string sha256_file(const std::string& path) {
     FILE* f = std::fopen(path.c_str(), "rb");
     if (f == nullptr) {

@@ -80,9 +80,6 @@ int main(int argc, const char* argv[]) {
         return EXIT_OK;
     }
     Run run;
-    for (int i = 0; i < argc; i++) {
-        run.argv.emplace_back(argv[i]);
-    }
     bool help = false;
     std::vector<ArgOptions> options = {stage_options(run.opt, &help), run.ctx.get_options(), run.gen.get_options()};
     bool parsed                      = false;

@@ -87,12 +87,10 @@ struct Run {
     SDGenerationParams gen;
     Events events;
     Control control;
-    std::vector<std::string> argv;
 };
 
 // files.cpp
 std::string sha256_file(const std::string& path);
-std::string sha256_bytes(const void* data, size_t size);
 void write_file_atomic(const std::string& path, const void* data, size_t size);  // throws StageError(8)
 nlohmann::json file_identity(const std::string& path);                           // {path, size, mtime}
 SDStageTensors read_tensors(const std::string& path, const std::string& flag);   // throws StageError(5)

@@ -213,12 +213,7 @@ std::string apply_backend(Run& run, const std::string& module) {
 
 // ---- context ----------------------------------------------------------------------------------
 
-struct Context {
-    SDCtxPtr ctx;
-    std::string device;
-};
-
-Context load_context(Run& run, int modules, const std::string& model_key, const std::string& path,
+SDCtxPtr load_context(Run& run, int modules, const std::string& model_key, const std::string& path,
                      const std::string& device, bool vae_decode_only) {
     auto t0                       = std::chrono::steady_clock::now();
     sd_ctx_params_t params        = run.ctx.to_sd_ctx_params_t(vae_decode_only, true, false);
@@ -229,7 +224,7 @@ Context load_context(Run& run, int modules, const std::string& model_key, const 
     }
     run.events.emit("load", {{"model", model_key}, {"path", path}, {"device", device}, {"seconds", seconds_since(t0)},
                              {"version", sd_stage_version_name(ctx.get())}});
-    return {std::move(ctx), device};
+    return ctx;
 }
 
 // Loads images as sd-cli does: the init image is resized to -W/-H when both are given, and
@@ -303,11 +298,11 @@ ExitCode run_vae_encode(Run& run) {
         load_image(run, path, "-r", ref, false);
         run.gen.ref_images.push_back(std::move(ref));
     }
-    Context context = load_context(run, SD_STAGE_MODULE_VAE, "vae", run.ctx.vae_path, device, false);
+    SDCtxPtr context = load_context(run, SD_STAGE_MODULE_VAE, "vae", run.ctx.vae_path, device, false);
     sd_img_gen_params_t params = run.gen.to_sd_img_gen_params_t();
     sd::Tensor<float> init_latent;
     std::vector<sd::Tensor<float>> ref_latents;
-    if (!sd_stage_encode_latents(context.ctx.get(), &params, &init_latent, &ref_latents)) {
+    if (!sd_stage_encode_latents(context.get(), &params, &init_latent, &ref_latents)) {
         library_failure(EXIT_INTERNAL, "VAE encoding failed (see the log above)");
     }
     json outputs = json::object();
@@ -334,10 +329,10 @@ ExitCode run_llm_encode(Run& run) {
     check_output_folder(run.opt.save_embeddings, "--save-embeddings");
     std::string device = apply_backend(run, "te");
     emit_hello(run, device);
-    Context context = load_context(run, SD_STAGE_MODULE_LLM, "llm", run.ctx.llm_path, device, true);
+    SDCtxPtr context = load_context(run, SD_STAGE_MODULE_LLM, "llm", run.ctx.llm_path, device, true);
     sd_img_gen_params_t params = run.gen.to_sd_img_gen_params_t();
     SDStageTensors condition;
-    if (!sd_stage_encode_condition(context.ctx.get(), &params, &condition)) {
+    if (!sd_stage_encode_condition(context.get(), &params, &condition)) {
         library_failure(EXIT_INTERNAL, "text encoding failed (see the log above)");
     }
     write_tensors(run.opt.save_embeddings, condition);
@@ -356,10 +351,10 @@ ExitCode run_vae_decode(Run& run) {
     size_from_latent(run, latent, "--load-latent", run.opt.load_latent);
     std::string device = apply_backend(run, "vae");
     emit_hello(run, device);
-    Context context            = load_context(run, SD_STAGE_MODULE_VAE, "vae", run.ctx.vae_path, device, true);
+    SDCtxPtr context           = load_context(run, SD_STAGE_MODULE_VAE, "vae", run.ctx.vae_path, device, true);
     sd_img_gen_params_t params = run.gen.to_sd_img_gen_params_t();
     sd_image_t image           = {0, 0, 0, nullptr};
-    if (!sd_stage_decode(context.ctx.get(), &params, latent, &image)) {
+    if (!sd_stage_decode(context.get(), &params, latent, &image)) {
         library_failure(EXIT_INTERNAL, "VAE decoding failed (see the log above)");
     }
     SDImageOwner owner(image);
@@ -540,11 +535,11 @@ ExitCode run_diffuse(Run& run) {
     emit_hello(run, device);
 
     int modules = SD_STAGE_MODULE_DIFFUSION | (opt.preview == "vae" ? SD_STAGE_MODULE_VAE : 0);
-    Context context = load_context(run, modules, "diffusion", run.ctx.diffusion_model_path, device, true);
+    SDCtxPtr context = load_context(run, modules, "diffusion", run.ctx.diffusion_model_path, device, true);
     if (opt.preview == "vae") {
         run.events.emit("load", {{"model", "vae"}, {"path", run.ctx.vae_path}, {"device", device}, {"seconds", 0.0}});
     }
-    sd_ctx_t* ctx = context.ctx.get();
+    sd_ctx_t* ctx = context.get();
     if (run.gen.sample_params.sample_method == SAMPLE_METHOD_COUNT) {
         run.gen.sample_params.sample_method = sd_get_default_sample_method(ctx);
     }
