@@ -186,12 +186,13 @@ def test_export_into_a_file_is_refused_and_writes_nothing(
 def test_unwritable_folder_gives_output_error(
     picture: np.ndarray, mask: np.ndarray, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import tempfile
+    from app.core import atomic
 
     def denied(*_args: object, **_kwargs: object) -> None:
         raise PermissionError(errno.EACCES, "Permission denied")
 
-    monkeypatch.setattr(tempfile, "mkstemp", denied)
+    # Tests run as root here, which can write anywhere: refuse the temporary file instead.
+    monkeypatch.setattr(atomic, "_create_temp", denied)
     folder = tmp_path / "ro"
     with pytest.raises(OutputError, match="Cannot write"):
         prep.export_prepared(folder, prep.prepare(picture, mask, prep.PrepareOptions()))
