@@ -1,6 +1,6 @@
 """A tiny scripted stand-in for the pipeline's event generator (unit tests of jobs/ and ui/).
 
-It yields objects whose class names and fields follow app/pipeline/API.md, honours a
+It yields the pipeline's own event classes (app/pipeline/events.py), honours a
 RunControl-like object (pause, resume, suspend, cancel) between steps, and writes real preview
 PNGs, so the runner's decoding and coalescing run for real. Integration tests use the real
 pipeline and engine instead.
@@ -16,76 +16,20 @@ from pathlib import Path
 
 from PIL import Image
 
-
-@dataclass(frozen=True)
-class StageStarted:
-    stage: str
-    run_dir: Path
-
-
-@dataclass(frozen=True)
-class StageFinished:
-    stage: str
-    seconds: float
-    cached: bool
-
-
-@dataclass(frozen=True)
-class StepProgressed:
-    step: int
-    steps: int
-    seconds_per_step: float
-    eta_s: float
-
-
-@dataclass(frozen=True)
-class PreviewSaved:
-    step: int
-    path: Path
-
-
-@dataclass(frozen=True)
-class CheckpointSaved:
-    step: int
-    path: Path
-
-
-@dataclass(frozen=True)
-class Paused:
-    step: int
-
-
-@dataclass(frozen=True)
-class Resumed:
-    step: int
-
-
-@dataclass(frozen=True)
-class LogLine:
-    stage: str
-    text: str
-
-
-@dataclass(frozen=True)
-class RunFinished:
-    result_path: Path
-
-
-@dataclass(frozen=True)
-class RunFailed:
-    stage: str
-    message: str
-    log_path: Path | None
-
-
-@dataclass(frozen=True)
-class RunSuspended:
-    step: int
-
-
-@dataclass(frozen=True)
-class RunCancelled:
-    step: int
+from app.pipeline.events import (
+    CheckpointSaved,
+    LogLine,
+    Paused,
+    PreviewSaved,
+    Resumed,
+    RunCancelled,
+    RunFailed,
+    RunFinished,
+    RunSuspended,
+    StageFinished,
+    StageStarted,
+    StepProgressed,
+)
 
 
 class ScriptedControl:
