@@ -317,26 +317,6 @@ def _collect(report: dict[str, Any], event: Any) -> None:
             pass
 
 
-def load_model_generator() -> Any:
-    """tests/models/generate.py from the source checkout this app runs from."""
-    try:
-        from tests.models import generate
-    except ImportError:
-        root = Path(__file__).resolve().parents[2]
-        if not (root / "tests" / "models" / "generate.py").is_file():
-            raise StepwiseError(
-                "The selftest needs the tiny model generator (tests/models/generate.py) of a "
-                "source checkout.", fix="Run it from the Stepwise source folder.") from None
-        sys.path.insert(0, str(root))
-        try:
-            from tests.models import generate
-        except ImportError as exc:
-            raise StepwiseError(
-                f"The tiny model generator cannot be imported: {exc}.",
-                fix="Install the demo extras: pip install -e .[demo]") from exc
-    return generate
-
-
 def _selftest_images(folder: Path) -> tuple[Path, Path]:
     import numpy as np
     from PIL import Image
@@ -353,14 +333,14 @@ def _selftest_images(folder: Path) -> tuple[Path, Path]:
 
 
 def cmd_selftest(args: argparse.Namespace) -> int:
+    from app.engine.tiny_models import generate_models
     from app.pipeline.cache import StageCache
     from app.pipeline.runner import Pipeline
     from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles
 
     paths = app_paths()
-    generate = load_model_generator()
     print("generating the tiny models…", file=sys.stderr if args.json else sys.stdout, flush=True)
-    models = generate.generate_models(paths.cache_dir / "selftest-models")
+    models = generate_models(paths.cache_dir / "selftest-models")
     pipeline = Pipeline(paths, Path(args.engine) if args.engine else None)
     work = Path(tempfile.mkdtemp(prefix="selftest-", dir=_mk(paths.cache_dir)))
     # A cache of its own, so every stage really runs.
