@@ -36,7 +36,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.canvas import files as canvas_files
+from app.core.errors import StepwiseError
 from app.core.settings import Settings
+from app.jobs.demo_setup import DemoSetup
 from app.jobs.run_session import RunSession
 from app.jobs.stage_runner import StageRunner
 from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles, spec_to_dict
@@ -148,6 +151,7 @@ class GenerationPanel(QWidget):
 
     settings_changed = Signal()
     result_saved = Signal(str)
+    demo_opened = Signal(str)  # the demo picture's path, once it is in the document
 
     def __init__(
         self,
@@ -185,6 +189,7 @@ class GenerationPanel(QWidget):
         self._ui_timer.timeout.connect(self._flush_ui)
         self._unfinished: list[Any] = []
         self._devices: list[tuple[str, str]] = [("cpu", "CPU")]
+        self._demo_setup: DemoSetup | None = None
 
         self._build()
         self._load_settings()
@@ -193,6 +198,7 @@ class GenerationPanel(QWidget):
         self._update_size_row()
         self._update_warnings()
         self._update_buttons()
+        self._update_demo_button()
         session.runner_started.connect(self._bind_runner)
         session.runner_ended.connect(self._runner_ended)
         session.run_changed.connect(self._run_changed)
@@ -211,6 +217,20 @@ class GenerationPanel(QWidget):
         form.addRow(_tr("Text encoder (LLM)"), self.llm_field)
         form.addRow(_tr("VAE"), self.vae_field)
         form.addRow(_tr("LoRA folder"), self.lora_field)
+        self.demo_button = QPushButton(_tr("Try with demo models"), self)
+        self.demo_button.setObjectName("generation_try_demo")
+        self.demo_button.setToolTip(
+            _tr(
+                "Make tiny demo models and a demo picture (seconds, a few MB) to see the "
+                "whole workflow before downloading real models"
+            )
+        )
+        self.demo_note = QLabel(self)
+        self.demo_note.setObjectName("generation_demo_note")
+        self.demo_note.setWordWrap(True)
+        self.demo_note.hide()
+        form.addRow(self.demo_button)
+        form.addRow(self.demo_note)
 
         # --- prompt
         self.prompt_edit = QPlainTextEdit(self)
@@ -464,6 +484,9 @@ class GenerationPanel(QWidget):
         self.random_seed.toggled.connect(self.seed_spin.setDisabled)
         self.dice.clicked.connect(lambda: self.seed_spin.setValue(random.randint(0, MAX_SEED)))
         self.detect_devices.clicked.connect(self.probe_devices)
+        self.demo_button.clicked.connect(self.try_demo_models)
+        for field in (self.diffusion_field, self.llm_field, self.vae_field):
+            field.path_changed.connect(self._update_demo_button)
         self.pause_button.clicked.connect(self.pause)
         self.resume_button.clicked.connect(self.resume)
         self.suspend_button.clicked.connect(self.suspend)
@@ -598,6 +621,70 @@ class GenerationPanel(QWidget):
                 combo.addItem(_tr("{name} (not detected)").format(name=wanted), wanted)
             combo.setCurrentIndex(max(0, combo.findData(wanted)))
             combo.blockSignals(False)
+
+    # ==== demo models ========================================================================
+
+    def _update_demo_button(self) -> None:
+        fields = (self.diffusion_field, self.llm_field, self.vae_field)
+        self.demo_button.setVisible(not any(f.path() for f in fields))
+
+    def try_demo_models(self) -> None:
+        """Generates the demo set off the UI thread, then fills the form and opens the picture."""
+        if self._demo_setup is not None:
+            return
+        self.demo_button.setEnabled(False)
+        self.demo_note.setText(_tr("Preparing the demo models…"))
+        self.demo_note.setStyleSheet("")
+        self.demo_note.show()
+        setup = DemoSetup(self.session.paths, self)
+        setup.demo_ready.connect(self._demo_ready)
+        setup.demo_failed.connect(self._demo_failed)
+        setup.finished.connect(self._demo_finished)
+        self._demo_setup = setup
+        setup.start()
+
+    def _demo_finished(self) -> None:
+        setup, self._demo_setup = self._demo_setup, None
+        if setup is not None:
+            setup.wait()
+            setup.deleteLater()
+        self.demo_button.setEnabled(True)
+
+    def _demo_failed(self, message: str) -> None:
+        self.demo_note.setText(
+            _tr("The demo models could not be made: {message}").format(message=message)
+        )
+        self.demo_note.setStyleSheet("color: #c62828;")
+
+    def _demo_ready(self, demo: Any) -> None:
+        self.diffusion_field.set_path(str(demo.models.diffusion))
+        self.llm_field.set_path(str(demo.models.llm))
+        self.vae_field.set_path(str(demo.models.vae))
+        for combo in self.device_combos.values():
+            if combo.findData("cpu") < 0:
+                combo.addItem(_tr("CPU"), "cpu")
+            combo.setCurrentIndex(combo.findData("cpu"))
+        if not self.prompt_edit.toPlainText().strip():
+            self.prompt_edit.setPlainText("a small red house")
+        doc = self._document
+        if doc is not None:
+            try:
+                doc.set_image(canvas_files.read_picture(demo.image), demo.image)
+                mask = canvas_files.read_mask(demo.mask, (doc.width, doc.height))
+                doc.replace_mask(_tr("Demo mask"), mask)
+            except (StepwiseError, OSError, ValueError) as exc:
+                self._demo_failed(_user_text(exc))
+                return
+            self.demo_opened.emit(str(demo.image))
+        self.demo_note.setText(
+            _tr(
+                "Demo models are ready and run on the CPU. They have random weights, so "
+                "they paint noise by design: they show the workflow, not real pictures. "
+                "Choose real FLUX.2 klein files when you want real results."
+            )
+        )
+        self.demo_note.setStyleSheet("color: #b26a00;")
+        self.store_settings()
 
     # ==== input image ========================================================================
 
@@ -1380,6 +1467,8 @@ class GenerationPanel(QWidget):
     def shutdown(self) -> bool:
         """Before the window closes: keep the form, suspend a running diffuse, wait."""
         self.store_settings()
+        if self._demo_setup is not None:
+            self._demo_setup.wait()
         return self.session.shutdown()
 
 

@@ -30,5 +30,15 @@ def install_generation_panel(window: Any, paths: AppPaths, settings: Settings) -
     app = QCoreApplication.instance()
     if app is not None:
         app.aboutToQuit.connect(panel.shutdown)
+    canvas_view = getattr(window, "canvas_view", None)
+    if canvas_view is not None:
+        panel.demo_opened.connect(lambda _path: canvas_view.zoom_to_fit())
+    menu_bar = getattr(window, "menuBar", None)
+    if menu_bar is not None:
+        help_menu = menu_bar().addMenu(QCoreApplication.translate("GenerationPanel", "&Help"))
+        demo = help_menu.addAction(
+            QCoreApplication.translate("GenerationPanel", "Try with demo models")
+        )
+        demo.triggered.connect(lambda: (dock.show(), dock.raise_(), panel.try_demo_models()))
     window.generation_panel = panel
     return panel

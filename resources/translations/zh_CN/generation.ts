@@ -294,6 +294,34 @@
         <translation>导入 sd-cli 命令…</translation>
     </message>
     <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Try with demo models</source>
+        <translation>试用演示模型</translation>
+    </message>
+    <message>
+        <source>Make tiny demo models and a demo picture (seconds, a few MB) to see the whole workflow before downloading real models</source>
+        <translation>生成微型演示模型和一张演示图片（几秒钟，几 MB），在下载真实模型之前先体验完整流程</translation>
+    </message>
+    <message>
+        <source>Preparing the demo models…</source>
+        <translation>正在准备演示模型…</translation>
+    </message>
+    <message>
+        <source>The demo models could not be made: {message}</source>
+        <translation>无法生成演示模型：{message}</translation>
+    </message>
+    <message>
+        <source>Demo mask</source>
+        <translation>演示蒙版</translation>
+    </message>
+    <message>
+        <source>Demo models are ready and run on the CPU. They have random weights, so they paint noise by design: they show the workflow, not real pictures. Choose real FLUX.2 klein files when you want real results.</source>
+        <translation>演示模型已就绪，在 CPU 上运行。它们的权重是随机的，因此按设计只会画出噪点：它们用来展示流程，而不是生成真实图片。需要真实效果时，请选择真正的 FLUX.2 klein 模型文件。</translation>
+    </message>
+    <message>
         <source>Settings…</source>
         <translation>设置…</translation>
     </message>
