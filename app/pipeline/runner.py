@@ -35,6 +35,7 @@ from app.engine.argv import (
     VaeEncodeArgs,
     build_argv,
 )
+from app.engine.devices import list_devices
 from app.engine.errors import BadInputError, Cancelled, EngineError, EngineStopped, Suspended
 from app.engine.events import path_inside
 from app.engine.locate import find_sd_stage
@@ -128,6 +129,11 @@ class Pipeline:
         run.data["result"] = None
         run.save()
         return run
+
+    def devices(self) -> list[tuple[str, str]]:
+        """(name, description) of each device the engine can use: "cpu", "vulkan0", ..."""
+        found = list_devices(self._engine(), engine_environment())
+        return [(d.name.lower(), d.description) for d in found]
 
     def unfinished_runs(self) -> list[RunSummary]:
         out = []

@@ -79,6 +79,11 @@ int main(int argc, const char* argv[]) {
         std::cout << SD_STAGE_VERSION_STRING << "\n";
         return EXIT_OK;
     }
+    if (argc > 1 && std::strcmp(argv[1], "--list-devices") == 0) {
+        // One JSON array on one line, so a front end can offer devices before any stage runs.
+        std::cout << list_devices().dump() << "\n";
+        return EXIT_OK;
+    }
     Run run;
     bool help = false;
     std::vector<ArgOptions> options = {stage_options(run.opt, &help), run.ctx.get_options(), run.gen.get_options()};

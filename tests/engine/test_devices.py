@@ -1,0 +1,47 @@
+"""Device listing: the real engine lists at least the CPU; a broken answer is a clear error."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+import pytest
+
+from app.core.paths import app_paths
+from app.engine.devices import list_devices
+from app.engine.errors import ProtocolError
+from app.pipeline.runner import Pipeline
+
+
+def test_real_engine_lists_the_cpu(sd_stage: Path) -> None:
+    devices = list_devices(sd_stage)
+    assert "CPU" in [d.name for d in devices]
+    assert all(d.description for d in devices)
+
+
+def test_pipeline_offers_lower_case_names(sd_stage: Path) -> None:
+    pairs = Pipeline(app_paths(), engine=sd_stage).devices()
+    assert "cpu" in [name for name, _ in pairs]
+    assert all(name == name.lower() for name, _ in pairs)
+
+
+def _script(tmp_path: Path, body: str) -> Path:
+    path = tmp_path / "fake-sd-stage"
+    path.write_text("#!/bin/sh\n" + body + "\n")
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+    return path
+
+
+@pytest.mark.parametrize("body", ["echo garbage", "exit 3", 'echo \'{"name": "CPU"}\''])
+def test_a_broken_answer_is_a_clear_error(tmp_path: Path, body: str) -> None:
+    with pytest.raises(ProtocolError, match="device list"):
+        list_devices(_script(tmp_path, body))
+
+
+def test_untrusted_items_are_filtered_and_bounded(tmp_path: Path) -> None:
+    fake = _script(
+        tmp_path, 'echo \'[{"name": "Vulkan0", "description": "%s"}, 5, {"x": 1}]\'' % ("x" * 1000)
+    )
+    devices = list_devices(fake)
+    assert [d.name for d in devices] == ["Vulkan0"]
+    assert len(devices[0].description) == 256
