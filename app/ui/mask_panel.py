@@ -2,29 +2,20 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
-    QSizePolicy,
     QSpinBox,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
+from app.ui.action_button import action_button
+
 GROW_MAX_PX = 512
 BLUR_MAX_PX = 256
-
-
-def _button(action: QAction) -> QToolButton:
-    button = QToolButton()
-    button.setDefaultAction(action)
-    button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-    button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-    return button
 
 
 class MaskPanel(QWidget):
@@ -58,10 +49,19 @@ class MaskPanel(QWidget):
                 line.addWidget(widget)
             rows.addLayout(line)
 
-        row(_button(actions["clear"]), _button(actions["fill"]), _button(actions["invert"]))
-        row(edge_label, self.grow_spin, _button(actions["grow"]), _button(actions["shrink"]))
-        row(blur_label, self.blur_spin, _button(actions["blur"]))
-        row(_button(actions["load_mask"]), _button(actions["save_mask"]))
+        row(
+            action_button(actions["clear"]),
+            action_button(actions["fill"]),
+            action_button(actions["invert"]),
+        )
+        row(
+            edge_label,
+            self.grow_spin,
+            action_button(actions["grow"]),
+            action_button(actions["shrink"]),
+        )
+        row(blur_label, self.blur_spin, action_button(actions["blur"]))
+        row(action_button(actions["load_mask"]), action_button(actions["save_mask"]))
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -11,25 +11,16 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
-    QSizePolicy,
     QSpinBox,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from app.core.settings import PaintSettings
+from app.ui.action_button import action_button
 
 PADDING_MAX_PX = 1024
 FEATHER_MAX_PX = 256
-
-
-def _button(action: QAction) -> QToolButton:
-    button = QToolButton()
-    button.setDefaultAction(action)
-    button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-    button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-    return button
 
 
 class PreparePanel(QWidget):
@@ -87,10 +78,10 @@ class PreparePanel(QWidget):
         self.summary_label.setWordWrap(True)
         form.addRow(self.summary_label)
         buttons = QHBoxLayout()
-        buttons.addWidget(_button(actions["preview_prepared"]))
-        buttons.addWidget(_button(actions["export_prepared"]))
+        buttons.addWidget(action_button(actions["preview_prepared"]))
+        buttons.addWidget(action_button(actions["export_prepared"]))
         form.addRow(buttons)
-        form.addRow(_button(actions["apply_result"]))
+        form.addRow(action_button(actions["apply_result"]))
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
