@@ -268,7 +268,10 @@ class CanvasView(QWidget):
         painter.drawText(
             self.rect(),
             Qt.AlignmentFlag.AlignCenter,
-            self.tr("Open a picture (Ctrl+O) or drop one here\nPNG, JPEG, WebP or BMP"),
+            self.tr(
+                "Open a picture (Ctrl+O) or drop one here\nPNG, JPEG, WebP or BMP\n\n"
+                "New here? Help ▸ Try with demo models runs the whole workflow in seconds"
+            ),
         )
 
     def _paint_image(self, painter: QPainter, exposed: QRect) -> None:
