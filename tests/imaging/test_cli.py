@@ -124,42 +124,25 @@ def test_only_masked_via_the_cli(tmp_path: Path, stepwise_home: Path) -> None:
 def test_cli_errors_are_one_line_naming_the_file(tmp_path: Path, stepwise_home: Path) -> None:
     (tmp_path / "photo.png").write_text("not a picture")
     Image.fromarray(np.zeros((8, 8), np.uint8)).save(tmp_path / "mask.png")
-    done = run_app(
-        "prepare",
-        tmp_path / "photo.png",
-        "--mask",
-        tmp_path / "mask.png",
-        "--out",
-        tmp_path / "p",
-        home=stepwise_home,
-    )
+
+    def prepare() -> subprocess.CompletedProcess[str]:
+        photo, mask = tmp_path / "photo.png", tmp_path / "mask.png"
+        return run_app(
+            "prepare", photo, "--mask", mask, "--out", tmp_path / "p", home=stepwise_home
+        )
+
+    done = prepare()
     assert done.returncode == 1
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and "photo.png" in lines[0]
     assert not (tmp_path / "p").exists()
 
     Image.fromarray(make_picture(32, 32)).save(tmp_path / "photo.png")
-    done = run_app(
-        "prepare",
-        tmp_path / "photo.png",
-        "--mask",
-        tmp_path / "mask.png",
-        "--out",
-        tmp_path / "p",
-        home=stepwise_home,
-    )
+    done = prepare()
     assert done.returncode == 1 and "8×8" in done.stderr and "32×32" in done.stderr
 
     Image.fromarray(np.zeros((32, 32), np.uint8)).save(tmp_path / "mask.png")
-    done = run_app(
-        "prepare",
-        tmp_path / "photo.png",
-        "--mask",
-        tmp_path / "mask.png",
-        "--out",
-        tmp_path / "p",
-        home=stepwise_home,
-    )
+    done = prepare()
     assert done.returncode == 1 and "mask is empty" in done.stderr
 
     done = run_app(
