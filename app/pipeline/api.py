@@ -1,0 +1,159 @@
+"""The typed seam between the pipeline and everything above it (jobs, ui, cli).
+
+`PipelineAPI` is implemented by app.pipeline.runner.Pipeline and by the test fake
+(tests/fakes/fake_pipeline.py); tests/pipeline/test_contract.py runs the same scenarios
+against both. Runs cross this seam as frozen `RunSnapshot`s and are named by their folder:
+no caller ever holds the live object a worker mutates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from app.pipeline.control import RunControl
+from app.pipeline.events import Event
+from app.pipeline.failures import Failure
+from app.pipeline.spec import JobSpec
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    """A device the engine can use: name ("cpu", "vulkan0", ...) and its description."""
+
+    name: str
+    description: str
+
+
+@dataclass(frozen=True)
+class SamplerInfo:
+    """A sampler the engine offers; resumable = it resumes bit-exactly from a checkpoint."""
+
+    name: str
+    resumable: bool
+
+
+@dataclass(frozen=True)
+class EngineCatalog:
+    """What the engine offers, from the engine itself (`sd-stage --list-samplers`)."""
+
+    samplers: tuple[SamplerInfo, ...]
+    schedulers: tuple[str, ...]
+
+    @property
+    def resumable(self) -> frozenset[str]:
+        return frozenset(s.name for s in self.samplers if s.resumable)
+
+
+@dataclass(frozen=True)
+class ModelInput:
+    """What the engine is given: its size, and the part of the original photo it covers
+    (x, y, w, h in the photo's pixels; None = the whole photo or text-to-image)."""
+
+    width: int
+    height: int
+    region: tuple[int, int, int, int] | None
+
+
+@dataclass(frozen=True)
+class StageSnapshot:
+    """One stage of a run as it is on disk."""
+
+    name: str
+    state: str  # pending | running | done | cached | failed | skipped
+    cached: bool
+    seconds: float | None
+    device: str | None
+
+
+@dataclass(frozen=True)
+class RunSnapshot:
+    """A run as it was when read: everything the UI shows, nothing it can mutate."""
+
+    dir: Path
+    id: str
+    created: str
+    spec: JobSpec
+    stages: tuple[StageSnapshot, ...]
+    steps: int | None  # steps diffuse really runs (after strength), once known
+    last_completed_step: int
+    checkpoints: tuple[int, ...]  # steps with a valid checkpoint
+    result: Path | None  # the composited result, when finished
+    model_input: ModelInput | None  # once prepare ran
+    failure: Failure | None  # the last failure, if the run stopped with one
+
+    @property
+    def finished(self) -> bool:
+        return self.result is not None
+
+    @property
+    def resumable(self) -> bool:
+        """Something to resume: a finished engine stage or a checkpoint, and no result."""
+        if self.finished:
+            return False
+        engine_done = any(s.state in ("done", "cached") and s.name != "prepare"
+                          for s in self.stages)
+        return engine_done or bool(self.checkpoints)
+
+    def stage(self, name: str) -> StageSnapshot:
+        for s in self.stages:
+            if s.name == name:
+                return s
+        raise KeyError(name)
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """A run with something to resume, for the unfinished-runs offer."""
+
+    dir: Path
+    id: str
+    created: str
+    prompt: str
+    last_completed_step: int
+    steps: int | None
+
+
+@runtime_checkable
+class PipelineAPI(Protocol):
+    """What jobs/, ui/ (through jobs/) and cli/ may ask of the pipeline."""
+
+    def devices(self) -> list[DeviceInfo]:
+        """The devices the engine lists (cpu first). Raises StepwiseError without an engine."""
+        ...
+
+    def catalog(self) -> EngineCatalog:
+        """Samplers (with resumability) and schedulers, from the engine."""
+        ...
+
+    def create_run(self, spec: JobSpec, run_dir: Path | None = None) -> RunSnapshot:
+        """A new run folder holding verified copies of the inputs."""
+        ...
+
+    def snapshot(self, run_dir: Path) -> RunSnapshot:
+        """The run in `run_dir` as it is on disk now (DamagedFileError if it cannot be read)."""
+        ...
+
+    def update_run(self, run_dir: Path, changes: Mapping[str, Any]) -> RunSnapshot:
+        """The job changed (JobSpec field → value); only the stages it affects run again."""
+        ...
+
+    def branch(self, run_dir: Path, from_step: int, changes: Mapping[str, Any]) -> RunSnapshot:
+        """A new run sharing steps 1..from_step (when the change keeps diffuse's inputs)."""
+        ...
+
+    def unfinished_runs(self) -> list[RunSummary]:
+        """Runs with something to resume (a finished engine stage or a checkpoint), oldest
+        first; runs that failed before doing anything are not offered."""
+        ...
+
+    def execute(self, run_dir: Path, control: RunControl, *, only: str | None = None
+                ) -> Iterator[Event]:
+        """Runs every stage not up to date (or just `only`); exactly one terminal event."""
+        ...
+
+    def decode_step(self, run_dir: Path, step: int, control: RunControl) -> Iterator[Event]:
+        """Decodes the checkpoint after `step`; RunFinished(result_path=the PNG)."""
+        ...

@@ -1,0 +1,68 @@
+"""Typed failures and notes: what went wrong (or what to know) as a code with parameters.
+
+The pipeline never writes user text for these: the UI owns code → tr() text (English and
+简体中文, app/ui/texts.py), the CLI the English text (app/cli/texts.py). `detail` is the
+engine's or the OS's own one-line message (it names the file or flag), shown as is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+
+class FailureKind(StrEnum):
+    """Why a run stopped with RunFailed."""
+
+    OUT_OF_MEMORY = "out_of_memory"  # an allocation failed on the host or the device
+    MODEL_FILE = "model_file"  # a model is missing, unreadable or of the wrong kind
+    INPUT = "input"  # an image, mask, reference or parameter is wrong
+    DAMAGED = "damaged"  # a file Stepwise wrote earlier fails verification
+    OUTPUT = "output"  # an output could not be written (disk full, unwritable folder)
+    ENGINE_MISSING = "engine_missing"  # no sd-stage binary
+    ENGINE_CRASHED = "engine_crashed"  # the engine died (signal, internal error)
+    DEVICE = "device"  # the chosen device is not there or was lost
+    BUSY = "busy"  # another process works on this run
+    ORDER = "order"  # "run next stage" asked for a stage whose inputs are not ready
+    BUG = "bug"  # an unexpected exception in Stepwise itself (logged with its trace)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A typed failure: kind, the stage it happened in, the detail, the engine log."""
+
+    kind: FailureKind
+    stage: str
+    detail: str
+    log_path: Path | None = None
+
+
+class NoteCode(StrEnum):
+    """Advice and warnings about a job (klein settings, sd-cli flags, prepare)."""
+
+    CFG_NOT_ONE = "cfg_not_one"  # cfg: klein is distilled for 1; other values double the work
+    NEGATIVE_UNUSED = "negative_unused"  # the negative prompt does nothing at cfg 1
+    SCHEDULER_NOT_SIMPLE = "scheduler_not_simple"  # scheduler
+    MANY_STEPS = "many_steps"  # steps
+    SAMPLER_NOT_RESUMABLE = "sampler_not_resumable"  # sampler: a suspend/crash starts over
+    SIZE_NOT_ALIGNED = "size_not_aligned"  # width, height, align: aligned first
+    STRENGTH_NO_MASK = "strength_no_mask"  # strength 1 without a mask replaces everything
+    STRENGTH_STEPS = "strength_steps"  # strength, run, steps: img2img runs fewer steps
+    EMPTY_MASK = "empty_mask"  # the mask is empty: nothing to repaint
+    # sd-cli import / CLI flags
+    FLAG_NO_EFFECT = "flag_no_effect"  # flag, value: does nothing for klein (e.g. --guidance)
+    FLAG_NOT_NEEDED = "flag_not_needed"  # flag, value: one model per stage makes it unneeded
+    FLAG_UNKNOWN = "flag_unknown"  # flag: not understood, ignored
+    FLAG_MAPPED = "flag_mapped"  # flag, value, target: mapped onto another setting
+    SDCLI_DEFAULT_CFG = "sdcli_default_cfg"  # sd-cli's default cfg 7 would double the work
+    SDCLI_DEFAULT_SCHEDULER = "sdcli_default_scheduler"  # sd-cli's default discrete schedule
+    LORA_MISSING = "lora_missing"  # name, folder: a <lora:...> tag names no file
+
+
+@dataclass(frozen=True)
+class Note:
+    """One piece of advice: a code and its parameters (str/int/float values)."""
+
+    code: NoteCode
+    params: dict[str, str | int | float] = field(default_factory=dict)
