@@ -14,9 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from app.imaging.align import ALIGN_PX  # noqa: F401 - re-exported: 16 px per latent cell
+from app.imaging.align import ALIGN_MODES
+from app.imaging.align import ALIGN_PX as ALIGN_PX  # re-exported: 16 px per latent cell
+from app.imaging.fill import FILL_MODES
+from app.imaging.prepare_record import MAX_FEATHER_PX, MAX_PADDING_PX, PrepareOptions
+
+if TYPE_CHECKING:
+    from app.pipeline.spec import JobSpec
 
 T = TypeVar("T", int, float, str, bool)
 
@@ -58,95 +64,170 @@ class Param[T: (int, float, str, bool)]:
     metavar: str | None = None
 
 
+_PREPARE = PrepareOptions()  # imaging owns the Prepare defaults; the table reads them
+
 # --- models ------------------------------------------------------------------------------------
-DIFFUSION_MODEL = Param("diffusion_model", str, "", "models.diffusion", ("--diffusion-model",),
-                        "the FLUX.2 klein diffusion model (GGUF or safetensors)",
-                        sdcli_flags=("--diffusion-model",), invalidates="diffuse",
-                        metavar="PATH")
-LLM_MODEL = Param("llm_model", str, "", "models.llm", ("--llm",),
-                  "the Qwen3 text encoder (GGUF or safetensors)",
-                  sdcli_flags=("--llm", "--qwen2vl", "--text-encoder"), invalidates="llm-encode",
-                  metavar="PATH")
-VAE_MODEL = Param("vae_model", str, "", "models.vae", ("--vae",), "the FLUX.2 VAE",
-                  sdcli_flags=("--vae",), invalidates="vae-encode", metavar="PATH")
-LORA_DIR = Param("lora_dir", str, "", "models.lora_dir", ("--lora-model-dir",),
-                 "folder of the LoRAs named by <lora:name:weight> in the prompt",
-                 sdcli_flags=("--lora-model-dir",), invalidates="llm-encode", metavar="DIR")
+DIFFUSION_MODEL = Param(
+    "diffusion_model", str, "", "models.diffusion", ("--diffusion-model",),
+    "the FLUX.2 klein diffusion model (GGUF or safetensors)",
+    sdcli_flags=("--diffusion-model",), invalidates="diffuse", metavar="PATH",
+)  # fmt: skip
+LLM_MODEL = Param(
+    "llm_model", str, "", "models.llm", ("--llm",), "the Qwen3 text encoder (GGUF or safetensors)",
+    sdcli_flags=("--llm", "--qwen2vl", "--text-encoder"), invalidates="llm-encode",
+    metavar="PATH",
+)  # fmt: skip
+VAE_MODEL = Param(
+    "vae_model", str, "", "models.vae", ("--vae",), "the FLUX.2 VAE",
+    sdcli_flags=("--vae",), invalidates="vae-encode", metavar="PATH",
+)  # fmt: skip
+LORA_DIR = Param(
+    "lora_dir", str, "", "models.lora_dir", ("--lora-model-dir",),
+    "folder of the LoRAs named by <lora:name:weight> in the prompt",
+    sdcli_flags=("--lora-model-dir",), invalidates="llm-encode", metavar="DIR",
+)  # fmt: skip
 
 # --- prompt and sampling -------------------------------------------------------------------------
-PROMPT = Param("prompt", str, "", "prompt", ("--prompt", "-p"), "what to paint",
-               sdcli_flags=("-p", "--prompt"), invalidates="llm-encode", persist=True)
-NEGATIVE_PROMPT = Param("negative_prompt", str, "", "negative_prompt",
-                        ("--negative-prompt", "-n"), "what to avoid (used only when CFG ≠ 1)",
-                        sdcli_flags=("-n", "--negative-prompt"), invalidates="llm-encode")
-WIDTH = Param("width", int, 512, "width", ("--width", "-W"),
-              "text-to-image width in px (multiple of 16)", sdcli_flags=("-W", "--width"),
-              invalidates="prepare", minimum=64, maximum=4096)
-HEIGHT = Param("height", int, 512, "height", ("--height", "-H"),
-               "text-to-image height in px (multiple of 16)", sdcli_flags=("-H", "--height"),
-               invalidates="prepare", minimum=64, maximum=4096)
-STEPS = Param("steps", int, KLEIN_STEPS, "steps", ("--steps",), "sampling steps (klein: 4)",
-              sdcli_flags=("--steps",), invalidates="diffuse", minimum=1, maximum=200)
-SEED = Param("seed", int, 42, "seed", ("--seed", "-s"), "random seed (-1: draw one)",
-             sdcli_flags=("-s", "--seed"), invalidates="diffuse", minimum=-1, maximum=MAX_SEED)
-STRENGTH = Param("strength", float, 1.0, "strength", ("--strength",),
-                 "how much of the masked area is repainted (img2img)",
-                 sdcli_flags=("--strength",), invalidates="diffuse", minimum=0.0, maximum=1.0)
-CFG_SCALE = Param("cfg_scale", float, KLEIN_CFG_SCALE, "cfg_scale", ("--cfg-scale",),
-                  "classifier-free guidance (klein: 1; other values double the work)",
-                  sdcli_flags=("--cfg-scale",), invalidates="diffuse", minimum=0.0,
-                  maximum=30.0)
-SAMPLER = Param("sampler", str, KLEIN_SAMPLER, "sampler", ("--sampling-method",),
-                "sampler (the engine lists them)", sdcli_flags=("--sampling-method",),
-                invalidates="diffuse")
-SCHEDULER = Param("scheduler", str, KLEIN_SCHEDULER, "scheduler", ("--scheduler",),
-                  "noise schedule (klein: simple)", sdcli_flags=("--scheduler",),
-                  invalidates="diffuse")
-PREVIEW = Param("preview", str, "proj", "preview", ("--preview",),
-                "step previews: proj (fast), vae (accurate, slower), none",
-                sdcli_flags=("--preview",), choices=("proj", "vae", "none"))
+PROMPT = Param(
+    "prompt", str, "", "prompt", ("--prompt", "-p"), "what to paint",
+    sdcli_flags=("-p", "--prompt"), invalidates="llm-encode",
+)  # fmt: skip
+NEGATIVE_PROMPT = Param(
+    "negative_prompt", str, "", "negative_prompt", ("--negative-prompt", "-n"),
+    "what to avoid (used only when CFG is not 1)",
+    sdcli_flags=("-n", "--negative-prompt"), invalidates="llm-encode",
+)  # fmt: skip
+WIDTH = Param(
+    "width", int, 512, "width", ("--width", "-W"),
+    "text-to-image width in px (multiple of 16; with an image its size is used)",
+    sdcli_flags=("-W", "--width"), invalidates="prepare", minimum=64, maximum=4096,
+)  # fmt: skip
+HEIGHT = Param(
+    "height", int, 512, "height", ("--height", "-H"),
+    "text-to-image height in px (multiple of 16; with an image its size is used)",
+    sdcli_flags=("-H", "--height"), invalidates="prepare", minimum=64, maximum=4096,
+)  # fmt: skip
+STEPS = Param(
+    "steps", int, KLEIN_STEPS, "steps", ("--steps",), "sampling steps (klein: 4)",
+    sdcli_flags=("--steps",), invalidates="diffuse", minimum=1, maximum=200,
+)  # fmt: skip
+SEED = Param(
+    "seed", int, 42, "seed", ("--seed", "-s"), "random seed",
+    sdcli_flags=("-s", "--seed"), invalidates="diffuse", minimum=0, maximum=MAX_SEED,
+)  # fmt: skip
+STRENGTH = Param(
+    "strength", float, 1.0, "strength", ("--strength",),
+    "how much of the masked area is repainted (below 1: img2img, fewer steps)",
+    sdcli_flags=("--strength",), invalidates="diffuse", minimum=0.0, maximum=1.0,
+)  # fmt: skip
+# cfg 1 vs any other value decides whether the negative prompt is encoded (llm-encode's key).
+CFG_SCALE = Param(
+    "cfg_scale", float, KLEIN_CFG_SCALE, "cfg_scale", ("--cfg-scale",),
+    "classifier-free guidance (klein: 1; other values double the work)",
+    sdcli_flags=("--cfg-scale",), invalidates="llm-encode", minimum=0.0, maximum=30.0,
+)  # fmt: skip
+SAMPLER = Param(
+    "sampler", str, KLEIN_SAMPLER, "sampler", ("--sampling-method",),
+    "sampler (the engine lists them)", sdcli_flags=("--sampling-method",),
+    invalidates="diffuse", metavar="NAME",
+)  # fmt: skip
+SCHEDULER = Param(
+    "scheduler", str, KLEIN_SCHEDULER, "scheduler", ("--scheduler",),
+    "noise schedule (klein: simple)", sdcli_flags=("--scheduler",), invalidates="diffuse",
+    metavar="NAME",
+)  # fmt: skip
+PREVIEW = Param(
+    "preview", str, "proj", "preview", ("--preview",),
+    "step previews: proj (fast), vae (accurate, slower), none",
+    sdcli_flags=("--preview",), choices=("proj", "vae", "none"),
+)  # fmt: skip
 
 # --- devices and engine switches (never change a result) ------------------------------------------
-LLM_DEVICE = Param("llm_device", str, "cpu", "devices.llm", ("--llm-device",),
-                   "device of the text encoder (cpu, vulkan0, ...)", metavar="DEV")
-DIFFUSION_DEVICE = Param("diffusion_device", str, "cpu", "devices.diffusion",
-                         ("--diffusion-device",), "device of the diffusion model", metavar="DEV")
-VAE_DEVICE = Param("vae_device", str, "cpu", "devices.vae", ("--vae-device",),
-                   "device of the VAE", metavar="DEV")
-THREADS = Param("threads", int, 0, "devices.threads", ("--threads", "-t"),
-                "CPU threads (0: the engine chooses)", sdcli_flags=("-t", "--threads"),
-                minimum=0, maximum=256)
-FLASH_ATTENTION = Param("flash_attention", bool, True, "devices.flash_attention",
-                        ("--diffusion-fa",), "flash attention in the diffusion model",
-                        sdcli_flags=("--diffusion-fa",))
-VAE_TILING = Param("vae_tiling", bool, False, "devices.vae_tiling", ("--vae-tiling",),
-                   "decode/encode the VAE in tiles (less memory)", sdcli_flags=("--vae-tiling",))
-MMAP = Param("mmap", bool, True, "devices.mmap", ("--mmap",), "memory-map the model files",
-             sdcli_flags=("--mmap",))
+LLM_DEVICE = Param(
+    "llm_device", str, "cpu", "devices.llm", ("--llm-device",),
+    "device of the text encoder (cpu, vulkan0, ...)", metavar="DEV",
+)  # fmt: skip
+DIFFUSION_DEVICE = Param(
+    "diffusion_device", str, "cpu", "devices.diffusion", ("--diffusion-device",),
+    "device of the diffusion model", metavar="DEV",
+)  # fmt: skip
+VAE_DEVICE = Param(
+    "vae_device", str, "cpu", "devices.vae", ("--vae-device",), "device of the VAE",
+    metavar="DEV",
+)  # fmt: skip
+THREADS = Param(
+    "threads", int, 0, "devices.threads", ("--threads", "-t"),
+    "CPU threads (0: the engine chooses)", sdcli_flags=("-t", "--threads"),
+    minimum=0, maximum=256,
+)  # fmt: skip
+FLASH_ATTENTION = Param(
+    "flash_attention", bool, True, "devices.flash_attention", ("--diffusion-fa",),
+    "flash attention in the diffusion model", sdcli_flags=("--diffusion-fa",),
+)  # fmt: skip
+VAE_TILING = Param(
+    "vae_tiling", bool, False, "devices.vae_tiling", ("--vae-tiling",),
+    "decode/encode the VAE in tiles (less memory)", sdcli_flags=("--vae-tiling",),
+)  # fmt: skip
+MMAP = Param(
+    "mmap", bool, True, "devices.mmap", ("--mmap",), "memory-map the model files",
+    sdcli_flags=("--mmap",),
+)  # fmt: skip
 
-# --- Prepare (the painter's panel; the names `prepare` uses) -------------------------------------
-ALIGN = Param("align", str, "pad", "prepare.align", ("--align",),
-              "how to reach a multiple of 16 px: pad (undone exactly), crop, scale",
-              invalidates="prepare", choices=("pad", "crop", "scale"))
-FILL = Param("fill", str, "grey", "prepare.fill", ("--fill",),
-             "what the masked area holds for the model: grey (50 %), blur, none",
-             invalidates="prepare", choices=("grey", "blur", "none"))
-ONLY_MASKED = Param("only_masked", bool, False, "prepare.only_masked", ("--only-masked",),
-                    "generate only the mask's bounding box (plus padding)",
-                    invalidates="prepare")
-PADDING = Param("padding", int, 64, "prepare.padding_px", ("--padding",),
-                "context around the mask with --only-masked, px", invalidates="prepare",
-                minimum=0, maximum=1024, metavar="PX")
-FEATHER = Param("feather", int, 8, "prepare.feather_px", ("--feather",),
-                "soft edge of the composite, px", invalidates="prepare", minimum=0, maximum=256,
-                metavar="PX")
+# --- Prepare (the painter's panel; the names `prepare` uses; defaults from imaging) --------------
+ALIGN = Param(
+    "align", str, _PREPARE.align, "prepare.align", ("--align",),
+    "how to reach a multiple of 16 px: pad (undone exactly), crop, scale",
+    invalidates="prepare", choices=ALIGN_MODES,
+)  # fmt: skip
+FILL = Param(
+    "fill", str, _PREPARE.fill, "prepare.fill", ("--fill",),
+    "what the masked area holds for the model: grey (50 %), blur, none",
+    invalidates="prepare", choices=FILL_MODES,
+)  # fmt: skip
+ONLY_MASKED = Param(
+    "only_masked", bool, _PREPARE.only_masked, "prepare.only_masked", ("--only-masked",),
+    "generate only the mask's bounding box (plus padding) at full detail",
+    invalidates="prepare",
+)  # fmt: skip
+PADDING = Param(
+    "padding", int, _PREPARE.padding_px, "prepare.padding_px", ("--padding",),
+    "context around the mask with --only-masked, px", invalidates="prepare",
+    minimum=0, maximum=MAX_PADDING_PX, metavar="PX",
+)  # fmt: skip
+FEATHER = Param(
+    "feather", int, _PREPARE.feather_px, "prepare.feather_px", ("--feather",),
+    "soft edge of the composite, px", invalidates="prepare",
+    minimum=0, maximum=MAX_FEATHER_PX, metavar="PX",
+)  # fmt: skip
 
 PARAMS: tuple[Param, ...] = (
-    DIFFUSION_MODEL, LLM_MODEL, VAE_MODEL, LORA_DIR,
-    PROMPT, NEGATIVE_PROMPT, WIDTH, HEIGHT, STEPS, SEED, STRENGTH, CFG_SCALE, SAMPLER, SCHEDULER,
+    DIFFUSION_MODEL,
+    LLM_MODEL,
+    VAE_MODEL,
+    LORA_DIR,
+    PROMPT,
+    NEGATIVE_PROMPT,
+    WIDTH,
+    HEIGHT,
+    STEPS,
+    SEED,
+    STRENGTH,
+    CFG_SCALE,
+    SAMPLER,
+    SCHEDULER,
     PREVIEW,
-    LLM_DEVICE, DIFFUSION_DEVICE, VAE_DEVICE, THREADS, FLASH_ATTENTION, VAE_TILING, MMAP,
-    ALIGN, FILL, ONLY_MASKED, PADDING, FEATHER,
+    LLM_DEVICE,
+    DIFFUSION_DEVICE,
+    VAE_DEVICE,
+    THREADS,
+    FLASH_ATTENTION,
+    VAE_TILING,
+    MMAP,
+    ALIGN,
+    FILL,
+    ONLY_MASKED,
+    PADDING,
+    FEATHER,
 )
 BY_NAME: dict[str, Param] = {p.name: p for p in PARAMS}
 
@@ -169,16 +250,90 @@ def default_values() -> dict[str, Any]:
 
 def clean_values(raw: Mapping[str, object]) -> tuple[dict[str, Any], list[str]]:
     """Values checked against the table (kind, choices, range); a bad or missing value becomes
-    the default. Returns the values and the names that were replaced (unknown keys dropped)."""
-    raise NotImplementedError  # owned by the params/CLI work
+    the default. Returns the values and the names of the values that were present but bad
+    (a missing one is not reported: a parameter added since the file was written); unknown
+    keys are dropped."""
+    values = default_values()
+    bad: list[str] = []
+    if not isinstance(raw, Mapping):
+        return values, bad
+    for p in PARAMS:
+        if p.name not in raw:
+            continue
+        ok, value = check_value(p, raw[p.name])
+        if ok:
+            values[p.name] = value
+        else:
+            bad.append(p.name)
+    return values, bad
 
 
-def spec_from_values(values: Mapping[str, Any], *, image: str | None = None,
-                     mask: str | None = None, refs: tuple[str, ...] = ()) -> Any:
-    """The JobSpec these values describe (image None = text-to-image)."""
-    raise NotImplementedError
+def check_value(p: Param, value: object) -> tuple[bool, Any]:
+    """(True, the value in p's kind) when `value` is allowed for `p`; (False, None) otherwise.
+    An int is accepted for a float parameter; a bool is never a number."""
+    if p.kind is bool:
+        if not isinstance(value, bool):
+            return False, None
+    elif p.kind is int:
+        if not isinstance(value, int) or isinstance(value, bool):
+            return False, None
+    elif p.kind is float:
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            return False, None
+        value = float(value)
+    elif not isinstance(value, p.kind):
+        return False, None
+    if p.choices is not None and value not in p.choices:
+        return False, None
+    if p.minimum is not None and value < p.minimum:
+        return False, None
+    if p.maximum is not None and value > p.maximum:
+        return False, None
+    return True, value
 
 
-def values_from_spec(spec: Any) -> dict[str, Any]:
-    """The values a JobSpec holds (inverse of spec_from_values for every Param)."""
-    raise NotImplementedError
+_GROUPS = ("models", "devices", "prepare")
+
+
+def spec_from_values(
+    values: Mapping[str, Any],
+    *,
+    image: str | None = None,
+    mask: str | None = None,
+    refs: tuple[str, ...] = (),
+) -> JobSpec:
+    """The JobSpec these values describe (image None = text-to-image). A name missing from
+    `values` takes the table's default; the values are not range-checked (clean_values)."""
+    from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles
+
+    top: dict[str, Any] = {}
+    groups: dict[str, dict[str, Any]] = {g: {} for g in _GROUPS}
+    for p in PARAMS:
+        value = values.get(p.name, p.default)
+        head, _, tail = p.spec_field.partition(".")
+        if tail:
+            groups[head][tail] = value
+        else:
+            top[head] = value
+    return JobSpec(
+        models=ModelFiles(**groups["models"]),
+        devices=DeviceChoice(**groups["devices"]),
+        prepare=PrepareOptions(**groups["prepare"]),
+        image=image,
+        mask=mask,
+        refs=tuple(refs),
+        **top,
+    )
+
+
+def values_from_spec(spec: JobSpec) -> dict[str, Any]:
+    """The values a JobSpec holds (inverse of spec_from_values for every Param; a spec
+    without prepare options has the table's Prepare defaults)."""
+    values: dict[str, Any] = {}
+    for p in PARAMS:
+        head, _, tail = p.spec_field.partition(".")
+        obj: Any = getattr(spec, head)
+        if head == "prepare" and obj is None:
+            obj = PrepareOptions()
+        values[p.name] = getattr(obj, tail) if tail else obj
+    return values
