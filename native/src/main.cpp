@@ -55,6 +55,7 @@ ArgOptions stage_options(StageOptions& opt, bool* help) {
 void print_usage(const std::vector<ArgOptions>& options) {
     std::cout << SD_STAGE_VERSION_STRING << "\n"
               << "Usage: sd-stage --stage vae-encode|llm-encode|diffuse|vae-decode [options]\n"
+              << "       sd-stage --list-devices | --list-samplers | --version   (one line on stdout)\n"
               << "Runs one stage of the pipeline with only that stage's model loaded (native/PROTOCOL.md).\n\n"
               << "Stage options:\n";
     options[0].print();
@@ -62,6 +63,26 @@ void print_usage(const std::vector<ArgOptions>& options) {
     options[1].print();
     std::cout << "\nsd-cli generation options (same names and meanings):\n";
     options[2].print();
+}
+
+// Every name the library parses back to the same method / scheduler (so the flags accept it).
+nlohmann::json list_samplers() {
+    nlohmann::json samplers = nlohmann::json::array(), schedulers = nlohmann::json::array();
+    for (int i = 0; i < SAMPLE_METHOD_COUNT; i++) {
+        auto method      = static_cast<sample_method_t>(i);
+        const char* name = sd_sample_method_name(method);
+        if (str_to_sample_method(name) == method) {
+            samplers.push_back({{"name", name}, {"resumable", sd_stage_sampler_resumable(method)}});
+        }
+    }
+    for (int i = 0; i < SCHEDULER_COUNT; i++) {
+        auto scheduler   = static_cast<scheduler_t>(i);
+        const char* name = sd_scheduler_name(scheduler);
+        if (str_to_scheduler(name) == scheduler) {
+            schedulers.push_back(name);
+        }
+    }
+    return {{"samplers", samplers}, {"schedulers", schedulers}};
 }
 
 int bad_usage(Run& run, const std::string& message) {
@@ -82,6 +103,12 @@ int main(int argc, const char* argv[]) {
     if (argc > 1 && std::strcmp(argv[1], "--list-devices") == 0) {
         // One JSON array on one line, so a front end can offer devices before any stage runs.
         std::cout << list_devices().dump() << "\n";
+        return EXIT_OK;
+    }
+    if (argc > 1 && std::strcmp(argv[1], "--list-samplers") == 0) {
+        // One JSON object on one line: what --sampling-method / --scheduler accept, and which
+        // samplers --resume-step can continue bit-exactly (sd_stage_sampler_resumable decides).
+        std::cout << list_samplers().dump() << "\n";
         return EXIT_OK;
     }
     Run run;

@@ -282,6 +282,81 @@ def test_suspend_then_resume_in_a_new_process_is_identical(
     _assert_same_bytes(tmp_path / FINAL_LATENT, staged_out / FINAL_LATENT)
 
 
+# ---- the sampler catalog -------------------------------------------------------------------------
+
+
+def _list_samplers(sd_stage: Path) -> dict:
+    import subprocess
+
+    result = subprocess.run(
+        [str(sd_stage), "--list-samplers"], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == 1, result.stdout
+    return json.loads(lines[0])
+
+
+def _flag_parse_error(sd_stage: Path, *flags: str) -> bool:
+    """Whether the flag parser refuses `flags` (a valid line fails later, on the missing model)."""
+    import subprocess
+
+    argv = [str(sd_stage), "--stage", "diffuse", "--events", "jsonl", *flags]
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2, result.stderr
+    error = json.loads(result.stdout.splitlines()[-1])
+    return "bad command line" in error["message"]
+
+
+def test_list_samplers_names_exactly_what_the_flags_accept(sd_stage):
+    catalog = _list_samplers(sd_stage)
+    assert set(catalog) == {"samplers", "schedulers"}
+    names = [s["name"] for s in catalog["samplers"]]
+    assert len(names) == len(set(names)) == 15
+    assert names[:2] == ["euler", "euler_a"] and "dpm++2m" in names and "ipndm" in names
+    assert all(set(s) == {"name", "resumable"} for s in catalog["samplers"])
+    schedulers = catalog["schedulers"]
+    assert len(schedulers) == len(set(schedulers)) == 11
+    assert {"discrete", "simple", "karras"} <= set(schedulers)
+    for name in names:
+        assert not _flag_parse_error(sd_stage, "--sampling-method", name), name
+    for name in schedulers:
+        assert not _flag_parse_error(sd_stage, "--scheduler", name), name
+    assert _flag_parse_error(sd_stage, "--sampling-method", "euler_x")
+    assert _flag_parse_error(sd_stage, "--scheduler", "simplex")
+
+
+def test_resumable_is_what_resume_does(staged_txt2img, sd_stage, tiny_models, txt2img, tmp_path):
+    """resumable: resuming from step 1 is bit-identical; not resumable: resume is refused (5)."""
+    staged_out, _ = staged_txt2img
+    base = stage_args(tiny_models, txt2img, staged_out)["diffuse"]
+    resumable = {}
+    for sampler in _list_samplers(sd_stage)["samplers"]:
+        name = sampler["name"]
+        out = tmp_path / name.replace("+", "p")
+        out.mkdir()
+        args = _diffuse_args(staged_out, out, base, steps=3, sampling_method=name)
+        run_stage(sd_stage, args, out / "first.log")
+        whole = (out / FINAL_LATENT).read_bytes()
+        (out / FINAL_LATENT).unlink()
+        resumed = run_stage(
+            sd_stage, replace(args, resume_step=1), out / "resumed.log", check=False
+        )
+        if resumed.returncode == 0:
+            assert (out / FINAL_LATENT).read_bytes() == whole, f"{name} resumed differently"
+        else:
+            assert resumed.returncode == 5, f"{name}: exit {resumed.returncode}"
+        resumable[name] = resumed.returncode == 0
+    assert resumable == {s["name"]: s["resumable"] for s in _list_samplers(sd_stage)["samplers"]}
+    assert {n for n, r in resumable.items() if r} == {
+        "euler",
+        "euler_a",
+        "heun",
+        "dpm2",
+        "dpm++2s_a",
+    }
+
+
 # ---- memory --------------------------------------------------------------------------------------
 
 
