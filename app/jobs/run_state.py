@@ -1,0 +1,51 @@
+"""The state of the generation model's current run, as one enum."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class RunState(StrEnum):
+    IDLE = "idle"  # no run, or a run not started yet
+    PREPARING = "preparing"  # the inputs are being written, the run made
+    RUNNING = "running"
+    PAUSING = "pausing"  # pause asked, the current step finishes
+    PAUSED = "paused"  # the engine holds with its model loaded
+    SUSPENDING = "suspending"  # suspend asked, the current step finishes
+    CANCELLING = "cancelling"
+    SUSPENDED = "suspended"  # stopped with the GPU free; resumable
+    CANCELLED = "cancelled"  # stopped on request; what is on disk stays valid
+    FAILED = "failed"
+    FINISHED = "finished"
+
+    @property
+    def busy(self) -> bool:
+        """A worker is active (no new run, no form-driven change of the run)."""
+        return self in _BUSY
+
+    @property
+    def can_pause(self) -> bool:
+        return self is RunState.RUNNING
+
+    @property
+    def can_resume(self) -> bool:
+        return self is RunState.PAUSED
+
+
+_BUSY = frozenset(
+    {
+        RunState.PREPARING,
+        RunState.RUNNING,
+        RunState.PAUSING,
+        RunState.PAUSED,
+        RunState.SUSPENDING,
+        RunState.CANCELLING,
+    }
+)
+# The terminal signal of a runner → the state it leaves.
+TERMINAL_STATES = {
+    "finished": RunState.FINISHED,
+    "failed": RunState.FAILED,
+    "cancelled": RunState.CANCELLED,
+    "suspended": RunState.SUSPENDED,
+}
