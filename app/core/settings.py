@@ -1,4 +1,11 @@
-"""Typed, versioned user settings, saved atomically; a damaged file falls back to defaults."""
+"""Typed, versioned user settings, saved atomically; a damaged file falls back to defaults.
+
+Version 2 keeps the generation parameters in `job`: a plain dict by parameter name (the
+names of app.pipeline.params; core cannot import the pipeline, so the values are checked by
+params.clean_values where they are used). A version-1 file is migrated: its models,
+generation, devices and the painter's Prepare choices become `job` entries (V1_TO_JOB).
+The old dataclass sections are still read and written until every caller uses `job`.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +19,27 @@ from pathlib import Path
 
 from app.core.atomic import write_text_atomic
 
-SETTINGS_VERSION = 1
+SETTINGS_VERSION = 2
+# Version 1's place of each generation parameter -> its name in `job` (Param.name).
+V1_TO_JOB: dict[tuple[str, str], str] = {
+    ("models", "diffusion_model"): "diffusion_model",
+    ("models", "llm"): "llm_model",
+    ("models", "vae"): "vae_model",
+    ("models", "lora_dir"): "lora_dir",
+    **{("generation", name): name for name in (
+        "prompt", "negative_prompt", "steps", "seed", "strength", "cfg_scale", "sampler",
+        "scheduler", "preview")},
+    ("devices", "llm"): "llm_device",
+    ("devices", "diffusion"): "diffusion_device",
+    ("devices", "vae"): "vae_device",
+    **{("devices", name): name for name in ("threads", "flash_attention", "vae_tiling", "mmap")},
+    ("paint", "align_mode"): "align",
+    ("paint", "fill_mode"): "fill",
+    ("paint", "only_masked"): "only_masked",
+    ("paint", "region_padding"): "padding",
+    ("paint", "feather"): "feather",
+}  # fmt: skip
+JobValue = str | int | float | bool
 log = logging.getLogger(__name__)
 
 
@@ -31,11 +58,11 @@ class DeviceSettings:
     """Device per stage: "cpu" or "vulkan0", "vulkan1", ... (the engine lists them)."""
 
     llm: str = "cpu"
-    diffusion: str = "vulkan0"
-    vae: str = "vulkan0"
+    diffusion: str = "cpu"
+    vae: str = "cpu"
     threads: int = 0
     flash_attention: bool = True
-    vae_tiling: bool = True
+    vae_tiling: bool = False
     mmap: bool = True
 
 
@@ -86,6 +113,8 @@ class Settings:
     devices: DeviceSettings = field(default_factory=DeviceSettings)
     generation: GenerationSettings = field(default_factory=GenerationSettings)
     paint: PaintSettings = field(default_factory=PaintSettings)
+    # The generation parameters by name (app.pipeline.params); checked where they are used.
+    job: dict[str, JobValue] = field(default_factory=dict)
 
 
 def _coerce(cls: type, data: object, where: str, problems: list[str]) -> object:
@@ -101,10 +130,16 @@ def _coerce(cls: type, data: object, where: str, problems: list[str]) -> object:
             continue
         raw = data[f.name]
         hint = hints[f.name]
-        if dataclasses.is_dataclass(hint):
+        if isinstance(hint, type) and dataclasses.is_dataclass(hint):
             values[f.name] = _coerce(hint, raw, f"{where}.{f.name}", problems)
             continue
         origin = typing.get_origin(hint) or hint
+        if origin is dict:
+            if isinstance(raw, dict):
+                values[f.name] = _job_dict(raw, f"{where}.{f.name}", problems)
+            else:
+                problems.append(f"{where}.{f.name} is not an object")
+            continue
         if origin is list and isinstance(raw, list) and all(isinstance(x, str) for x in raw):
             values[f.name] = list(raw)
         elif origin is float and isinstance(raw, int | float) and not isinstance(raw, bool):
@@ -118,8 +153,37 @@ def _coerce(cls: type, data: object, where: str, problems: list[str]) -> object:
     return dataclasses.replace(default, **values)
 
 
+def _job_dict(raw: dict, where: str, problems: list[str]) -> dict[str, JobValue]:
+    """The JSON scalars of `raw` by string key (anything else is dropped and reported)."""
+    out: dict[str, JobValue] = {}
+    for key, value in raw.items():
+        if isinstance(key, str) and isinstance(value, str | int | float | bool):
+            out[key] = value
+        else:
+            problems.append(f"{where}.{key} is not a plain value")
+    return out
+
+
+def migrate_v1(data: dict) -> dict:
+    """A version-1 settings object with the `job` section built from its old sections (the
+    old sections stay; entries that are not plain values are left out)."""
+    job: dict[str, object] = {}
+    for (section, key), name in V1_TO_JOB.items():
+        part = data.get(section)
+        if isinstance(part, dict) and key in part:
+            job[name] = part[key]
+    return {**data, "job": job, "version": SETTINGS_VERSION}
+
+
 def settings_from_dict(data: object) -> tuple[Settings, list[str]]:
     problems: list[str] = []
+    if (
+        isinstance(data, dict)
+        and isinstance(data.get("version", 1), int)
+        and data.get("version", 1) < 2
+        and "job" not in data
+    ):
+        data = migrate_v1(data)
     settings = typing.cast(Settings, _coerce(Settings, data, "settings", problems))
     if settings.version > SETTINGS_VERSION:
         problems.append(f"settings are from a newer Stepwise (version {settings.version})")

@@ -58,6 +58,18 @@ class NoteCode(StrEnum):
     SDCLI_DEFAULT_CFG = "sdcli_default_cfg"  # sd-cli's default cfg 7 would double the work
     SDCLI_DEFAULT_SCHEDULER = "sdcli_default_scheduler"  # sd-cli's default discrete schedule
     LORA_MISSING = "lora_missing"  # name, folder: a <lora:...> tag names no file
+    # added by the sd-cli importer (app/pipeline/sdcli_import.py)
+    FLAG_NO_VALUE = "flag_no_value"  # flag: the last word wants a value; ignored
+    FLAG_BAD_NUMBER = "flag_bad_number"  # flag, value: not a number; ignored
+    STRAY_WORD = "stray_word"  # word: not a flag nor a flag's value; ignored
+    SEED_RANDOM = "seed_random"  # value: a seed is drawn once and recorded in the run
+    OUTPUT_IN_RUN_FOLDER = "output_in_run_folder"  # value: result.png is in the run folder
+    SINGLE_MODEL_FILE = "single_model_file"  # value: klein needs diffusion, llm and vae files
+    MODEL_NOT_GIVEN = "model_not_given"  # flag: no such model in the command; choose in Settings
+    SIZE_FROM_IMAGE = "size_from_image"  # -W/-H with an init image: its aligned size is used
+    LORA_NO_FOLDER = "lora_no_folder"  # the prompt names LoRAs but no --lora-model-dir
+    LORA_FOLDER_UNUSED = "lora_folder_unused"  # --lora-model-dir without <lora:...> tags
+    LORA_FROM_TAGS = "lora_from_tags"  # loras ("name at weight, ..."): from the prompt's tags
 
 
 @dataclass(frozen=True)

@@ -9,14 +9,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.imaging.prepare import PrepareOptions
 from app.pipeline.cache import cache_key
 from app.pipeline.identity import fingerprint, identity_key
+from app.pipeline.params import PARAMS, values_from_spec
 from app.pipeline.spec import JobSpec
 
 # Bump when the pipeline changes what a stage writes for the same inputs.
 KEYS_VERSION = 1
 LORA_TAG = re.compile(r"<lora:([^:>]+):([^>]+)>")
 LORA_EXTENSIONS = (".safetensors", ".gguf", ".ckpt", ".pt", ".bin")
+# Parameters each payload below names itself, each with its rule (model files by content, the
+# LoRA folder through the files the prompt's tags find, the negative prompt only when guided,
+# the size only without an image). Any other row of the table whose `invalidates` names a
+# stage joins that stage's key on its own (under "params"): a new parameter needs no edit here.
+EXPLICIT = frozenset({
+    "diffusion_model", "llm_model", "vae_model", "lora_dir", "prompt", "negative_prompt",
+    "width", "height", "steps", "seed", "strength", "cfg_scale", "sampler", "scheduler",
+    "align", "fill", "only_masked", "padding", "feather",
+})  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -44,14 +55,23 @@ def prompt_loras(prompt: str, lora_dir: str) -> list[LoraRef]:
 
 
 def lora_identities(loras: list[LoraRef]) -> list[dict[str, Any]]:
-    return [{"name": lr.name, "weight": lr.weight,
-             "file": (f"{lr.path.stat().st_size}:{fingerprint(lr.path)}" if lr.path else None)}
-            for lr in loras]
+    return [
+        {
+            "name": lr.name,
+            "weight": lr.weight,
+            "file": (f"{lr.path.stat().st_size}:{fingerprint(lr.path)}" if lr.path else None),
+        }
+        for lr in loras
+    ]
 
 
-def stage_keys(spec: JobSpec, inputs: dict[str, Any], models: dict[str, Any],
-               engine_version: str, loras: list[dict[str, Any]] | None = None
-               ) -> dict[str, str | None]:
+def stage_keys(
+    spec: JobSpec,
+    inputs: dict[str, Any],
+    models: dict[str, Any],
+    engine_version: str,
+    loras: list[dict[str, Any]] | None = None,
+) -> dict[str, str | None]:
     """Key per stage; None for a stage this job skips (vae-encode without images).
 
     `inputs`: run.json's inputs section (sha256 of the copied image, mask, refs);
@@ -63,46 +83,106 @@ def stage_keys(spec: JobSpec, inputs: dict[str, Any], models: dict[str, Any],
     refs = inputs.get("refs") or []
     prepare_opts = _prepare_dict(spec)
     keys: dict[str, str | None] = {}
-    keys["prepare"] = cache_key("prepare", {
-        "v": KEYS_VERSION,
-        "image": image["sha256"] if image else None,
-        "mask": mask["sha256"] if mask else None,
-        "refs": [r["sha256"] for r in refs],
-        "options": prepare_opts,
-        "size": None if image else [spec.width, spec.height],
-    })
+    table = values_from_spec(spec)
+    keys["prepare"] = cache_key(
+        "prepare",
+        {
+            **_table_part(table, "prepare"),
+            "v": KEYS_VERSION,
+            "image": image["sha256"] if image else None,
+            "mask": mask["sha256"] if mask else None,
+            "refs": [r["sha256"] for r in refs],
+            "options": prepare_opts,
+            "size": None if image else [spec.width, spec.height],
+        },
+    )
     has_latents = image is not None or bool(refs)
-    keys["vae-encode"] = cache_key("vae-encode", {
-        "v": KEYS_VERSION, "vae": identity_key(models.get("vae")), "prepare": keys["prepare"],
-        "engine": engine_version,
-    }) if has_latents else None
+    keys["vae-encode"] = (
+        cache_key(
+            "vae-encode",
+            {
+                **_table_part(table, "vae-encode"),
+                "v": KEYS_VERSION,
+                "vae": identity_key(models.get("vae")),
+                "prepare": keys["prepare"],
+                "engine": engine_version,
+            },
+        )
+        if has_latents
+        else None
+    )
     # The negative prompt is encoded only when cfg != 1 (and then the conditioning does not
     # depend on the cfg value itself): editing it at cfg 1 costs no LLM run.
     guided = float(spec.cfg_scale) != 1.0
-    keys["llm-encode"] = cache_key("llm-encode", {
-        "v": KEYS_VERSION, "llm": identity_key(models.get("llm")), "prompt": spec.prompt,
-        "negative": spec.negative_prompt if guided else None, "guided": guided, "loras": loras,
-        "engine": engine_version,
-    })
-    keys["diffuse"] = cache_key("diffuse", {
-        "v": KEYS_VERSION, "diffusion": identity_key(models.get("diffusion")),
-        "conditioning": keys["llm-encode"], "latents": keys["vae-encode"],
-        "prepare": keys["prepare"], "steps": spec.steps, "seed": spec.seed,
-        "strength": float(spec.strength), "cfg": float(spec.cfg_scale), "sampler": spec.sampler,
-        "scheduler": spec.scheduler, "loras": loras, "engine": engine_version,
-        "size": None if image else [spec.width, spec.height],
-    })
-    keys["vae-decode"] = cache_key("vae-decode", {
-        "v": KEYS_VERSION, "vae": identity_key(models.get("vae")), "latent": keys["diffuse"],
-        "engine": engine_version,
-    })
-    keys["composite"] = cache_key("composite", {
-        "v": KEYS_VERSION, "decoded": keys["vae-decode"], "prepare": keys["prepare"],
-    })
+    keys["llm-encode"] = cache_key(
+        "llm-encode",
+        {
+            **_table_part(table, "llm-encode"),
+            "v": KEYS_VERSION,
+            "llm": identity_key(models.get("llm")),
+            "prompt": spec.prompt,
+            "negative": spec.negative_prompt if guided else None,
+            "guided": guided,
+            "loras": loras,
+            "engine": engine_version,
+        },
+    )
+    keys["diffuse"] = cache_key(
+        "diffuse",
+        {
+            **_table_part(table, "diffuse"),
+            "v": KEYS_VERSION,
+            "diffusion": identity_key(models.get("diffusion")),
+            "conditioning": keys["llm-encode"],
+            "latents": keys["vae-encode"],
+            "prepare": keys["prepare"],
+            "steps": spec.steps,
+            "seed": spec.seed,
+            "strength": float(spec.strength),
+            "cfg": float(spec.cfg_scale),
+            "sampler": spec.sampler,
+            "scheduler": spec.scheduler,
+            "loras": loras,
+            "engine": engine_version,
+            "size": None if image else [spec.width, spec.height],
+        },
+    )
+    keys["vae-decode"] = cache_key(
+        "vae-decode",
+        {
+            **_table_part(table, "vae-decode"),
+            "v": KEYS_VERSION,
+            "vae": identity_key(models.get("vae")),
+            "latent": keys["diffuse"],
+            "engine": engine_version,
+        },
+    )
+    keys["composite"] = cache_key(
+        "composite",
+        {
+            **_table_part(table, "composite"),
+            "v": KEYS_VERSION,
+            "decoded": keys["vae-decode"],
+            "prepare": keys["prepare"],
+        },
+    )
     return keys
 
 
+def _table_part(values: dict[str, Any], stage: str) -> dict[str, Any]:
+    """{"params": {...}} for the table's rows keyed by `stage` not in EXPLICIT; {} when there
+    are none (so a stage's key is what it was before the table existed)."""
+    own = {
+        p.name: values[p.name] for p in PARAMS if p.invalidates == stage and p.name not in EXPLICIT
+    }
+    return {"params": own} if own else {}
+
+
 def _prepare_dict(spec: JobSpec) -> Any:
+    """The prepare options as keyed: None for imaging's defaults (a spec without options and
+    one with the default options prepare the same)."""
     from app.pipeline.spec import spec_to_dict
 
+    if spec.prepare is None or spec.prepare == PrepareOptions():
+        return None
     return spec_to_dict(spec)["prepare"]

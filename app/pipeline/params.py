@@ -112,8 +112,9 @@ STEPS = Param(
     sdcli_flags=("--steps",), invalidates="diffuse", minimum=1, maximum=200,
 )  # fmt: skip
 SEED = Param(
-    "seed", int, 42, "seed", ("--seed", "-s"), "random seed",
-    sdcli_flags=("-s", "--seed"), invalidates="diffuse", minimum=0, maximum=MAX_SEED,
+    "seed", int, 42, "seed", ("--seed", "-s"),
+    "random seed (-1: draw one; the run records the seed it used)",
+    sdcli_flags=("-s", "--seed"), invalidates="diffuse", minimum=-1, maximum=MAX_SEED,
 )  # fmt: skip
 STRENGTH = Param(
     "strength", float, 1.0, "strength", ("--strength",),

@@ -1,64 +1,112 @@
 """Turns an sd-cli command line (as users keep them in .bat / .sh files) into a job.
 
-`import_sd_cli_command(text)` returns a dict shaped like spec.spec_to_dict (JobSpec fields
-only; spec_from_dict accepts it once the model paths are there) and notes in plain words: one
-for each flag that Stepwise maps differently, ignores, or that wastes time with klein.
+`import_sd_cli(text)` returns the parameter values the command sets (by Param.name; the
+flags each parameter answers to are the table's `sdcli_flags`), its input files and notes as
+codes (failures.Note): one for each flag that Stepwise maps differently, ignores, or that
+sd-cli defaults differently. Klein advice on the result is advice.job_notes(result.spec(), ...).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
-from app.pipeline.spec import (
+from app.pipeline.failures import Note, NoteCode
+from app.pipeline.keys import LORA_TAG
+from app.pipeline.params import (
+    CFG_SCALE,
+    DIFFUSION_DEVICE,
+    DIFFUSION_MODEL,
+    FLASH_ATTENTION,
+    HEIGHT,
     KLEIN_CFG_SCALE,
-    KLEIN_SAMPLER,
     KLEIN_SCHEDULER,
-    KLEIN_STEPS,
-    DeviceChoice,
-    JobSpec,
-    ModelFiles,
-    klein_warnings,
+    LLM_DEVICE,
+    LLM_MODEL,
+    LORA_DIR,
+    PARAMS,
+    SCHEDULER,
+    SEED,
+    VAE_DEVICE,
+    VAE_MODEL,
+    WIDTH,
+    Param,
+    default_values,
+    spec_from_values,
 )
+from app.pipeline.spec import JobSpec, spec_to_dict
 
 SD_CLI_DEFAULT_CFG = 7.0
 SD_CLI_DEFAULT_SCHEDULER = "discrete"
 
-# flag -> (JobSpec-ish field, kind); kinds: str, int, float, path, bool (no value)
-_VALUE_FLAGS: dict[str, tuple[str, str]] = {
-    "--diffusion-model": ("models.diffusion", "path"),
-    "--llm": ("models.llm", "path"),
-    "--vae": ("models.vae", "path"),
-    "--lora-model-dir": ("models.lora_dir", "path"),
-    "-p": ("prompt", "str"), "--prompt": ("prompt", "str"),
-    "-n": ("negative_prompt", "str"), "--negative-prompt": ("negative_prompt", "str"),
-    "-i": ("image", "path"), "--init-img": ("image", "path"),
-    "--mask": ("mask", "path"),
-    "-r": ("refs", "path"), "--ref-image": ("refs", "path"),
-    "-W": ("width", "int"), "--width": ("width", "int"),
-    "-H": ("height", "int"), "--height": ("height", "int"),
-    "--steps": ("steps", "int"),
-    "-s": ("seed", "int"), "--seed": ("seed", "int"),
-    "--strength": ("strength", "float"),
-    "--cfg-scale": ("cfg_scale", "float"),
-    "--sampling-method": ("sampler", "str"),
-    "--scheduler": ("scheduler", "str"),
-    "--preview": ("preview", "str"),
-    "-t": ("devices.threads", "int"), "--threads": ("devices.threads", "int"),
+# The table's sd-cli spellings: flag -> parameter (a bool parameter's flag is a switch).
+SDCLI_FLAGS: dict[str, Param] = {flag: p for p in PARAMS for flag in p.sdcli_flags}
+# Input files are not parameters (they are the job's, not the form's).
+_INPUT_FLAGS = {
+    "-i": "image",
+    "--init-img": "image",
+    "--mask": "mask",
+    "-r": "refs",
+    "--ref-image": "refs",
 }
-_SWITCHES = {
-    "--diffusion-fa": ("devices.flash_attention", True),
-    "--vae-tiling": ("devices.vae_tiling", True),
-    "--mmap": ("devices.mmap", True),
-    "--clip-on-cpu": ("devices.llm", "cpu"),
-    "--vae-on-cpu": ("devices.vae", "cpu"),
+# sd-cli's per-module CPU switches: each maps onto a device parameter.
+_CPU_SWITCHES = {"--clip-on-cpu": LLM_DEVICE, "--vae-on-cpu": VAE_DEVICE}
+# Flags with a value that one model per stage makes unneeded, or that do nothing for klein.
+_NOT_NEEDED = ("--params-backend", "--max-vram")
+_NO_EFFECT = ("--guidance",)
+_NO_VALUE_IGNORED = {
+    "-v",
+    "--verbose",
+    "--color",
+    "--offload-to-cpu",
+    "--diffusion-conv-direct",
+    "--vae-conv-direct",
+    "--force-sdxl-vae-conv-scale",
 }
-_NO_VALUE_IGNORED = {"-v", "--verbose", "--color", "--offload-to-cpu", "--diffusion-conv-direct",
-                     "--vae-conv-direct", "--force-sdxl-vae-conv-scale"}
-_BACKEND_ROLES = {"te": "llm", "llm": "llm", "clip": "llm", "text": "llm", "cond": "llm",
-                  "diffusion": "diffusion", "dit": "diffusion", "unet": "diffusion",
-                  "vae": "vae"}
+_BACKEND_ROLES = {
+    "te": LLM_DEVICE,
+    "llm": LLM_DEVICE,
+    "clip": LLM_DEVICE,
+    "text": LLM_DEVICE,
+    "cond": LLM_DEVICE,
+    "diffusion": DIFFUSION_DEVICE,
+    "dit": DIFFUSION_DEVICE,
+    "unet": DIFFUSION_DEVICE,
+    "vae": VAE_DEVICE,
+}
+_DEVICES = (LLM_DEVICE, DIFFUSION_DEVICE, VAE_DEVICE)
+_MODELS = (DIFFUSION_MODEL, LLM_MODEL, VAE_MODEL)
+_IMAGE_MODES = ("img_gen", "txt2img", "img2img")
+# The sd-cli flags `stepwise run` accepts beside the table's (flag, takes a value): their
+# meaning is import_words'.
+RUN_COMPAT_FLAGS: tuple[tuple[str, bool], ...] = (
+    ("--backend", True),
+    ("--clip-on-cpu", False),
+    ("--vae-on-cpu", False),
+    *((flag, True) for flag in (*_NOT_NEEDED, *_NO_EFFECT)),
+)
+
+
+@dataclass
+class SdCliImport:
+    """What an sd-cli command describes: every parameter's value (the table's default where
+    the command says nothing), which ones it gave, its input files and the notes."""
+
+    values: dict[str, Any] = field(default_factory=default_values)
+    given: set[str] = field(default_factory=set)
+    image: str | None = None
+    mask: str | None = None
+    refs: list[str] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+
+    def spec(self) -> JobSpec:
+        return spec_from_values(
+            self.values, image=self.image, mask=self.mask, refs=tuple(self.refs)
+        )
+
+    def note(self, code: NoteCode, **params: str | int | float) -> None:
+        self.notes.append(Note(code, dict(params)))
 
 
 def split_command(text: str) -> list[str]:
@@ -104,193 +152,171 @@ def split_command(text: str) -> list[str]:
     return words
 
 
-def import_sd_cli_command(text: str) -> tuple[dict[str, Any], list[str]]:
-    """The job an sd-cli command describes, and notes on what Stepwise does differently."""
+def import_sd_cli(text: str) -> SdCliImport:
+    """The job an sd-cli command describes (the first word is the program unless it is a
+    flag), with notes on what Stepwise does differently."""
     words = split_command(text)
-    notes: list[str] = []
-    spec: dict[str, Any] = {
-        "models": {"diffusion": "", "llm": "", "vae": "", "lora_dir": ""},
-        "prompt": "", "negative_prompt": "", "image": None, "mask": None, "refs": [],
-        "width": 512, "height": 512, "steps": KLEIN_STEPS, "seed": 42, "strength": 1.0,
-        "cfg_scale": KLEIN_CFG_SCALE, "sampler": KLEIN_SAMPLER, "scheduler": KLEIN_SCHEDULER,
-        "preview": "proj", "devices": dataclasses.asdict(DeviceChoice()), "prepare": None,
-    }
-    # sd-cli's own defaults differ; Stepwise takes klein's devices off the defaults too.
-    spec["devices"]["flash_attention"] = False
-    seen: set[str] = set()
     if words and not words[0].startswith("-"):
         words = words[1:]  # the program (sd-cli.exe, ./sd, ...)
+    result = import_words(words)
+    _defaults_notes(result)
+    _lora_notes(result)
+    return result
+
+
+def import_words(words: list[str]) -> SdCliImport:
+    """sd-cli flags (no program word) onto parameters; notes only for the flags themselves.
+    `stepwise run` hands its sd-cli compatibility flags (--backend, --guidance, ...) here."""
+    result = SdCliImport()
+    # sd-cli runs without flash attention unless asked: an imported command keeps that.
+    result.values[FLASH_ATTENTION.name] = False
     i = 0
     while i < len(words):
         word = words[i]
         flag, eq, inline = word.partition("=") if word.startswith("--") else (word, "", "")
         value: str | None = inline if eq else None
-
-        if flag in _VALUE_FLAGS:
-            field_name, kind = _VALUE_FLAGS[flag]
-            raw, i = _take(words, i, value, flag, notes)
+        p = SDCLI_FLAGS.get(flag)
+        if p is not None and p.kind is bool:
+            _set(result, p, True)
+        elif p is not None:
+            raw, i = _take(words, i, value, flag, result)
             if raw is not None:
-                _assign(spec, field_name, kind, raw, flag, notes)
-                seen.add(field_name)
-        elif flag in _SWITCHES:
-            field_name, switch_value = _SWITCHES[flag]
-            _set(spec, field_name, switch_value)
-            seen.add(field_name)
-            if flag in ("--clip-on-cpu", "--vae-on-cpu"):
-                notes.append(f"{flag}: Stepwise chooses a device per stage; set to the CPU.")
+                _assign(result, p, raw, flag)
+        elif flag in _INPUT_FLAGS:
+            raw, i = _take(words, i, value, flag, result)
+            if raw is not None:
+                _input(result, _INPUT_FLAGS[flag], raw)
+        elif flag in _CPU_SWITCHES:
+            _set(result, _CPU_SWITCHES[flag], "cpu")
+            result.note(
+                NoteCode.FLAG_MAPPED, flag=flag, value="cpu", target=_CPU_SWITCHES[flag].name
+            )
         elif flag == "--backend":
-            raw, i = _take(words, i, value, flag, notes)
+            raw, i = _take(words, i, value, flag, result)
             if raw is not None:
-                _backend(spec, raw, notes)
-        elif flag == "--params-backend":
-            raw, i = _take(words, i, value, flag, notes)
-            notes.append(
-                f"--params-backend {raw}: dropped. It keeps weights in system memory so that "
-                "several models fit at once; Stepwise loads only one model per stage.")
-        elif flag == "--max-vram":
-            raw, i = _take(words, i, value, flag, notes)
-            notes.append(
-                f"--max-vram {raw}: dropped. It was needed while three models shared the GPU; "
-                "each Stepwise stage loads only its own model, and splitting the graph to stay "
-                "under the cap slows every step.")
-        elif flag == "--guidance":
-            raw, i = _take(words, i, value, flag, notes)
-            notes.append(f"--guidance {raw}: does nothing for klein (it has no guidance input); "
-                         "dropped.")
+                _backend(result, raw)
+        elif flag in _NOT_NEEDED or flag in _NO_EFFECT:
+            raw, i = _take(words, i, value, flag, result)
+            code = NoteCode.FLAG_NOT_NEEDED if flag in _NOT_NEEDED else NoteCode.FLAG_NO_EFFECT
+            result.note(code, flag=flag, value=raw or "")
         elif flag in ("-o", "--output"):
-            raw, i = _take(words, i, value, flag, notes)
-            notes.append(f"--output {raw}: Stepwise writes result.png into the run folder; "
-                         "export it from there.")
+            raw, i = _take(words, i, value, flag, result)
+            result.note(NoteCode.OUTPUT_IN_RUN_FOLDER, value=raw or "")
         elif flag in ("-m", "--model"):
-            raw, i = _take(words, i, value, flag, notes)
-            notes.append(f"--model {raw}: klein needs separate --diffusion-model, --llm and "
-                         "--vae files; a single full model is not supported.")
+            raw, i = _take(words, i, value, flag, result)
+            result.note(NoteCode.SINGLE_MODEL_FILE, value=raw or "")
         elif flag in ("-M", "--mode"):
-            raw, i = _take(words, i, value, flag, notes)
-            if raw not in (None, "img_gen", "txt2img", "img2img"):
-                notes.append(f"--mode {raw}: only image generation is supported; ignored.")
+            raw, i = _take(words, i, value, flag, result)
+            if raw is not None and raw not in _IMAGE_MODES:
+                result.note(NoteCode.FLAG_NO_EFFECT, flag="--mode", value=raw)
         elif flag in _NO_VALUE_IGNORED:
-            notes.append(f"{flag}: not needed in Stepwise; ignored.")
+            result.note(NoteCode.FLAG_NOT_NEEDED, flag=flag, value="")
         elif flag.startswith("-"):
             if i + 1 < len(words) and not words[i + 1].startswith("-") and not eq:
                 i += 1
-                notes.append(f"{flag} {words[i]}: not known to Stepwise; ignored.")
+                result.note(NoteCode.FLAG_UNKNOWN, flag=flag, value=words[i])
             else:
-                notes.append(f"{flag}: not known to Stepwise; ignored.")
+                result.note(NoteCode.FLAG_UNKNOWN, flag=flag, value=inline)
         else:
-            notes.append(f"Stray word {word!r} ignored.")
+            result.note(NoteCode.STRAY_WORD, word=word)
         i += 1
-
-    _defaults_notes(spec, seen, notes)
-    notes.extend(_lora_notes(spec))
-    notes.extend(klein_warnings(_as_spec(spec)))
-    return spec, notes
+    return result
 
 
-def _take(words: list[str], i: int, inline: str | None, flag: str,
-          notes: list[str]) -> tuple[str | None, int]:
+def import_sd_cli_command(text: str) -> tuple[dict[str, Any], list[str]]:
+    """Deprecated (the GUI's old import dialog): the job as a spec_to_dict-shaped dict and
+    the notes as "code: name=value, ..." lines. Use import_sd_cli and the UI's texts."""
+    result = import_sd_cli(text)
+    lines = [
+        f"{n.code}: " + ", ".join(f"{k}={v}" for k, v in n.params.items()) for n in result.notes
+    ]
+    return spec_to_dict(result.spec()), lines
+
+
+def _take(
+    words: list[str], i: int, inline: str | None, flag: str, result: SdCliImport
+) -> tuple[str | None, int]:
     """The flag's value (inline after = or the next word) and the index of the last word used."""
     if inline is not None:
         return inline, i
     if i + 1 < len(words):
         return words[i + 1], i + 1
-    notes.append(f"{flag} has no value; ignored.")
+    result.note(NoteCode.FLAG_NO_VALUE, flag=flag)
     return None, i
 
 
-def _assign(spec: dict[str, Any], field_name: str, kind: str, raw: str, flag: str,
-            notes: list[str]) -> None:
+def _assign(result: SdCliImport, p: Param, raw: str, flag: str) -> None:
+    value: Any
     try:
-        if kind == "int":
-            value: Any = int(raw)
-        elif kind == "float":
-            value = float(raw)
-        else:
-            value = raw
+        value = p.kind(raw) if p.kind in (int, float) else raw
     except ValueError:
-        notes.append(f"{flag} {raw}: not a number; ignored.")
+        result.note(NoteCode.FLAG_BAD_NUMBER, flag=flag, value=raw)
         return
-    if field_name == "refs":
-        spec["refs"].append(value)
-        return
-    if field_name == "seed" and value < 0:
-        notes.append(f"--seed {value}: sd-cli picks a random seed; Stepwise records the seed it "
-                     "uses so the run can be reproduced (42 here, change it freely).")
-        return
-    _set(spec, field_name, value)
+    if p is SEED and value < 0:
+        value = -1  # sd-cli's "draw one": the pipeline draws it once and records it
+        result.note(NoteCode.SEED_RANDOM, value=value)
+    _set(result, p, value)
 
 
-def _set(spec: dict[str, Any], dotted: str, value: Any) -> None:
-    head, _, tail = dotted.partition(".")
-    if tail:
-        spec[head][tail] = value
+def _set(result: SdCliImport, p: Param, value: Any) -> None:
+    result.values[p.name] = value
+    result.given.add(p.name)
+
+
+def _input(result: SdCliImport, role: str, path: str) -> None:
+    if role == "refs":
+        result.refs.append(path)
+    elif role == "image":
+        result.image = path
     else:
-        spec[head] = value
+        result.mask = path
 
 
-def _backend(spec: dict[str, Any], raw: str, notes: list[str]) -> None:
-    mapped = []
+def _backend(result: SdCliImport, raw: str) -> None:
     for part in raw.split(","):
         role, eq, device = part.partition("=")
+        if not eq:  # a bare device applies to every stage
+            for p in _DEVICES:
+                _set(result, p, part.strip().lower())
+            result.note(
+                NoteCode.FLAG_MAPPED,
+                flag="--backend",
+                value=part.strip(),
+                target=",".join(p.name for p in _DEVICES),
+            )
+            continue
         target = _BACKEND_ROLES.get(role.strip().lower())
-        if not eq:
-            # A bare device applies to every stage.
-            for stage in ("llm", "diffusion", "vae"):
-                spec["devices"][stage] = part.strip().lower()
-            mapped.append(f"all stages {part.strip()}")
-            continue
         if target is None:
-            notes.append(f"--backend {part}: unknown module {role!r}; ignored.")
+            result.note(NoteCode.FLAG_UNKNOWN, flag="--backend", value=part)
             continue
-        spec["devices"][target] = device.strip().lower()
-        mapped.append(f"{_ROLE_NAMES[target]} {device.strip()}")
-    if mapped:
-        notes.append("--backend: Stepwise runs each stage in its own process with its own "
-                     "device: " + ", ".join(mapped) + ".")
+        _set(result, target, device.strip().lower())
+        result.note(NoteCode.FLAG_MAPPED, flag="--backend", value=part.strip(), target=target.name)
 
 
-_ROLE_NAMES = {"llm": "text encoder", "diffusion": "diffusion", "vae": "VAE"}
+def _defaults_notes(result: SdCliImport) -> None:
+    if CFG_SCALE.name not in result.given:
+        result.note(NoteCode.SDCLI_DEFAULT_CFG, cfg=SD_CLI_DEFAULT_CFG, klein=KLEIN_CFG_SCALE)
+    if SCHEDULER.name not in result.given:
+        result.note(
+            NoteCode.SDCLI_DEFAULT_SCHEDULER,
+            scheduler=SD_CLI_DEFAULT_SCHEDULER,
+            klein=KLEIN_SCHEDULER,
+        )
+    if result.image is not None and {WIDTH.name, HEIGHT.name} & result.given:
+        result.note(NoteCode.SIZE_FROM_IMAGE)
+    for p in _MODELS:
+        if not result.values[p.name]:
+            result.note(NoteCode.MODEL_NOT_GIVEN, flag=p.flags[0])
 
 
-def _defaults_notes(spec: dict[str, Any], seen: set[str], notes: list[str]) -> None:
-    if "cfg_scale" not in seen:
-        notes.append(
-            f"No --cfg-scale: sd-cli's default is {SD_CLI_DEFAULT_CFG:g}, which runs the diffusion "
-            f"model twice per step and encodes the negative prompt; Stepwise uses "
-            f"{KLEIN_CFG_SCALE:g}, klein's distilled setting (about half the diffusion time).")
-    if "scheduler" not in seen:
-        notes.append(
-            f"No --scheduler: sd-cli's default is '{SD_CLI_DEFAULT_SCHEDULER}', which wastes the "
-            f"last step with klein; Stepwise uses '{KLEIN_SCHEDULER}' (flux2-like schedule).")
-    if "sampler" not in seen:
-        notes.append(f"No --sampling-method: using '{KLEIN_SAMPLER}'.")
-    if spec["image"] is not None and "width" in seen:
-        notes.append("-W/-H: with an input image the size comes from the prepared image "
-                     "(aligned to 16 px).")
-    for role, flag in (("diffusion", "--diffusion-model"), ("llm", "--llm"), ("vae", "--vae")):
-        if not spec["models"][role]:
-            notes.append(f"No {flag}: choose the file in Settings.")
-
-
-def _lora_notes(spec: dict[str, Any]) -> list[str]:
-    tags = re.findall(r"<lora:([^:>]+):([^>]+)>", spec["prompt"])
-    lora_dir = spec["models"]["lora_dir"]
+def _lora_notes(result: SdCliImport) -> None:
+    tags = LORA_TAG.findall(result.values["prompt"])
+    lora_dir = result.values[LORA_DIR.name]
     if tags and not lora_dir:
-        return ["The prompt names LoRAs but there is no --lora-model-dir; they will not load."]
-    if lora_dir and not tags:
-        return ["--lora-model-dir: no <lora:name:weight> tag in the prompt, so no LoRA is "
-                "applied; the folder is kept for later."]
-    if lora_dir:
-        listed = ", ".join(f"{n} at {w}" for n, w in tags)
-        return [f"--lora-model-dir: LoRAs come from the prompt's tags ({listed}); a LoRA that "
-                "changes the text encoder makes the prompt encode again, otherwise the cached "
-                "prompt encoding is reused."]
-    return []
-
-
-def _as_spec(spec: dict[str, Any]) -> JobSpec:
-    fields = dict(spec)
-    fields["models"] = ModelFiles(**spec["models"])
-    fields["devices"] = DeviceChoice(**spec["devices"])
-    fields["refs"] = tuple(spec["refs"])
-    return JobSpec(**fields)
+        result.note(NoteCode.LORA_NO_FOLDER)
+    elif lora_dir and not tags:
+        result.note(NoteCode.LORA_FOLDER_UNUSED)
+    elif lora_dir:
+        result.note(
+            NoteCode.LORA_FROM_TAGS, loras=", ".join(f"{n} at {w.strip()}" for n, w in tags)
+        )

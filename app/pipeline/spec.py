@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-# Klein is distilled: one DiT pass per step (cfg 1), few steps, flux2-like schedule.
-KLEIN_STEPS = 4
-KLEIN_CFG_SCALE = 1.0
-KLEIN_SCHEDULER = "simple"
-KLEIN_SAMPLER = "euler"
-ALIGN_PX = 16
-# Samplers the engine resumes bit-exactly from a checkpoint (the others carry history between
-# steps; their runs start over after a suspend or crash).
-RESUMABLE_SAMPLERS = frozenset({"euler", "euler_a", "heun", "dpm2", "dpm++2s_a"})
+from app.pipeline import params as P
+from app.pipeline.params import KLEIN_CFG_SCALE, KLEIN_SCHEDULER
+
+if TYPE_CHECKING:
+    from app.imaging.prepare import PrepareOptions
 
 
 @dataclass(frozen=True)
@@ -24,20 +20,20 @@ class ModelFiles:
     diffusion: str
     llm: str
     vae: str
-    lora_dir: str = ""
+    lora_dir: str = P.LORA_DIR.default
 
 
 @dataclass(frozen=True)
 class DeviceChoice:
     """Device per stage ("cpu", "vulkan0", ...) and engine switches that do not change results."""
 
-    llm: str = "cpu"
-    diffusion: str = "cpu"
-    vae: str = "cpu"
-    threads: int = 0
-    flash_attention: bool = True
-    vae_tiling: bool = False
-    mmap: bool = True
+    llm: str = P.LLM_DEVICE.default
+    diffusion: str = P.DIFFUSION_DEVICE.default
+    vae: str = P.VAE_DEVICE.default
+    threads: int = P.THREADS.default
+    flash_attention: bool = P.FLASH_ATTENTION.default
+    vae_tiling: bool = P.VAE_TILING.default
+    mmap: bool = P.MMAP.default
 
 
 @dataclass(frozen=True)
@@ -46,21 +42,21 @@ class JobSpec:
 
     models: ModelFiles
     prompt: str
-    negative_prompt: str = ""
+    negative_prompt: str = P.NEGATIVE_PROMPT.default
     image: str | None = None
     mask: str | None = None  # white = repaint
     refs: tuple[str, ...] = ()
-    width: int = 512  # from the prepared image when image is given
-    height: int = 512
-    steps: int = KLEIN_STEPS
-    seed: int = 42
-    strength: float = 1.0
-    cfg_scale: float = KLEIN_CFG_SCALE
-    sampler: str = KLEIN_SAMPLER
-    scheduler: str = KLEIN_SCHEDULER
-    preview: str = "proj"
+    width: int = P.WIDTH.default  # from the prepared image when image is given
+    height: int = P.HEIGHT.default
+    steps: int = P.STEPS.default
+    seed: int = P.SEED.default
+    strength: float = P.STRENGTH.default
+    cfg_scale: float = P.CFG_SCALE.default
+    sampler: str = P.SAMPLER.default
+    scheduler: str = P.SCHEDULER.default
+    preview: str = P.PREVIEW.default
     devices: DeviceChoice = field(default_factory=DeviceChoice)
-    prepare: Any = None  # app.imaging.prepare.PrepareOptions | None (None = its defaults)
+    prepare: PrepareOptions | None = None  # None: imaging's defaults (runs before params)
 
     @property
     def is_txt2img(self) -> bool:
@@ -105,8 +101,13 @@ def spec_from_dict(data: dict[str, Any]) -> JobSpec:
 
 
 def _check_types(spec: JobSpec) -> None:
-    for name, kind in (("prompt", str), ("negative_prompt", str), ("sampler", str),
-                       ("scheduler", str), ("preview", str)):
+    for name, kind in (
+        ("prompt", str),
+        ("negative_prompt", str),
+        ("sampler", str),
+        ("scheduler", str),
+        ("preview", str),
+    ):
         if not isinstance(getattr(spec, name), kind):
             raise TypeError(f"spec.{name} must be {kind.__name__}")
     for name in ("width", "height", "steps", "seed"):
@@ -144,37 +145,3 @@ def effective_steps(spec: JobSpec) -> int:
     if spec.is_txt2img or spec.strength >= 1.0:
         return spec.steps
     return min(spec.steps, int(spec.steps * spec.strength) + 1)
-
-
-def klein_warnings(spec: JobSpec) -> list[str]:
-    """Settings that waste time or do nothing with FLUX.2 klein, in plain words."""
-    notes: list[str] = []
-    if spec.cfg_scale != KLEIN_CFG_SCALE:
-        notes.append(
-            f"CFG scale {spec.cfg_scale:g}: klein is distilled for 1.0; any other value runs the "
-            "diffusion model twice per step (about double the time) and encodes the negative "
-            "prompt too.")
-    elif spec.negative_prompt.strip():
-        notes.append("The negative prompt does nothing at CFG scale 1 (klein's setting).")
-    if spec.scheduler != KLEIN_SCHEDULER:
-        notes.append(
-            f"Scheduler '{spec.scheduler}': 'simple' gives klein's flux2-like schedule; "
-            "'discrete' nearly wastes the last step.")
-    if spec.steps > 8:
-        notes.append(
-            f"{spec.steps} steps: klein is distilled for about 4; more steps cost time and "
-            "rarely help.")
-    if spec.sampler not in RESUMABLE_SAMPLERS:
-        notes.append(
-            f"Sampler '{spec.sampler}' carries history between steps: a suspended or crashed "
-            "run starts its diffusion over. 'euler' is klein's sampler.")
-    if spec.width % ALIGN_PX or spec.height % ALIGN_PX:
-        notes.append(
-            f"{spec.width}×{spec.height} is not a multiple of {ALIGN_PX} px; the image is "
-            "aligned first.")
-    if spec.image is not None and spec.mask is None and spec.strength >= 1.0:
-        notes.append("Strength 1.0 without a mask replaces the whole image (like text-to-image).")
-    if spec.image is not None and spec.strength < 1.0:
-        notes.append(
-            f"Strength {spec.strength:g} runs {effective_steps(spec)} of {spec.steps} steps.")
-    return notes

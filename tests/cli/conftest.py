@@ -16,9 +16,14 @@ CLI_TIMEOUT_S = 300
 
 def run_cli(*args: str | Path, timeout: float = CLI_TIMEOUT_S) -> subprocess.CompletedProcess:
     """`python -m app ARGS` in a child process (STEPWISE_HOME comes from the test's env)."""
-    return subprocess.run([sys.executable, "-m", "app", *map(str, args)], cwd=REPO_ROOT,
-                          capture_output=True, text=True, timeout=timeout,
-                          env=dict(os.environ))
+    return subprocess.run(
+        [sys.executable, "-m", "app", *map(str, args)],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=dict(os.environ),
+    )
 
 
 def status_json(run_dir: Path) -> dict:
@@ -29,13 +34,20 @@ def status_json(run_dir: Path) -> dict:
 
 @pytest.fixture(scope="session")
 def inputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    from app.pipeline.commands import _selftest_images
+    from app.pipeline.selftest import selftest_images
 
-    return _selftest_images(tmp_path_factory.mktemp("inputs"))
+    return selftest_images(tmp_path_factory.mktemp("inputs"))
 
 
 @pytest.fixture()
 def model_args(tiny_models, sd_stage: Path) -> list[str]:
-    return ["--diffusion-model", str(tiny_models.diffusion), "--llm", str(tiny_models.llm),
-            "--vae", str(tiny_models.vae), "--engine", str(sd_stage)]
-
+    return [
+        "--diffusion-model",
+        str(tiny_models.diffusion),
+        "--llm",
+        str(tiny_models.llm),
+        "--vae",
+        str(tiny_models.vae),
+        "--engine",
+        str(sd_stage),
+    ]

@@ -14,8 +14,12 @@ from tests.cli.conftest import run_cli
 def _fresh_run(tmp_path: Path):
     for name in ("d.gguf", "l.gguf", "v.safetensors"):
         (tmp_path / name).write_bytes(b"model")
-    spec = JobSpec(models=ModelFiles(str(tmp_path / "d.gguf"), str(tmp_path / "l.gguf"),
-                                     str(tmp_path / "v.safetensors")), prompt="a fox")
+    spec = JobSpec(
+        models=ModelFiles(
+            str(tmp_path / "d.gguf"), str(tmp_path / "l.gguf"), str(tmp_path / "v.safetensors")
+        ),
+        prompt="a fox",
+    )
     return Pipeline(app_paths(), cache_limit_mb=16).create_run(spec, tmp_path / "run")
 
 
@@ -25,8 +29,10 @@ def test_status_of_a_fresh_run(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     status = json.loads(done.stdout)
     assert [s["name"] for s in status["stages"]] == list(STAGES)
-    assert all(s["state"] == "pending" and s["cached"] is False and s["seconds"] is None
-               for s in status["stages"])
+    assert all(
+        s["state"] == "pending" and s["cached"] is False and s["seconds"] is None
+        for s in status["stages"]
+    )
     assert status["steps"] is None and status["last_completed_step"] == 0
     assert status["result"] is None
     text = run_cli("status", run.dir)
@@ -51,9 +57,21 @@ def test_run_without_models_is_a_plain_error(tmp_path: Path) -> None:
 def test_missing_engine_fails_with_exit_1(tmp_path: Path) -> None:
     for name in ("d.gguf", "l.gguf", "v.safetensors"):
         (tmp_path / name).write_bytes(b"model")
-    done = run_cli("run", "--diffusion-model", tmp_path / "d.gguf", "--llm", tmp_path / "l.gguf",
-                   "--vae", tmp_path / "v.safetensors", "-p", "x", "--run-dir", tmp_path / "r",
-                   "--engine", tmp_path / "no-such-sd-stage")
+    done = run_cli(
+        "run",
+        "--diffusion-model",
+        tmp_path / "d.gguf",
+        "--llm",
+        tmp_path / "l.gguf",
+        "--vae",
+        tmp_path / "v.safetensors",
+        "-p",
+        "x",
+        "--run-dir",
+        tmp_path / "r",
+        "--engine",
+        tmp_path / "no-such-sd-stage",
+    )
     assert done.returncode == 1, done.stdout + done.stderr
     assert "engine" in done.stderr.lower()
 
@@ -67,12 +85,36 @@ def test_resume_of_a_finished_or_missing_run(tmp_path: Path) -> None:
 def test_run_accepts_the_users_sd_cli_flags(tmp_path: Path) -> None:
     for name in ("d.gguf", "l.gguf", "v.safetensors"):
         (tmp_path / name).write_bytes(b"model")
-    done = run_cli("run", "--diffusion-model", tmp_path / "d.gguf", "--llm", tmp_path / "l.gguf",
-                   "--vae", tmp_path / "v.safetensors", "-p", "x", "--run-dir", tmp_path / "r",
-                   "--guidance", "3.5", "--steps", "10", "--sampling-method", "euler",
-                   "--diffusion-fa", "--vae-tiling", "--backend",
-                   "te=cpu,diffusion=vulkan1,vae=vulkan1", "--params-backend", "cpu", "--mmap",
-                   "--max-vram", "6", "--engine", tmp_path / "no-such-sd-stage")
+    done = run_cli(
+        "run",
+        "--diffusion-model",
+        tmp_path / "d.gguf",
+        "--llm",
+        tmp_path / "l.gguf",
+        "--vae",
+        tmp_path / "v.safetensors",
+        "-p",
+        "x",
+        "--run-dir",
+        tmp_path / "r",
+        "--guidance",
+        "3.5",
+        "--steps",
+        "10",
+        "--sampling-method",
+        "euler",
+        "--diffusion-fa",
+        "--vae-tiling",
+        "--backend",
+        "te=cpu,diffusion=vulkan1,vae=vulkan1",
+        "--params-backend",
+        "cpu",
+        "--mmap",
+        "--max-vram",
+        "6",
+        "--engine",
+        tmp_path / "no-such-sd-stage",
+    )
     assert done.returncode == 1  # no engine here; the flags themselves are accepted
     assert "--guidance 3.5 does nothing" in done.stdout
     assert "--max-vram 6" in done.stdout and "--params-backend cpu" in done.stdout

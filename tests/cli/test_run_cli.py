@@ -17,12 +17,24 @@ from tests.cli.conftest import run_cli, status_json
 ENGINE_STAGES = ("vae-encode", "llm-encode", "diffuse", "vae-decode")
 
 
-def _run(tmp_path: Path, name: str, model_args: list[str], inputs: tuple[Path, Path],
-         *extra: str) -> Path:
+def _run(
+    tmp_path: Path, name: str, model_args: list[str], inputs: tuple[Path, Path], *extra: str
+) -> Path:
     run_dir = tmp_path / name
     image, mask = inputs
-    done = run_cli("run", *model_args, "-p", "a red house", "-i", image, "--mask", mask,
-                   "--run-dir", run_dir, *extra)
+    done = run_cli(
+        "run",
+        *model_args,
+        "-p",
+        "a red house",
+        "-i",
+        image,
+        "--mask",
+        mask,
+        "--run-dir",
+        run_dir,
+        *extra,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     return run_dir
 
@@ -59,10 +71,14 @@ def test_second_run_reuses_conditioning_and_latent(tmp_path: Path, model_args, i
 
 def _spec(tiny_models, inputs, steps: int) -> JobSpec:
     image, mask = inputs
-    return JobSpec(models=ModelFiles(str(tiny_models.diffusion), str(tiny_models.llm),
-                                     str(tiny_models.vae)),
-                   prompt="a red house", image=str(image), mask=str(mask), steps=steps,
-                   preview="none")
+    return JobSpec(
+        models=ModelFiles(str(tiny_models.diffusion), str(tiny_models.llm), str(tiny_models.vae)),
+        prompt="a red house",
+        image=str(image),
+        mask=str(mask),
+        steps=steps,
+        preview="none",
+    )
 
 
 def _interrupt(pipeline: Pipeline, run, how: str) -> list:
@@ -84,8 +100,9 @@ def _interrupt(pipeline: Pipeline, run, how: str) -> list:
     return seen
 
 
-def test_killed_engine_resumes_byte_identical(tmp_path: Path, model_args, inputs, tiny_models,
-                                              sd_stage: Path) -> None:
+def test_killed_engine_resumes_byte_identical(
+    tmp_path: Path, model_args, inputs, tiny_models, sd_stage: Path
+) -> None:
     steps = 8
     reference = _run(tmp_path, "reference", model_args, inputs, "--steps", str(steps))
     pipeline = Pipeline(app_paths(), sd_stage)
@@ -102,16 +119,18 @@ def test_killed_engine_resumes_byte_identical(tmp_path: Path, model_args, inputs
     done = run_cli("resume", run.dir, "--engine", sd_stage)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Resuming from the checkpoint" in done.stdout
-    assert (run.dir / "final_latent.bin").read_bytes() == \
-        (reference / "final_latent.bin").read_bytes()
+    assert (run.dir / "final_latent.bin").read_bytes() == (
+        reference / "final_latent.bin"
+    ).read_bytes()
     assert (run.dir / "result.png").read_bytes() == (reference / "result.png").read_bytes()
     status = status_json(run.dir)
     assert status["last_completed_step"] == steps
     assert status["result"] == str(run.dir / "result.png")
 
 
-def test_suspend_then_resume_with_a_damaged_checkpoint(tmp_path: Path, model_args, inputs,
-                                                       tiny_models, sd_stage: Path) -> None:
+def test_suspend_then_resume_with_a_damaged_checkpoint(
+    tmp_path: Path, model_args, inputs, tiny_models, sd_stage: Path
+) -> None:
     steps = 8
     reference = _run(tmp_path, "reference", model_args, inputs, "--steps", str(steps))
     pipeline = Pipeline(app_paths(), sd_stage)
@@ -139,10 +158,29 @@ def test_ctrl_c_suspends_with_exit_6(tmp_path: Path, model_args, inputs) -> None
     image, mask = inputs
     run_dir = tmp_path / "ctrl-c"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "app", "run", *model_args, "-p", "a red house", "-i", str(image),
-         "--mask", str(mask), "--steps", "30", "--run-dir", str(run_dir)],
-        cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=dict(os.environ))
+        [
+            sys.executable,
+            "-m",
+            "app",
+            "run",
+            *model_args,
+            "-p",
+            "a red house",
+            "-i",
+            str(image),
+            "--mask",
+            str(mask),
+            "--steps",
+            "30",
+            "--run-dir",
+            str(run_dir),
+        ],
+        cwd=REPO_ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ),
+    )
     assert proc.stdout is not None
     for line in proc.stdout:
         if "checkpoint 1" in line:
@@ -171,8 +209,9 @@ def test_failures_exit_1_with_a_plain_message(tmp_path: Path, model_args, inputs
     broken.write_bytes(b"nope" * 100)
     args = list(model_args)
     args[args.index("--llm") + 1] = str(broken)
-    done = run_cli("run", *args, "-p", "x", "-i", image, "--mask", mask,
-                   "--run-dir", tmp_path / "r")
+    done = run_cli(
+        "run", *args, "-p", "x", "-i", image, "--mask", mask, "--run-dir", tmp_path / "r"
+    )
     assert done.returncode == 1
     assert "failed in llm-encode" in done.stderr
     assert "engine log:" in done.stderr
@@ -192,10 +231,29 @@ def test_killed_cli_resumes_byte_identical(tmp_path: Path, model_args, inputs) -
     image, mask = inputs
     run_dir = tmp_path / "crashed"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "app", "run", *model_args, "-p", "a red house", "-i", str(image),
-         "--mask", str(mask), "--steps", str(steps), "--run-dir", str(run_dir)],
-        cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-        env=dict(os.environ))
+        [
+            sys.executable,
+            "-m",
+            "app",
+            "run",
+            *model_args,
+            "-p",
+            "a red house",
+            "-i",
+            str(image),
+            "--mask",
+            str(mask),
+            "--steps",
+            str(steps),
+            "--run-dir",
+            str(run_dir),
+        ],
+        cwd=REPO_ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=dict(os.environ),
+    )
     assert proc.stdout is not None
     for line in proc.stdout:
         if "checkpoint 2" in line:

@@ -31,8 +31,9 @@ def test_defaults_suit_klein() -> None:
     assert s.devices.llm == "cpu"
 
 
-def test_damaged_file_falls_back_with_warning(tmp_path: Path,
-                                              caplog: pytest.LogCaptureFixture) -> None:
+def test_damaged_file_falls_back_with_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     path = tmp_path / "settings.json"
     path.write_bytes(b'{"version": 1, "models": {"vae": "x"')
     with caplog.at_level(logging.WARNING):
@@ -42,11 +43,20 @@ def test_damaged_file_falls_back_with_warning(tmp_path: Path,
     assert (tmp_path / "settings.json.bad").exists()
 
 
-def test_wrong_types_keep_defaults_per_field(tmp_path: Path,
-                                             caplog: pytest.LogCaptureFixture) -> None:
+def test_wrong_types_keep_defaults_per_field(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     path = tmp_path / "settings.json"
-    path.write_text(json.dumps({"version": 1, "generation": {"steps": "ten", "seed": 7},
-                                "models": {"vae": "v.safetensors"}, "unknown": 1}))
+    path.write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "generation": {"steps": "ten", "seed": 7},
+                "models": {"vae": "v.safetensors"},
+                "unknown": 1,
+            }
+        )
+    )
     with caplog.at_level(logging.WARNING):
         s = load_settings(path)
     assert s.generation.steps == 4
@@ -62,3 +72,71 @@ def test_stepwise_home_relocates_everything(tmp_path: Path) -> None:
     assert not p.config_dir.exists()  # nothing is created until ensure()
     p.ensure()
     assert p.config_dir.is_dir()
+
+
+V1_FILE = {
+    "version": 1,
+    "language": "zh_CN",
+    "models": {"diffusion_model": "d.gguf", "llm": "l.gguf", "vae": "v.st", "lora_dir": "L"},
+    "generation": {
+        "prompt": "a fox",
+        "steps": 6,
+        "seed": 9,
+        "cfg_scale": 1.5,
+        "sampler": "heun",
+        "preview": "vae",
+        "random_seed": True,
+    },
+    "devices": {"llm": "cpu", "diffusion": "vulkan0", "vae": "vulkan1", "vae_tiling": True},
+    "paint": {
+        "brush_size": 12,
+        "align_mode": "crop",
+        "fill_mode": "blur",
+        "only_masked": True,
+        "region_padding": 32,
+        "feather": 4,
+    },
+}
+
+
+def test_a_version_1_file_migrates_into_job(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps(V1_FILE))
+    s = load_settings(path)
+    assert s.version == 2
+    assert s.job == {
+        "diffusion_model": "d.gguf",
+        "llm_model": "l.gguf",
+        "vae_model": "v.st",
+        "lora_dir": "L",
+        "prompt": "a fox",
+        "steps": 6,
+        "seed": 9,
+        "cfg_scale": 1.5,
+        "sampler": "heun",
+        "preview": "vae",
+        "llm_device": "cpu",
+        "diffusion_device": "vulkan0",
+        "vae_device": "vulkan1",
+        "vae_tiling": True,
+        "align": "crop",
+        "fill": "blur",
+        "only_masked": True,
+        "padding": 32,
+        "feather": 4,
+    }
+    # The old sections are still read while callers move off them.
+    assert s.paint.brush_size == 12 and s.devices.diffusion == "vulkan0"
+    assert s.language == "zh_CN"
+    save_settings(path, s)
+    again = load_settings(path)
+    assert again == s and json.loads(path.read_text())["version"] == 2
+
+
+def test_job_keeps_plain_values_only(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"version": 2, "job": {"steps": 5, "bad": [1], "prompt": "x"}}))
+    with caplog.at_level(logging.WARNING):
+        s = load_settings(path)
+    assert s.job == {"steps": 5, "prompt": "x"}
+    assert "job.bad" in caplog.text

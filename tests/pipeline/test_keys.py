@@ -7,12 +7,21 @@ import dataclasses
 from app.pipeline.keys import stage_keys
 from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles
 
-MODELS = {name: {"path": f"/m/{name}", "size": 10, "mtime": 1.0, "fingerprint": name * 4}
-          for name in ("diffusion", "llm", "vae")}
-INPUTS = {"image": {"file": "inputs/image.png", "sha256": "i" * 64},
-          "mask": {"file": "inputs/mask.png", "sha256": "m" * 64}, "refs": []}
-SPEC = JobSpec(models=ModelFiles("/m/diffusion", "/m/llm", "/m/vae"), prompt="a cat",
-               image="x.png", mask="m.png")
+MODELS = {
+    name: {"path": f"/m/{name}", "size": 10, "mtime": 1.0, "fingerprint": name * 4}
+    for name in ("diffusion", "llm", "vae")
+}
+INPUTS = {
+    "image": {"file": "inputs/image.png", "sha256": "i" * 64},
+    "mask": {"file": "inputs/mask.png", "sha256": "m" * 64},
+    "refs": [],
+}
+SPEC = JobSpec(
+    models=ModelFiles("/m/diffusion", "/m/llm", "/m/vae"),
+    prompt="a cat",
+    image="x.png",
+    mask="m.png",
+)
 
 
 def _changed(**changes) -> set[str]:
@@ -77,16 +86,25 @@ def test_model_identity_is_content_not_path() -> None:
 
 
 def test_new_engine_recomputes_engine_stages() -> None:
-    assert _changed(engine="v2") == {"vae-encode", "llm-encode", "diffuse", "vae-decode",
-                                     "composite"}
+    assert _changed(engine="v2") == {
+        "vae-encode",
+        "llm-encode",
+        "diffuse",
+        "vae-decode",
+        "composite",
+    }
 
 
 def test_txt2img_skips_vae_encode() -> None:
     spec = dataclasses.replace(SPEC, image=None, mask=None)
     keys = stage_keys(spec, {"image": None, "mask": None, "refs": []}, MODELS, "v1")
     assert keys["vae-encode"] is None
-    wider = stage_keys(dataclasses.replace(spec, width=768), {"image": None, "mask": None,
-                                                              "refs": []}, MODELS, "v1")
+    wider = stage_keys(
+        dataclasses.replace(spec, width=768),
+        {"image": None, "mask": None, "refs": []},
+        MODELS,
+        "v1",
+    )
     assert wider["llm-encode"] == keys["llm-encode"]
     assert wider["diffuse"] != keys["diffuse"]
 
@@ -95,11 +113,15 @@ def test_lora_files_are_part_of_the_keys(tmp_path) -> None:
     from app.pipeline.keys import lora_identities, prompt_loras
 
     (tmp_path / "style.safetensors").write_bytes(b"A" * 100)
-    spec = dataclasses.replace(SPEC, prompt="<lora:style:0.8> a cat",
-                               models=dataclasses.replace(SPEC.models, lora_dir=str(tmp_path)))
+    spec = dataclasses.replace(
+        SPEC,
+        prompt="<lora:style:0.8> a cat",
+        models=dataclasses.replace(SPEC.models, lora_dir=str(tmp_path)),
+    )
     loras = prompt_loras(spec.prompt, spec.models.lora_dir)
     assert [(lr.name, lr.weight, lr.path) for lr in loras] == [
-        ("style", "0.8", tmp_path / "style.safetensors")]
+        ("style", "0.8", tmp_path / "style.safetensors")
+    ]
     before = stage_keys(spec, INPUTS, MODELS, "v1", lora_identities(loras))
     (tmp_path / "style.safetensors").write_bytes(b"B" * 100)
     after = stage_keys(spec, INPUTS, MODELS, "v1", lora_identities(loras))

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from app.pipeline.sdcli_import import import_sd_cli_command, split_command
+from app.pipeline.advice import job_notes
+from app.pipeline.failures import Note, NoteCode
+from app.pipeline.params import PARAMS, default_values
+from app.pipeline.sdcli_import import (
+    SDCLI_FLAGS,
+    import_sd_cli,
+    import_sd_cli_command,
+    split_command,
+)
 from app.pipeline.spec import spec_from_dict
 
 TEMPLATE = r"""sd-cli.exe ^
@@ -21,42 +29,74 @@ TEMPLATE = r"""sd-cli.exe ^
 """
 
 
-def _note(notes: list[str], flag: str) -> str:
-    hits = [n for n in notes if flag in n]
-    assert hits, f"no note about {flag}: {notes}"
+def _note(notes: list[Note], code: NoteCode, **params: object) -> Note:
+    hits = [
+        n for n in notes if n.code == code and all(n.params.get(k) == v for k, v in params.items())
+    ]
+    assert hits, f"no note {code} {params}: {notes}"
     return hits[0]
 
 
 def test_users_template_imports() -> None:
-    spec, notes = import_sd_cli_command(TEMPLATE)
-    assert spec["models"] == {
-        "diffusion": r"D:\files\FLUX.2\flux-2-klein-9b-Q4_0.gguf",
-        "llm": r"D:\files\FLUX.2\flux2-klein-9b-uncensored-q4_k_m.gguf",
-        "vae": r"D:\files\FLUX.2\flux2-vae.safetensors",
-        "lora_dir": r"D:\files\FLUX.2\loras",
-    }
-    assert spec["prompt"] == "<lora:Flux_Klein_NSFW_v2:1.0>露出胸部"
-    assert spec["image"] == "input.png" and spec["mask"] == "mask.png"
-    assert (spec["width"], spec["height"], spec["steps"], spec["seed"]) == (352, 864, 10, 42)
-    assert spec["sampler"] == "euler"
-    assert spec["devices"]["llm"] == "cpu"
-    assert spec["devices"]["diffusion"] == "vulkan1"
-    assert spec["devices"]["vae"] == "vulkan1"
-    assert spec["devices"]["flash_attention"] and spec["devices"]["vae_tiling"]
-    assert spec["devices"]["mmap"]
+    job = import_sd_cli(TEMPLATE)
+    v = job.values
+    assert (v["diffusion_model"], v["llm_model"], v["vae_model"], v["lora_dir"]) == (
+        r"D:\files\FLUX.2\flux-2-klein-9b-Q4_0.gguf",
+        r"D:\files\FLUX.2\flux2-klein-9b-uncensored-q4_k_m.gguf",
+        r"D:\files\FLUX.2\flux2-vae.safetensors",
+        r"D:\files\FLUX.2\loras",
+    )
+    assert v["prompt"] == "<lora:Flux_Klein_NSFW_v2:1.0>露出胸部"
+    assert job.image == "input.png" and job.mask == "mask.png"
+    assert (v["width"], v["height"], v["steps"], v["seed"]) == (352, 864, 10, 42)
+    assert v["sampler"] == "euler"
+    assert (v["llm_device"], v["diffusion_device"], v["vae_device"]) == (
+        "cpu",
+        "vulkan1",
+        "vulkan1",
+    )
+    assert v["flash_attention"] and v["vae_tiling"] and v["mmap"]
     # klein's settings, not sd-cli's defaults
-    assert spec["cfg_scale"] == 1.0 and spec["scheduler"] == "simple"
-    job = spec_from_dict(spec)
-    assert job.steps == 10
+    assert v["cfg_scale"] == 1.0 and v["scheduler"] == "simple"
+    spec = job.spec()
+    assert spec.steps == 10 and spec.image == "input.png" and spec.devices.diffusion == "vulkan1"
 
-    assert "nothing" in _note(notes, "--guidance")
-    assert "twice" in _note(notes, "--cfg-scale")
-    _note(notes, "--backend")
-    _note(notes, "--params-backend")
-    _note(notes, "--max-vram")
-    _note(notes, "--lora-model-dir")
-    _note(notes, "--output")
-    _note(notes, "10 steps")
+    notes = job.notes
+    _note(notes, NoteCode.FLAG_NO_EFFECT, flag="--guidance", value="3.5")
+    _note(notes, NoteCode.SDCLI_DEFAULT_CFG, cfg=7.0)
+    _note(
+        notes,
+        NoteCode.FLAG_MAPPED,
+        flag="--backend",
+        value="diffusion=vulkan1",
+        target="diffusion_device",
+    )
+    _note(notes, NoteCode.FLAG_NOT_NEEDED, flag="--params-backend", value="cpu")
+    _note(notes, NoteCode.FLAG_NOT_NEEDED, flag="--max-vram", value="6")
+    _note(notes, NoteCode.LORA_FROM_TAGS, loras="Flux_Klein_NSFW_v2 at 1.0")
+    _note(notes, NoteCode.OUTPUT_IN_RUN_FOLDER, value="out.png")
+    _note(notes, NoteCode.SIZE_FROM_IMAGE)
+    _note(job_notes(spec, frozenset({"euler"})), NoteCode.MANY_STEPS, steps=10)
+
+
+def test_every_sdcli_flag_of_the_table_is_imported() -> None:
+    assert set(SDCLI_FLAGS) == {f for p in PARAMS for f in p.sdcli_flags}
+    for flag, p in SDCLI_FLAGS.items():
+        if p.kind is bool:
+            job = import_sd_cli(f"sd {flag}")
+            assert job.values[p.name] is True, flag
+            continue
+        value = {int: "3", float: "0.5", str: "cpu"}[p.kind]
+        if p.choices:
+            value = str(next(c for c in p.choices if c != p.default))
+        job = import_sd_cli(f"sd {flag} {value}")
+        assert job.values[p.name] == p.kind(value) and p.name in job.given, flag
+
+
+def test_nothing_given_is_the_tables_defaults_but_sdcli_flash_attention() -> None:
+    job = import_sd_cli("sd-cli -p x")
+    assert job.values == {**default_values(), "prompt": "x", "flash_attention": False}
+    _note(job.notes, NoteCode.MODEL_NOT_GIVEN, flag="--diffusion-model")
 
 
 def test_split_handles_quotes_and_continuations() -> None:
@@ -67,21 +107,32 @@ def test_split_handles_quotes_and_continuations() -> None:
 
 
 def test_cfg_given_is_kept_and_warned() -> None:
-    spec, notes = import_sd_cli_command("sd --cfg-scale 4.5 -p x --scheduler discrete")
-    assert spec["cfg_scale"] == 4.5 and spec["scheduler"] == "discrete"
-    assert any("twice per step" in n for n in notes)
-    assert any("discrete" in n for n in notes)
+    job = import_sd_cli("sd --cfg-scale 4.5 -p x --scheduler discrete")
+    assert job.values["cfg_scale"] == 4.5 and job.values["scheduler"] == "discrete"
+    assert not [n for n in job.notes if n.code == NoteCode.SDCLI_DEFAULT_CFG]
+    notes = job_notes(job.spec(), frozenset({"euler"}))
+    _note(notes, NoteCode.CFG_NOT_ONE, cfg=4.5)
+    _note(notes, NoteCode.SCHEDULER_NOT_SIMPLE, scheduler="discrete")
 
 
 def test_unknown_flags_are_noted_not_fatal() -> None:
-    spec, notes = import_sd_cli_command("sd-cli --frobnicate 3 -p cat --clip-on-cpu --seed -1")
-    assert spec["prompt"] == "cat"
-    assert spec["devices"]["llm"] == "cpu"
-    assert any("--frobnicate" in n for n in notes)
-    assert any("random seed" in n for n in notes)
+    job = import_sd_cli("sd-cli --frobnicate 3 -p cat --clip-on-cpu --seed -1 --steps x")
+    assert job.values["prompt"] == "cat"
+    assert job.values["llm_device"] == "cpu"
+    assert job.values["seed"] == -1 and job.values["steps"] == 4
+    _note(job.notes, NoteCode.FLAG_UNKNOWN, flag="--frobnicate", value="3")
+    _note(job.notes, NoteCode.SEED_RANDOM, value=-1)
+    _note(job.notes, NoteCode.FLAG_BAD_NUMBER, flag="--steps", value="x")
+    _note(job.notes, NoteCode.FLAG_MAPPED, flag="--clip-on-cpu", target="llm_device")
 
 
 def test_equals_form_and_refs() -> None:
-    spec, _ = import_sd_cli_command("sd --steps=6 -r a.png -r b.png --prompt=hello")
-    assert spec["steps"] == 6 and spec["refs"] == ["a.png", "b.png"]
-    assert spec["prompt"] == "hello"
+    job = import_sd_cli("sd --steps=6 -r a.png -r b.png --prompt=hello")
+    assert job.values["steps"] == 6 and job.refs == ["a.png", "b.png"]
+    assert job.values["prompt"] == "hello"
+
+
+def test_the_old_dict_form_still_reads() -> None:
+    spec, notes = import_sd_cli_command(TEMPLATE)
+    assert spec_from_dict(spec).steps == 10
+    assert any(line.startswith("flag_no_effect") for line in notes)

@@ -1,19 +1,20 @@
-"""JobSpec serialisation and klein's warnings."""
+"""JobSpec serialisation and klein's advice (advice.job_notes)."""
 
 from __future__ import annotations
 
 import dataclasses
 
-from app.pipeline.spec import (
-    JobSpec,
-    ModelFiles,
-    effective_steps,
-    klein_warnings,
-    spec_from_dict,
-    spec_to_dict,
-)
+from app.pipeline.advice import job_notes
+from app.pipeline.failures import NoteCode
+from app.pipeline.spec import JobSpec, ModelFiles, effective_steps, spec_from_dict, spec_to_dict
 
 SPEC = JobSpec(models=ModelFiles("d", "l", "v"), prompt="p")
+# What an engine's --list-samplers says; the advice never assumes a set of its own.
+RESUMABLE = frozenset({"euler", "euler_a", "heun", "dpm2", "dpm++2s_a"})
+
+
+def _codes(spec: JobSpec, resumable: frozenset[str] = RESUMABLE) -> list[NoteCode]:
+    return [n.code for n in job_notes(spec, resumable)]
 
 
 def test_round_trip() -> None:
@@ -22,18 +23,43 @@ def test_round_trip() -> None:
 
 
 def test_defaults_are_kleins() -> None:
-    assert (SPEC.steps, SPEC.cfg_scale, SPEC.scheduler, SPEC.sampler) == (4, 1.0, "simple",
-                                                                          "euler")
-    assert klein_warnings(SPEC) == []
+    assert (SPEC.steps, SPEC.cfg_scale, SPEC.scheduler, SPEC.sampler) == (
+        4,
+        1.0,
+        "simple",
+        "euler",
+    )
+    assert job_notes(SPEC, RESUMABLE) == []
 
 
-def test_warnings() -> None:
-    text = " ".join(klein_warnings(dataclasses.replace(SPEC, cfg_scale=7.0)))
-    assert "twice" in text
-    assert klein_warnings(dataclasses.replace(SPEC, scheduler="discrete"))
-    assert klein_warnings(dataclasses.replace(SPEC, sampler="dpm++2m"))
-    assert klein_warnings(dataclasses.replace(SPEC, negative_prompt="ugly"))
-    assert klein_warnings(dataclasses.replace(SPEC, steps=20))
+def test_notes() -> None:
+    cfg = job_notes(dataclasses.replace(SPEC, cfg_scale=7.0), RESUMABLE)
+    assert [(n.code, n.params) for n in cfg] == [(NoteCode.CFG_NOT_ONE, {"cfg": 7.0})]
+    assert _codes(dataclasses.replace(SPEC, scheduler="discrete")) == [
+        NoteCode.SCHEDULER_NOT_SIMPLE
+    ]
+    assert _codes(dataclasses.replace(SPEC, negative_prompt="ugly")) == [NoteCode.NEGATIVE_UNUSED]
+    assert _codes(dataclasses.replace(SPEC, steps=20)) == [NoteCode.MANY_STEPS]
+    assert _codes(dataclasses.replace(SPEC, width=500)) == [NoteCode.SIZE_NOT_ALIGNED]
+    img = dataclasses.replace(SPEC, image="i.png", steps=6, strength=0.5)
+    (note,) = job_notes(img, RESUMABLE)
+    assert (note.code, note.params) == (
+        NoteCode.STRENGTH_STEPS,
+        {"strength": 0.5, "run": 4, "steps": 6},
+    )
+
+
+def test_the_sampler_note_follows_the_engines_resumable_set() -> None:
+    # The bug of issue 7: the warning was inverted. It is exactly "not in the engine's set".
+    for sampler in ("euler_a", "dpm++2s_a", "euler"):
+        assert NoteCode.SAMPLER_NOT_RESUMABLE not in _codes(
+            dataclasses.replace(SPEC, sampler=sampler)
+        )
+    for sampler in ("dpm++2m", "ipndm"):
+        assert _codes(dataclasses.replace(SPEC, sampler=sampler)) == [
+            NoteCode.SAMPLER_NOT_RESUMABLE
+        ]
+    assert _codes(SPEC, frozenset({"heun"})) == [NoteCode.SAMPLER_NOT_RESUMABLE]
 
 
 def test_strength_truncation_matches_sdcpp() -> None:

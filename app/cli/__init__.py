@@ -1,0 +1,52 @@
+"""Headless commands over the same code the GUI uses: prepare, composite, run, resume, status,
+selftest. `python -m app COMMAND --help` explains each.
+
+This package owns all parsing (parser.py, run_flags.py), printing, signal handling
+(execute.py), the English texts (texts.py) and the exit codes (exits.py). It never imports Qt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+
+from app.cli.exits import Exit
+from app.cli.parser import COMMANDS, build_parser
+from app.core.errors import StepwiseError
+from app.core.logs import setup_logging
+from app.core.paths import app_paths
+
+__all__ = ["COMMANDS", "Exit", "build_parser", "main"]
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def _handler(name: str) -> Handler:
+    if name in ("prepare", "composite"):
+        from app.imaging import commands as imaging_commands
+
+        return getattr(imaging_commands, f"cmd_{name}")
+    from app.cli import commands
+
+    return getattr(commands, f"cmd_{name}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "handler", None):
+        parser.print_help()
+        return Exit.USAGE
+    try:
+        setup_logging(app_paths().log_dir, verbose=args.verbose)
+    except OSError:
+        pass  # a read-only home must not stop a headless command
+    try:
+        return int(_handler(args.handler)(args))
+    except StepwiseError as exc:
+        print(f"error: {exc.user_message()}", file=sys.stderr)
+        return Exit.FAILED
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return Exit.INTERRUPTED

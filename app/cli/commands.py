@@ -1,0 +1,149 @@
+"""The pipeline commands: run, resume, status, selftest (parsers in app/cli/parser.py)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from app.cli.execute import execute, print_event
+from app.cli.exits import Exit
+from app.cli.run_flags import values_from_args
+from app.cli.texts import failure_text, note_text
+from app.core.errors import StepwiseError
+from app.core.paths import app_paths
+from app.core.settings import load_settings
+from app.pipeline.advice import job_notes
+from app.pipeline.api import PipelineAPI, RunSnapshot
+from app.pipeline.params import spec_from_values, values_from_spec
+
+
+def _pipeline(args: argparse.Namespace) -> PipelineAPI:
+    from app.pipeline.runner import Pipeline
+
+    return Pipeline(app_paths(), Path(args.engine) if getattr(args, "engine", None) else None)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    paths = app_paths()
+    settings = load_settings(paths.settings_file)
+    values, notes = values_from_args(args, settings.job)
+    spec = spec_from_values(values, image=args.init_img, mask=args.mask, refs=tuple(args.ref_image))
+    pipeline = _pipeline(args)
+    try:
+        resumable = pipeline.catalog().resumable
+    except StepwiseError:
+        resumable = None  # no engine to ask: the run below says so
+    if resumable is not None:
+        notes += job_notes(spec, resumable)
+    for note in notes:
+        print(f"note: {note_text(note)}")
+    run = pipeline.create_run(spec, Path(args.run_dir) if args.run_dir else None)
+    print(f"run folder: {run.dir}", flush=True)
+    code = execute(pipeline, run.dir)
+    if code == Exit.OK and args.output:
+        result = pipeline.snapshot(run.dir).result
+        if result is not None:
+            shutil.copyfile(result, args.output)
+            print(f"copied to {args.output}")
+    return code
+
+
+def cmd_resume(args: argparse.Namespace) -> int:
+    pipeline = _pipeline(args)
+    run = pipeline.snapshot(Path(args.run_dir))
+    if run.finished and run.result is not None and run.result.exists():
+        print(f"already finished: {run.result}")
+        return Exit.OK
+    of = f" of {run.steps}" if run.steps else ""
+    print(f"resuming {run.dir} (last completed step {run.last_completed_step}{of})", flush=True)
+    return execute(pipeline, run.dir)
+
+
+def status_json(run: RunSnapshot) -> dict[str, Any]:
+    """`status --json`: the stages, the steps, the result, what the engine was given
+    (model_input) and every parameter of the run by its table name (params)."""
+    mi = run.model_input
+    failure = run.failure
+    return {
+        "run_dir": str(run.dir),
+        "id": run.id,
+        "stages": [
+            {
+                "name": s.name,
+                "state": s.state,
+                "cached": s.cached,
+                "seconds": s.seconds,
+                "device": s.device,
+            }
+            for s in run.stages
+        ],
+        "steps": run.steps,
+        "last_completed_step": run.last_completed_step,
+        "checkpoints": list(run.checkpoints),
+        "result": None if run.result is None else str(run.result),
+        "model_input": None
+        if mi is None
+        else {
+            "width": mi.width,
+            "height": mi.height,
+            "region": None if mi.region is None else list(mi.region),
+        },
+        "failure": None
+        if failure is None
+        else {"kind": str(failure.kind), "stage": failure.stage, "detail": failure.detail},
+        "params": values_from_spec(run.spec),
+        "inputs": {"image": run.spec.image, "mask": run.spec.mask, "refs": list(run.spec.refs)},
+    }
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    run = _pipeline(args).snapshot(Path(args.run_dir))
+    status = status_json(run)
+    if args.json:
+        print(json.dumps(status, indent=1, ensure_ascii=False))
+        return Exit.OK
+    print(f"run {run.id}: {run.spec.prompt!r}")
+    for stage in run.stages:
+        seconds = "" if stage.seconds is None else f"{stage.seconds:.2f} s"
+        cached = "cached" if stage.cached else ""
+        print(f"  {stage.name:<11} {stage.state:<8} {cached:<6} {seconds:>9} {stage.device or ''}")
+    print(f"  steps: {run.last_completed_step} of {run.steps if run.steps else '?'}")
+    if run.model_input is not None:
+        mi = run.model_input
+        region = "the whole picture" if mi.region is None else f"region {list(mi.region)}"
+        print(f"  engine input: {mi.width}×{mi.height} ({region})")
+    if run.failure is not None:
+        print(f"  failed in {run.failure.stage}: {failure_text(run.failure.kind)}")
+    print(f"  result: {run.result or '(none yet)'}")
+    return Exit.OK
+
+
+def cmd_selftest(args: argparse.Namespace) -> int:
+    from app.pipeline.selftest import selftest
+
+    out = sys.stderr if args.json else sys.stdout
+    print("generating the tiny models…", file=out, flush=True)
+    report = selftest(
+        app_paths(),
+        args.device,
+        Path(args.engine) if args.engine else None,
+        on_event=lambda event: print_event(event, Path("."), out),
+    )
+    if args.json:
+        print(json.dumps(report.to_json(), indent=1))
+    else:
+        print("\nselftest " + ("passed" if report.ok else "FAILED"))
+        for stage, device in report.devices.items():
+            print(f"  {stage:<11} ran on {device}")
+        if report.seconds_per_step is not None:
+            print(f"  diffuse: {report.seconds_per_step:.3f} s/step ({report.steps} steps)")
+        mismatched = report.mismatched()
+        if mismatched:
+            print(f"  note: asked for {args.device}, but {', '.join(mismatched)} ran elsewhere")
+        if report.run_dir is not None:
+            print(f"  the run is kept for its logs: {report.run_dir}")
+    return Exit.OK if report.ok else Exit.FAILED
