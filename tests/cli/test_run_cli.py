@@ -266,3 +266,36 @@ def test_killed_cli_resumes_byte_identical(tmp_path: Path, model_args, inputs) -
     assert "Resuming from the checkpoint" in done.stdout
     assert (run_dir / "result.png").read_bytes() == (reference / "result.png").read_bytes()
     assert status_json(run_dir)["last_completed_step"] == steps
+
+
+def test_only_masked_crop_reaches_the_engine(tmp_path: Path, model_args, inputs) -> None:
+    """`run --only-masked --align crop`: the engine gets the mask's box (plus padding, cropped
+    to 16 px), the result has the photo's size and every unmasked pixel is the photo's."""
+    import cv2
+    import numpy as np
+    from PIL import Image
+
+    image, mask = inputs
+    run_dir = _run(
+        tmp_path, "masked", model_args, inputs, "--only-masked", "--align", "crop",
+        "--padding", "8", "--steps", "2",
+    )  # fmt: skip
+    status = status_json(run_dir)
+    photo = np.asarray(Image.open(image).convert("RGB"))
+    painted = np.asarray(Image.open(mask).convert("L")) > 0
+    # The feather (8 px by default) lies outside the mask; beyond it the photo is untouched.
+    reach = 2 * (params_feather := status["params"]["feather"]) + 3
+    near = cv2.dilate(painted.astype(np.uint8), np.ones((reach, reach), np.uint8)) > 0
+    keep = ~near
+    assert params_feather == 8 and keep.any()
+    mi = status["model_input"]
+    x, y, w, h = mi["region"]
+    ys, xs = np.nonzero(painted)
+    assert x <= xs.min() and y <= ys.min() and x + w > xs.max() and y + h > ys.max()
+    assert (w, h) != photo.shape[1::-1]  # a part of the photo, not all of it
+    assert (mi["width"], mi["height"]) == (w - w % 16, h - h % 16)  # crop: down to 16 px
+    result = np.asarray(Image.open(run_dir / "result.png").convert("RGB"))
+    assert result.shape == photo.shape
+    assert np.array_equal(result[keep], photo[keep])
+    params = status["params"]
+    assert (params["only_masked"], params["align"], params["padding"]) == (True, "crop", 8)
