@@ -44,6 +44,7 @@ class CommonArgs:
     mmap: bool = False
     flash_attention: bool = False  # --diffusion-fa
     vae_tiling: bool = False
+    vae_tile_size: int | None = None  # --vae-tile-size NxN (with vae_tiling)
     clip_on_cpu: bool = False
     vae_on_cpu: bool = False
     max_vram_gib: float | None = None
@@ -61,6 +62,8 @@ class CommonArgs:
             argv += ["--params-backend", self.params_backend]
         if self.max_vram_gib is not None:
             argv += ["--max-vram", _num(self.max_vram_gib)]
+        if self.vae_tile_size is not None:
+            argv += ["--vae-tile-size", f"{self.vae_tile_size}x{self.vae_tile_size}"]
         for flag, on in (
             ("--mmap", self.mmap),
             ("--diffusion-fa", self.flash_attention),

@@ -169,6 +169,11 @@ VAE_TILING = Param(
     "vae_tiling", bool, False, "devices.vae_tiling", ("--vae-tiling",),
     "decode/encode the VAE in tiles (less memory)", sdcli_flags=("--vae-tiling",),
 )  # fmt: skip
+VAE_TILE_SIZE = Param(
+    "vae_tile_size", int, 32, "devices.vae_tile_size", ("--vae-tile-size",),
+    "VAE tile size in latent cells with --vae-tiling (smaller: less memory)",
+    sdcli_flags=("--vae-tile-size",), minimum=8, maximum=256, metavar="N",
+)  # fmt: skip
 MMAP = Param(
     "mmap", bool, True, "devices.mmap", ("--mmap",), "memory-map the model files",
     sdcli_flags=("--mmap",),
@@ -223,6 +228,7 @@ PARAMS: tuple[Param, ...] = (
     THREADS,
     FLASH_ATTENTION,
     VAE_TILING,
+    VAE_TILE_SIZE,
     MMAP,
     ALIGN,
     FILL,

@@ -33,6 +33,7 @@ class DeviceChoice:
     threads: int = P.THREADS.default
     flash_attention: bool = P.FLASH_ATTENTION.default
     vae_tiling: bool = P.VAE_TILING.default
+    vae_tile_size: int = P.VAE_TILE_SIZE.default
     mmap: bool = P.MMAP.default
 
 

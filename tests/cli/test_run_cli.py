@@ -299,3 +299,16 @@ def test_only_masked_crop_reaches_the_engine(tmp_path: Path, model_args, inputs)
     assert np.array_equal(result[keep], photo[keep])
     params = status["params"]
     assert (params["only_masked"], params["align"], params["padding"]) == (True, "crop", 8)
+
+
+def test_vae_tile_size_reaches_the_engine(tmp_path: Path, model_args, inputs) -> None:
+    """A parameter added by one table row (plus its JobSpec field and engine flag) is a run
+    flag, in status --json, and on the engine's command line."""
+    run_dir = _run(
+        tmp_path, "tiles", model_args, inputs, "--vae-tiling", "--vae-tile-size", "16",
+        "--steps", "1",
+    )  # fmt: skip
+    argv = json.loads((run_dir / "logs" / "vae-decode.log").read_text().splitlines()[0][8:])
+    assert argv[argv.index("--vae-tile-size") + 1] == "16x16"
+    assert "--vae-tiling" in argv
+    assert status_json(run_dir)["params"]["vae_tile_size"] == 16
