@@ -1,9 +1,17 @@
-// Control: stdin commands and SIGINT, acted on between diffusion steps.
+// Control: stdin commands, end of stdin and SIGINT, in every stage (native/PROTOCOL.md, Events).
+//
+// A stop request (suspend, cancel, end of input on a pipe, SIGINT) is acted on at once while
+// the stage is Busy (a model load, an encode or decode: phases that write nothing, so leaving
+// loses nothing and no file is half written), else at the next gate: between diffusion steps
+// (after the step's checkpoint) or between the phases of a stage (then without output).
 
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <thread>
+
+#include <sys/stat.h>
 
 #include "sd_stage.hpp"
 
@@ -11,21 +19,35 @@ namespace stage {
 namespace {
 
 std::atomic<int> g_sigint_count{0};
+std::atomic<bool> g_busy{false};
 
 extern "C" void on_sigint(int) {
-    if (g_sigint_count.fetch_add(1) >= 1) {
-        std::_Exit(EXIT_SUSPENDED);  // second Ctrl+C: leave now; the last checkpoint stays valid
+    if (g_busy.load() || g_sigint_count.fetch_add(1) >= 1) {
+        std::_Exit(EXIT_SUSPENDED);  // nothing is being written; the last checkpoint stays valid
     }
     std::signal(SIGINT, on_sigint);
 }
 
+// End of input means "the front end is gone" only when stdin is a pipe or a socket; a terminal,
+// /dev/null or a file (someone running the engine by hand or from a script) is not a front end.
+bool stdin_is_front_end() {
+#ifdef _WIN32
+    return false;  // TODO(windows): GetFileType(GetStdHandle(STD_INPUT_HANDLE)) == FILE_TYPE_PIPE
+#else
+    struct stat st;
+    return fstat(0, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+#endif
+}
+
+int exit_code_for(const std::string& reason) {
+    return reason == "cancelled" ? EXIT_CANCELLED : EXIT_SUSPENDED;
+}
+
 }  // namespace
 
-void Control::start(Events* events, bool handle_sigint) {
+void Control::start(Events* events) {
     events_ = events;
-    if (handle_sigint) {
-        std::signal(SIGINT, on_sigint);
-    }
+    std::signal(SIGINT, on_sigint);
     std::thread([this] { read_stdin(); }).detach();
 }
 
@@ -43,21 +65,46 @@ void Control::read_stdin() {
         } else if (name == "resume") {
             paused_ = false;
         } else if (name == "suspend") {
-            stop_ = stop_.empty() ? "suspended" : stop_;
+            request_stop("suspended");
         } else if (name == "cancel") {
-            stop_ = "cancelled";
+            request_stop("cancelled");
         }
         changed_.notify_all();
+    }
+    if (stdin_is_front_end()) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        std::fprintf(stderr, "sd-stage: end of input (the front end is gone): suspending\n");
+        paused_ = false;
+        request_stop("suspended");
+        changed_.notify_all();
+    }
+}
+
+void Control::request_stop(const std::string& reason) {
+    if (reason == "cancelled" || stop_.empty()) {
+        stop_ = reason;
+    }
+    if (busy_) {
+        // A model load, encode or decode: nothing is being written, so leave now.
+        int step = last_step_.load();
+        if (step >= 0) {
+            events_->emit("stopped", {{"reason", stop_}, {"step", step}});
+        }
+        std::fprintf(stderr, "sd-stage: %s (no output written)\n", stop_.c_str());
+        std::fflush(stderr);
+        std::_Exit(exit_code_for(stop_));
+    }
+}
+
+void Control::poll_sigint() {
+    if (g_sigint_count.load() > 0 && stop_.empty()) {
+        stop_ = "suspended";
     }
 }
 
 std::string Control::checkpoint_gate(int step) {
     std::unique_lock<std::mutex> lock(mutex_);
-    auto poll_sigint = [this] {
-        if (g_sigint_count.load() > 0 && stop_.empty()) {
-            stop_ = "suspended";
-        }
-    };
+    last_step_.store(step);
     poll_sigint();
     if (paused_ && stop_.empty()) {
         events_->emit("paused", {{"step", step}});
@@ -70,6 +117,30 @@ std::string Control::checkpoint_gate(int step) {
         }
     }
     return stop_;
+}
+
+void Control::gate() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    poll_sigint();
+    if (!stop_.empty()) {
+        throw StageStopped(stop_);
+    }
+}
+
+Control::Busy::Busy(Control& control) : control_(control) {
+    std::lock_guard<std::mutex> lock(control_.mutex_);
+    control_.poll_sigint();
+    if (!control_.stop_.empty()) {
+        throw StageStopped(control_.stop_);
+    }
+    control_.busy_ = true;
+    g_busy.store(true);
+}
+
+Control::Busy::~Busy() {
+    std::lock_guard<std::mutex> lock(control_.mutex_);
+    control_.busy_ = false;
+    g_busy.store(false);
 }
 
 }  // namespace stage

@@ -136,6 +136,14 @@ int main(int argc, const char* argv[]) {
     }
     try {
         return run_stage(run);
+    } catch (const StageStopped& e) {
+        // Stopped between phases: no output written (diffuse: the last checkpoint stays valid).
+        int step = run.control.last_step();
+        if (step >= 0) {
+            run.events.emit("stopped", {{"reason", e.reason}, {"step", step}});
+        }
+        std::fprintf(stderr, "sd-stage: %s (no output written)\n", e.reason.c_str());
+        return e.reason == "cancelled" ? EXIT_CANCELLED : EXIT_SUSPENDED;
     } catch (const StageError& e) {
         run.events.emit("error", {{"code", e.code}, {"message", e.what()}});
         std::fprintf(stderr, "sd-stage: error: %s\n", e.what());

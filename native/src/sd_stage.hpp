@@ -50,18 +50,47 @@ private:
     bool jsonl_ = false;
 };
 
-// Pause / resume / suspend / cancel requests from stdin (JSON lines) and SIGINT.
+// A stop request acted on outside the diffuse steps: the stage ends without output.
+struct StageStopped : std::runtime_error {
+    std::string reason;  // "suspended" | "cancelled"
+    explicit StageStopped(const std::string& reason) : std::runtime_error(reason), reason(reason) {}
+};
+
+// Pause / resume / suspend / cancel requests from stdin (JSON lines), end of stdin and SIGINT.
+// End of input on a pipe (the front end died) counts as suspend. While the stage is in a phase
+// that writes nothing (`Busy`: model load, encode, decode), a stop request ends the process at
+// once (no output, exit 6 / 7); otherwise it is acted on at the next gate.
 class Control {
 public:
-    void start(Events* events, bool handle_sigint);
-    // Called between steps: blocks while paused; returns "", "suspended" or "cancelled".
+    void start(Events* events);
+    // Between diffusion steps: blocks while paused; returns "", "suspended" or "cancelled".
     std::string checkpoint_gate(int step);
+    // Between phases of any stage: throws StageStopped when a stop was requested.
+    void gate();
+    // diffuse: the last step with a valid checkpoint (named by a "stopped" event on an early stop).
+    void set_last_step(int step) { last_step_.store(step); }
+    int last_step() const { return last_step_.load(); }
+    // Marks a phase that writes nothing, during which a stop request exits at once.
+    class Busy {
+    public:
+        explicit Busy(Control& control);
+        ~Busy();
+        Busy(const Busy&)            = delete;
+        Busy& operator=(const Busy&) = delete;
+
+    private:
+        Control& control_;
+    };
 
 private:
     void read_stdin();
+    void request_stop(const std::string& reason);  // with mutex_ held
+    void poll_sigint();                            // with mutex_ held
     std::mutex mutex_;
     std::condition_variable changed_;
     bool paused_ = false;
+    bool busy_   = false;
+    std::atomic<int> last_step_{-1};
     std::string stop_;
     Events* events_ = nullptr;
 };
@@ -95,6 +124,22 @@ void write_file_atomic(const std::string& path, const void* data, size_t size); 
 nlohmann::json file_identity(const std::string& path);                           // {path, size, mtime}
 SDStageTensors read_tensors(const std::string& path, const std::string& flag);   // throws StageError(5)
 void write_tensors(const std::string& path, const SDStageTensors& tensors);       // throws StageError(8)
+
+// validate.cpp: the shapes every stage reads (ggml order, ne0 first), checked before any ggml call.
+constexpr int64_t LATENT_CHANNELS      = 128;   // FLUX.2: 32 VAE channels, 2x2 patches
+constexpr int64_t MAX_LATENT_SIDE      = 1024;  // latent cells (16 pixels each): 16384 pixels
+constexpr int64_t MAX_CONDITION_TOKENS = 8192;
+constexpr size_t MAX_REF_LATENTS       = 16;
+// A latent [want_w, want_h, 128, 1] (want_* <= 0: any size up to MAX_LATENT_SIDE), finite.
+void check_latent(const std::string& flag, const std::string& path, const std::string& name, const sd::Tensor<float>& t,
+                  int64_t want_w, int64_t want_h);
+// c_crossattn (+ uncond_c_crossattn) of shape [context_dim, tokens(, 1)] (context_dim <= 0: any).
+void check_condition(const std::string& flag, const std::string& path, const SDStageTensors& tensors, int64_t context_dim,
+                     bool need_uncond);
+// ref_0, ref_1, ... latents of any size.
+void check_ref_latents(const std::string& flag, const std::string& path, const SDStageTensors& tensors);
+// The context size the DiT's txt_in.weight takes (from the file's header; 0 when unknown).
+int64_t dit_context_dim(const std::string& model_path);
 
 // devices.cpp
 nlohmann::json list_devices();

@@ -10,6 +10,8 @@
 #include <sstream>
 
 #include "common/media_io.h"
+#include "tokenizers/mistral_tokenizer.h"
+#include "tokenizers/qwen2_tokenizer.h"
 #include "sd_stage.hpp"
 #include "sd_stage_version.h"
 
@@ -217,7 +219,12 @@ SDCtxPtr load_context(Run& run, int modules, const std::string& model_key, const
                      const std::string& device, bool vae_decode_only) {
     auto t0                       = std::chrono::steady_clock::now();
     sd_ctx_params_t params        = run.ctx.to_sd_ctx_params_t(vae_decode_only, true, false);
-    SDCtxPtr ctx(sd_stage_new_ctx(&params, modules, run.opt.model_version.c_str()));
+    SDCtxPtr ctx;
+    {
+        Control::Busy busy(run.control);  // a stop request during the load exits at once
+        ctx.reset(sd_stage_new_ctx(&params, modules, run.opt.model_version.c_str()));
+    }
+    run.control.gate();
     if (!ctx) {
         library_failure(EXIT_MODEL_LOAD, "loading '" + path + "' failed (see the log above): check that it is a FLUX.2 [klein] " +
                                              model_key + " model and not truncated");
@@ -262,6 +269,78 @@ void size_from_latent(Run& run, const sd::Tensor<float>& latent, const std::stri
     run.gen.height = h;
 }
 
+// The file holds exactly one tensor, `name` (a latent or a checkpoint).
+void check_only_tensor(const SDStageTensors& tensors, const std::string& name, const std::string& flag, const std::string& path) {
+    find_tensor(tensors, name, flag, path);
+    if (tensors.size() != 1) {
+        throw StageError(EXIT_BAD_INPUT, flag + " '" + path + "' holds " + std::to_string(tensors.size()) + " tensors, expected only '" +
+                                             name + "' (pass the file the matching stage of this build wrote)");
+    }
+}
+
+constexpr int MAX_STEPS = 10000;
+
+// Numbers sd-cli's own validation lets through (NaN, absurd step counts).
+void check_numbers(const Run& run) {
+    const auto& sp = run.gen.sample_params;
+    if (!std::isfinite(run.gen.strength) || run.gen.strength < 0.f || run.gen.strength > 1.f) {
+        throw StageError(EXIT_USAGE, "--strength " + std::to_string(run.gen.strength) + ": use a number in 0..1");
+    }
+    if (!std::isfinite(sp.guidance.txt_cfg) || sp.guidance.txt_cfg < 0.f || sp.guidance.txt_cfg > 100.f) {
+        throw StageError(EXIT_USAGE, "--cfg-scale " + std::to_string(sp.guidance.txt_cfg) + ": use a number in 0..100 (klein: 1)");
+    }
+    if (sp.sample_steps < 1 || sp.sample_steps > MAX_STEPS) {
+        throw StageError(EXIT_USAGE, "--steps " + std::to_string(sp.sample_steps) + ": use 1.." + std::to_string(MAX_STEPS) + " (klein: 4)");
+    }
+}
+
+// The image size (sd-cli: -W/-H <= 0 mean 512) within what a latent can hold.
+void check_size(const Run& run, const std::string& stage) {
+    int factor = vae_scale_factor(run);
+    int w = run.gen.get_resolved_width(), h = run.gen.get_resolved_height();
+    int most = static_cast<int>(MAX_LATENT_SIDE) * factor;
+    if (w < factor || h < factor || w > most || h > most) {
+        throw StageError(EXIT_USAGE, "--stage " + stage + ": size " + std::to_string(w) + "x" + std::to_string(h) + " (-W/-H): use " +
+                                         std::to_string(factor) + ".." + std::to_string(most) + " pixels per side");
+    }
+}
+
+// The text encoder's window (klein, like diffusers' Flux2KleinPipeline: 512 tokens including the
+// chat template). A longer prompt is refused before the model loads: the library would pad to
+// the prompt's own length, which runs for minutes at a few thousand tokens and crashes beyond.
+constexpr size_t MAX_PROMPT_TOKENS = 512;
+constexpr size_t MAX_PROMPT_BYTES  = 64 * 1024;  // far past any 512-token prompt: refused untokenized
+
+void check_prompt_length(const Run& run, const std::string& text, const std::string& flag) {
+    const std::string& version = run.opt.model_version;
+    if (version != "flux2-klein" && version != "flux2") {
+        return;  // other families: the library's own handling
+    }
+    std::string limit = "the text encoder takes at most " + std::to_string(MAX_PROMPT_TOKENS) + " tokens with its template (about " +
+                        std::to_string(MAX_PROMPT_TOKENS * 3 / 4 - 30) + " English words)";
+    if (text.size() > MAX_PROMPT_BYTES) {
+        throw StageError(EXIT_BAD_INPUT, flag + ": the prompt has " + std::to_string(text.size()) + " bytes; " + limit + ": shorten it");
+    }
+    if (text.size() + 64 <= MAX_PROMPT_TOKENS) {
+        return;  // at most one token per byte (+ the template's): fits without tokenizing
+    }
+    std::vector<int> tokens;
+    if (version == "flux2-klein") {
+        Qwen2Tokenizer tokenizer;
+        tokens = tokenizer.encode("<|im_start|>user\n" + text + "<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n");
+    } else {
+        MistralTokenizer tokenizer;
+        tokens = tokenizer.encode("[SYSTEM_PROMPT]You are an AI that reasons about image descriptions. You give structured responses "
+                                  "focusing on object relationships, object\nattribution and actions without speculation."
+                                  "[/SYSTEM_PROMPT][INST]" +
+                                  text + "[/INST]");
+    }
+    if (tokens.size() > MAX_PROMPT_TOKENS) {
+        throw StageError(EXIT_BAD_INPUT, flag + ": the prompt is " + std::to_string(tokens.size()) + " tokens with the template; " + limit +
+                                             ": shorten it by " + std::to_string(tokens.size() - MAX_PROMPT_TOKENS) + " tokens");
+    }
+}
+
 void emit_hello(Run& run, const std::string& device) {
     run.events.emit("hello", {{"version", SD_STAGE_VERSION_STRING},
                               {"pin", SD_STAGE_PIN_STRING},
@@ -296,13 +375,28 @@ ExitCode run_vae_encode(Run& run) {
     for (const auto& path : run.gen.ref_image_paths) {
         SDImageOwner ref({0, 0, 3, nullptr});
         load_image(run, path, "-r", ref, false);
+        int most = static_cast<int>(MAX_LATENT_SIDE) * vae_scale_factor(run);
+        if (ref.get().width < vae_scale_factor(run) || ref.get().height < vae_scale_factor(run) || ref.get().width > most ||
+            ref.get().height > most) {
+            throw StageError(EXIT_BAD_INPUT, "-r '" + path + "' is " + std::to_string(ref.get().width) + "x" +
+                                                 std::to_string(ref.get().height) + " pixels: use 16.." + std::to_string(most) + " per side");
+        }
         run.gen.ref_images.push_back(std::move(ref));
+    }
+    if (!run.gen.init_image_path.empty()) {
+        check_size(run, "vae-encode");
     }
     SDCtxPtr context = load_context(run, SD_STAGE_MODULE_VAE, "vae", run.ctx.vae_path, device, false);
     sd_img_gen_params_t params = run.gen.to_sd_img_gen_params_t();
     sd::Tensor<float> init_latent;
     std::vector<sd::Tensor<float>> ref_latents;
-    if (!sd_stage_encode_latents(context.get(), &params, &init_latent, &ref_latents)) {
+    bool encoded = false;
+    {
+        Control::Busy busy(run.control);
+        encoded = sd_stage_encode_latents(context.get(), &params, &init_latent, &ref_latents);
+    }
+    run.control.gate();
+    if (!encoded) {
         library_failure(EXIT_INTERNAL, "VAE encoding failed (see the log above)");
     }
     json outputs = json::object();
@@ -327,12 +421,22 @@ ExitCode run_llm_encode(Run& run) {
     check_model(run.ctx.llm_path, "--llm", "llm");
     require_flag(run.opt.save_embeddings, "--save-embeddings FILE", "llm-encode");
     check_output_folder(run.opt.save_embeddings, "--save-embeddings");
+    check_prompt_length(run, run.gen.prompt, "-p");
+    if (run.gen.sample_params.guidance.txt_cfg != 1.f) {
+        check_prompt_length(run, run.gen.negative_prompt, "-n");
+    }
     std::string device = apply_backend(run, "te");
     emit_hello(run, device);
     SDCtxPtr context = load_context(run, SD_STAGE_MODULE_LLM, "llm", run.ctx.llm_path, device, true);
     sd_img_gen_params_t params = run.gen.to_sd_img_gen_params_t();
     SDStageTensors condition;
-    if (!sd_stage_encode_condition(context.get(), &params, &condition)) {
+    bool encoded = false;
+    {
+        Control::Busy busy(run.control);
+        encoded = sd_stage_encode_condition(context.get(), &params, &condition);
+    }
+    run.control.gate();
+    if (!encoded) {
         library_failure(EXIT_INTERNAL, "text encoding failed (see the log above)");
     }
     write_tensors(run.opt.save_embeddings, condition);
@@ -347,17 +451,25 @@ ExitCode run_vae_decode(Run& run) {
     check_input_file(run.opt.load_latent, "--load-latent");
     check_output_folder(run.opt.output, "-o");
     SDStageTensors tensors          = read_tensors(run.opt.load_latent, "--load-latent");
+    check_only_tensor(tensors, "latent", "--load-latent", run.opt.load_latent);
     const sd::Tensor<float>& latent = find_tensor(tensors, "latent", "--load-latent", run.opt.load_latent);
+    check_latent("--load-latent", run.opt.load_latent, "latent", latent, -1, -1);
     size_from_latent(run, latent, "--load-latent", run.opt.load_latent);
     std::string device = apply_backend(run, "vae");
     emit_hello(run, device);
     SDCtxPtr context           = load_context(run, SD_STAGE_MODULE_VAE, "vae", run.ctx.vae_path, device, true);
     sd_img_gen_params_t params = run.gen.to_sd_img_gen_params_t();
     sd_image_t image           = {0, 0, 0, nullptr};
-    if (!sd_stage_decode(context.get(), &params, latent, &image)) {
-        library_failure(EXIT_INTERNAL, "VAE decoding failed (see the log above)");
+    bool decoded               = false;
+    {
+        Control::Busy busy(run.control);
+        decoded = sd_stage_decode(context.get(), &params, latent, &image);
     }
     SDImageOwner owner(image);
+    run.control.gate();
+    if (!decoded) {
+        library_failure(EXIT_INTERNAL, "VAE decoding failed (see the log above)");
+    }
     auto png = encode_image_to_vector(EncodedImageFormat::PNG, image.data, image.width, image.height, image.channel);
     if (png.empty()) {
         throw StageError(EXIT_INTERNAL, "PNG encoding failed (a bug: please report it with the log)");
@@ -475,21 +587,32 @@ ExitCode run_diffuse(Run& run) {
         throw StageError(EXIT_USAGE, "--batch-count: the staged pipeline makes one image per run");
     }
 
-    // Inputs.
+    check_numbers(run);
+
+    // Inputs: every tensor is checked against the shape the DiT takes before any ggml call.
     check_input_file(opt.load_embeddings, "--load-embeddings");
     SDStageTensors condition = read_tensors(opt.load_embeddings, "--load-embeddings");
-    find_tensor(condition, "c_crossattn", "--load-embeddings", opt.load_embeddings);
+    check_condition("--load-embeddings", opt.load_embeddings, condition, dit_context_dim(run.ctx.diffusion_model_path),
+                    run.gen.sample_params.guidance.txt_cfg != 1.f);
     sd::Tensor<float> init_latent;
     if (!opt.load_latent.empty()) {
         check_input_file(opt.load_latent, "--load-latent");
         SDStageTensors t = read_tensors(opt.load_latent, "--load-latent");
-        init_latent      = find_tensor(t, "latent", "--load-latent", opt.load_latent);
+        check_only_tensor(t, "latent", "--load-latent", opt.load_latent);
+        init_latent = find_tensor(t, "latent", "--load-latent", opt.load_latent);
+        check_latent("--load-latent", opt.load_latent, "latent", init_latent, -1, -1);
         size_from_latent(run, init_latent, "--load-latent", opt.load_latent);
+    }
+    check_size(run, "diffuse");
+    if (!run.gen.mask_image_path.empty() && init_latent.empty()) {
+        throw StageError(EXIT_USAGE, "--mask needs --load-latent (the init latent of the image to inpaint)");
     }
     std::vector<sd::Tensor<float>> ref_latents;
     if (!opt.load_ref_latents.empty()) {
         check_input_file(opt.load_ref_latents, "--load-ref-latents");
-        for (auto& [name, tensor] : read_tensors(opt.load_ref_latents, "--load-ref-latents")) {
+        SDStageTensors refs = read_tensors(opt.load_ref_latents, "--load-ref-latents");
+        check_ref_latents("--load-ref-latents", opt.load_ref_latents, refs);
+        for (auto& [name, tensor] : refs) {
             ref_latents.push_back(std::move(tensor));
         }
     }
@@ -498,16 +621,6 @@ ExitCode run_diffuse(Run& run) {
         if (!load_sd_image_from_file(run.gen.mask_image.put(), run.gen.mask_image_path.c_str(),
                                      run.gen.get_resolved_width(), run.gen.get_resolved_height(), 1)) {
             throw StageError(EXIT_BAD_INPUT, "--mask '" + run.gen.mask_image_path + "' is not an image sd-stage can read (PNG, JPEG, BMP)");
-        }
-    }
-    if (run.gen.sample_params.guidance.txt_cfg != 1.f) {
-        bool has_uncond = false;
-        for (const auto& [name, t] : condition) {
-            has_uncond = has_uncond || name.rfind("uncond_", 0) == 0;
-        }
-        if (!has_uncond) {
-            throw StageError(EXIT_BAD_INPUT, "--load-embeddings '" + opt.load_embeddings + "' has no negative-prompt conditioning, " +
-                                                 "which --cfg-scale != 1 needs: run llm-encode with the same --cfg-scale");
         }
     }
 
@@ -561,7 +674,7 @@ ExitCode run_diffuse(Run& run) {
     sd::Tensor<float> x_start;
     std::vector<uint32_t> rng_draws;
     int start_step = 0;
-    if (opt.resume_step >= 0) {
+    if (opt.resume_step >= 0) try {
         json saved           = read_metadata(opt.checkpoint_dir);
         json expected        = meta;
         expected.erase("checkpoints");
@@ -595,18 +708,37 @@ ExitCode run_diffuse(Run& run) {
             throw StageError(EXIT_BAD_INPUT, "--resume-step " + key + ": checkpoint '" + path + "' is damaged (hash mismatch); resume from an earlier step");
         }
         SDStageTensors t = read_tensors(path, "--resume-step");
-        x_start          = find_tensor(t, "x_t", "--resume-step", path);
-        rng_draws        = entry.value("rng_draws", std::vector<uint32_t>{});
-        start_step       = k;
+        check_only_tensor(t, "x_t", "--resume-step", path);
+        x_start = find_tensor(t, "x_t", "--resume-step", path);
+        check_latent("--resume-step", path, "x_t", x_start, params.width / vae_scale_factor(run),
+                     params.height / vae_scale_factor(run));
+        rng_draws = entry.value("rng_draws", std::vector<uint32_t>{});
+        if (rng_draws.size() > static_cast<size_t>(8 * (steps + 1))) {
+            throw StageError(EXIT_BAD_INPUT, "--resume-step " + key + ": metadata.json records " + std::to_string(rng_draws.size()) +
+                                                 " noise draws for " + std::to_string(steps) + " steps; start again without --resume-step");
+        }
+        for (uint32_t n : rng_draws) {
+            if (n > static_cast<uint64_t>(16 * x_start.numel())) {
+                throw StageError(EXIT_BAD_INPUT, "--resume-step " + key + ": metadata.json records a noise draw of " + std::to_string(n) +
+                                                     " numbers for a latent of " + std::to_string(x_start.numel()) +
+                                                     "; start again without --resume-step");
+            }
+        }
+        start_step = k;
         for (const auto& [step_key, value] : saved["checkpoints"].items()) {
             if (std::stoi(step_key) <= k) {
                 meta["checkpoints"][step_key] = value;
             }
         }
         meta["last_completed_step"] = k;
+        run.control.set_last_step(k);
+    } catch (const StageError&) {
+        throw;
+    } catch (const std::exception& e) {  // a field of the wrong type, a step key that is no number
+        throw StageError(EXIT_BAD_INPUT, "--resume-step: metadata.json in '" + opt.checkpoint_dir + "' is damaged (" +
+                                             std::string(e.what()).substr(0, 120) + "); start again without --resume-step");
     }
-
-    run.control.start(&run.events, true);
+    run.control.gate();
 
     double step_seconds_total = 0;
     int steps_run             = 0;
@@ -651,6 +783,7 @@ ExitCode run_diffuse(Run& run) {
             meta["last_completed_step"]            = k;
             std::string text                       = meta.dump(1) + "\n";
             write_file_atomic((dir / "metadata.json").string(), text.data(), text.size());
+            run.control.set_last_step(k);
             run.events.emit("checkpoint", {{"step", k}, {"path", path}, {"seconds", seconds_since(ck_t0)}});
             if (k > 0 && opt.preview != "none" && last_denoised_step == k) {
                 sd_image_t image = {0, 0, 0, nullptr};
@@ -695,6 +828,7 @@ ExitCode run_diffuse(Run& run) {
 ExitCode run_stage(Run& run) {
     g_log.verbose = run.opt.verbose;
     sd_set_log_callback(library_log, nullptr);
+    run.control.start(&run.events);
     const std::string& stage = run.opt.stage;
     if (stage == "vae-encode") return run_vae_encode(run);
     if (stage == "llm-encode") return run_llm_encode(run);
