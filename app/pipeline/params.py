@@ -6,8 +6,11 @@ settings, a help text, and the first stage whose key it changes. Settings, JobSp
 the CLI's argparse, the sd-cli importer, the stage keys and `status --json` are derived from it
 (tests/pipeline/test_params.py fails when one of them disagrees).
 
-Adding a parameter: a row here, the JobSpec field (spec.py), the engine flag it maps to
-(pipeline stage adapter), and the widget that shows it (a ui/generation pane).
+Adding a parameter: a row here, the JobSpec field (spec.py, its default read from the row),
+the engine flag it maps to (app/engine/argv.py and the stage adapter, engine_stage.py), and
+the widget that shows it (a ui/generation pane). The CLI flag, the importer, the settings, the
+stage key (a row with `invalidates` joins that stage's key by itself, keys.py) and `status
+--json` need nothing: `vae_tile_size` was added that way.
 """
 
 from __future__ import annotations
