@@ -69,7 +69,7 @@ class StallMeter:
 
 def wait_idle(app: QApplication, panel, timeout_s: float = RUN_TIMEOUT_S) -> None:
     deadline = time.monotonic() + timeout_s
-    while panel._runner is not None or panel.session.busy:
+    while panel.model.state.busy or panel.model.session.busy:
         app.processEvents()
         time.sleep(0.001)
         if time.monotonic() > deadline:
@@ -77,10 +77,12 @@ def wait_idle(app: QApplication, panel, timeout_s: float = RUN_TIMEOUT_S) -> Non
 
 
 def make_panel(session, settings):
-    from app.ui.generation_panel import GenerationPanel
+    from app.jobs.generation import GenerationModel
+    from app.ui.generation import GenerationPanel
+    from app.ui.job_settings import form_from_settings
 
-    panel = GenerationPanel(session, settings)
-    panel._offered_unfinished = True
+    panel = GenerationPanel(GenerationModel(form_from_settings(settings), session))
+    panel._first_show = False
     panel.resize(560, 980)
     panel.show()
     return panel
@@ -99,7 +101,7 @@ def timed_run(app: QApplication, panel, meter: StallMeter) -> tuple[float, int, 
         runner.preview_saved.connect(saved)
         runner.run_ended.connect(lambda *_: setattr(meter, "streaming", False))
 
-    panel.session.runner_started.connect(bind)
+    panel.model.session.runner_started.connect(bind)
     # The Run tab is on screen before the run starts, as it is long before a real engine's first
     # preview; its first paint is counted in "incl. start", not in "while streaming".
     panel.tabs.setCurrentIndex(1)
@@ -113,7 +115,7 @@ def timed_run(app: QApplication, panel, meter: StallMeter) -> tuple[float, int, 
     wait_idle(app, panel)
     seconds = time.perf_counter() - started
     meter.stop()
-    panel.session.runner_started.disconnect(bind)
+    panel.model.session.runner_started.disconnect(bind)
     if panel.error_banner.isVisible():
         raise RuntimeError(panel.error_banner.text())
     return seconds, counts["ready"], counts["saved"]
@@ -141,9 +143,11 @@ def bench_engine(app: QApplication, engine: Path, steps: int, work: Path) -> lis
     times = []
     for label in ("first run", "second identical run"):
         panel = make_panel(RunSession(app_paths(), engine=engine), settings)
-        panel.set_input_files(str(image), str(mask))
+        from app.imaging.io import load_image, load_mask
+
+        panel.model.inputs.set_document(load_image(image), load_mask(mask))
         seconds, ready, saved = timed_run(app, panel, meter)
-        llm = panel.stage_list.state("llm-encode")
+        llm = panel.run_view.stage_list.state("llm-encode")
         times.append(seconds)
         rows.append(
             (
@@ -203,7 +207,10 @@ def bench_scripted(app: QApplication, steps: int, work: Path, size_px: int) -> l
         settings.generation.prompt = "scripted"
         settings.generation.steps = steps
         pipeline = scripted.ScriptedPipeline(work / "scripted-runs", step_s=0.002)
-        panel = make_panel(RunSession(app_paths(), pipeline=pipeline), settings)
+        from app.jobs.legacy_pipeline import LegacyPipeline
+
+        session = RunSession(app_paths(), pipeline=LegacyPipeline(pipeline))
+        panel = make_panel(session, settings)
         meter = StallMeter()
         seconds, ready, saved = timed_run(app, panel, meter)
         panel.shutdown()

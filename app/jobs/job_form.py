@@ -87,7 +87,7 @@ class JobForm(_FormSignals):  # type: ignore[misc, valid-type]
             if p is None:
                 continue
             try:
-                self.set(p, value)  # type: ignore[arg-type]
+                self.set(p, value)
             except ValueError:
                 refused.append(name)
         return refused

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +23,8 @@ log = logging.getLogger(__name__)
 
 NAME_HASH_CHARS = 24
 INPUT_PNG_LEVEL = 1
+
+Source = Callable[[], tuple[np.ndarray | None, np.ndarray | None]]
 
 
 @dataclass(frozen=True)
@@ -69,9 +72,11 @@ class JobInputs(QObject):
         super().__init__(parent)
         self._image: np.ndarray | None = None
         self._mask: np.ndarray | None = None
+        self._source: Source | None = None
 
     def set_document(self, image: np.ndarray | None, mask: np.ndarray | None) -> None:
         """RGB uint8 HxWx3 and a mask (float 0..1 or uint8), copied; image None = no picture."""
+        self._source = None
         if image is None or image.size == 0:
             self._image, self._mask = None, None
         else:
@@ -79,24 +84,49 @@ class JobInputs(QObject):
             self._mask = None if mask is None else _mask_u8(mask)
         self.changed.emit()
 
+    def set_source(self, source: Source | None) -> None:
+        """Follows a live document: `source()` gives its (image, mask) when asked; the caller
+        emits `changed` (through `document_changed`) when they change."""
+        self._source = source
+        self._image = self._mask = None
+        self.changed.emit()
+
+    def document_changed(self) -> None:
+        self.changed.emit()
+
+    def snapshot(self) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """Copies of the image and the uint8 mask as they are now (for a worker to write)."""
+        image, mask = self.image, self.mask
+        if image is None:
+            return None, None
+        return np.array(image, dtype=np.uint8, copy=True), (None if mask is None else mask.copy())
+
     @property
     def image(self) -> np.ndarray | None:
+        if self._source is not None:
+            image = self._source()[0]
+            return None if image is None or image.size == 0 else image
         return self._image
 
     @property
     def mask(self) -> np.ndarray | None:
+        if self._source is not None:
+            image, mask = self._source()
+            return None if image is None or mask is None or image.size == 0 else _mask_u8(mask)
         return self._mask
 
     @property
     def size(self) -> tuple[int, int] | None:
         """(width, height) of the picture."""
-        if self._image is None:
+        image = self.image
+        if image is None:
             return None
-        return int(self._image.shape[1]), int(self._image.shape[0])
+        return int(image.shape[1]), int(image.shape[0])
 
     @property
     def has_mask(self) -> bool:
-        return self._mask is not None and bool(self._mask.any())
+        mask = self.mask
+        return mask is not None and bool(mask.any())
 
 
 def _mask_u8(mask: np.ndarray) -> np.ndarray:

@@ -1,12 +1,12 @@
-"""The UI's handle on the pipeline: the current run, one runner at a time, devices, and the
-unfinished runs to offer at start-up. The UI never imports app.engine or drives the pipeline
-itself; it asks this object and binds to the StageRunner it hands out."""
+"""The jobs layer's handle on the pipeline: the current run (a frozen RunSnapshot), one runner at
+a time, devices, the engine's catalog and the unfinished runs to offer at start-up. Nothing above
+jobs/ imports app.engine or holds a live run object; runs are named by their folder."""
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -14,50 +14,57 @@ from PySide6.QtCore import QObject, QThread, Signal
 
 from app.core.paths import AppPaths
 from app.jobs.stage_runner import StageRunner
+from app.pipeline.api import DeviceInfo, EngineCatalog, PipelineAPI, RunSnapshot, RunSummary
+from app.pipeline.spec import JobSpec
 
 log = logging.getLogger(__name__)
 
 SHUTDOWN_WAIT_MS = 15_000
 
 
-class DeviceProbe(QThread):
-    """Asks the pipeline (and through it the engine) which devices exist, off the UI thread."""
+class EngineProbe(QThread):
+    """Asks the pipeline (and through it the engine) for its devices and catalog, off the UI
+    thread; either may fail on its own (no engine yet, an old engine)."""
 
-    devices_found = Signal(list)  # [(name, description), ...]
+    devices_found = Signal(list)  # list[DeviceInfo]
+    catalog_found = Signal(object)  # EngineCatalog
     probe_failed = Signal(str)
 
-    def __init__(self, list_devices: Callable[[], list[Any]], parent: QObject | None = None):
+    def __init__(self, pipeline: PipelineAPI, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.setObjectName("DeviceProbe")
-        self._list_devices = list_devices
+        self.setObjectName("EngineProbe")
+        self._pipeline = pipeline
 
     def run(self) -> None:  # noqa: D102 - QThread entry point
         try:
-            found = self._list_devices()
-        except Exception as exc:  # the engine is missing or broken: the UI offers CPU only
+            self.catalog_found.emit(self._pipeline.catalog())
+        except Exception as exc:  # noqa: BLE001 - the engine is missing or broken
+            log.warning("Asking the engine for its samplers failed: %s", exc)
+        try:
+            found = self._pipeline.devices()
+        except Exception as exc:  # noqa: BLE001 - the UI then offers the CPU only
             log.warning("Listing devices failed: %s", exc)
             self.probe_failed.emit(str(exc))
             return
-        self.devices_found.emit([_device_pair(d) for d in found])
+        self.devices_found.emit(list(found))
 
 
-def _device_pair(device: Any) -> tuple[str, str]:
-    if isinstance(device, tuple | list) and device:
-        name = str(device[0])
-        return name, str(device[1]) if len(device) > 1 else name
-    if isinstance(device, dict):
-        name = str(device.get("name", ""))
-        return name, str(device.get("description", name))
-    if isinstance(device, str):
-        return device, device
-    name = str(getattr(device, "name", device))
-    return name, str(getattr(device, "description", name))
+def make_pipeline(paths: AppPaths, engine: Path | None) -> PipelineAPI:
+    """The real pipeline, behind the PipelineAPI protocol."""
+    from app.pipeline.runner import Pipeline
+
+    pipeline: Any = Pipeline(paths, engine)
+    if isinstance(pipeline, PipelineAPI):
+        return pipeline
+    from app.jobs.legacy_pipeline import LegacyPipeline
+
+    return LegacyPipeline(pipeline)
 
 
 class RunSession(QObject):
-    """Owns the Pipeline, the current Run and the active StageRunner."""
+    """Owns the pipeline, the current run's snapshot and the active StageRunner."""
 
-    run_changed = Signal(object)  # the current Run (or None)
+    run_changed = Signal(object)  # RunSnapshot | None
     runner_started = Signal(object)  # StageRunner, already connected and started
     runner_ended = Signal(str)  # the terminal kind of the runner that ended
 
@@ -66,7 +73,7 @@ class RunSession(QObject):
         paths: AppPaths,
         *,
         engine: Path | None = None,
-        pipeline: Any = None,
+        pipeline: PipelineAPI | None = None,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -74,56 +81,45 @@ class RunSession(QObject):
         self.engine = engine
         self._pipeline = pipeline
         self._pipeline_lock = threading.Lock()
-        self.run: Any = None
+        self.run: RunSnapshot | None = None
         self.runner: StageRunner | None = None
-        self._finished_runners: list[StageRunner] = []
-        self._probe: DeviceProbe | None = None
+        self._probe: EngineProbe | None = None
 
     # --- the pipeline ------------------------------------------------------------------------
 
     @property
-    def pipeline(self) -> Any:
+    def pipeline(self) -> PipelineAPI:
         with self._pipeline_lock:
             if self._pipeline is None:
-                from app.pipeline.runner import Pipeline
-
-                self._pipeline = Pipeline(self.paths, self.engine)
+                self._pipeline = make_pipeline(self.paths, self.engine)
             return self._pipeline
 
     def set_engine(self, engine: Path | None) -> None:
-        """A different sd-stage (settings); the next call builds a new Pipeline."""
+        """A different sd-stage (settings); the next call builds a new pipeline."""
         if engine != self.engine:
             self.engine = engine
             with self._pipeline_lock:
                 self._pipeline = None
 
-    def unfinished_runs(self) -> list[Any]:
+    def unfinished_runs(self) -> list[RunSummary]:
         try:
             return list(self.pipeline.unfinished_runs())
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - no offer rather than no start
             log.warning("Could not list unfinished runs: %s", exc)
             return []
 
-    def can_list_devices(self) -> bool:
-        return callable(self._device_lister())
-
-    def _device_lister(self) -> Callable[[], list[Any]] | None:
-        pipeline = self.pipeline
-        lister = getattr(pipeline, "devices", None) or getattr(pipeline, "list_devices", None)
-        return lister if callable(lister) else None
-
-    def probe_devices(
-        self, on_found: Callable[[list], None], on_failed: Callable[[str], None]
-    ) -> DeviceProbe | None:
-        """Starts a device probe (one at a time) with its callbacks connected first; None when
-        the pipeline cannot list devices."""
+    def probe_engine(
+        self,
+        on_devices: Callable[[list[DeviceInfo]], None],
+        on_catalog: Callable[[EngineCatalog], None],
+        on_failed: Callable[[str], None],
+    ) -> EngineProbe:
+        """Starts an engine probe (one at a time) with its callbacks connected first."""
         if self._probe is not None and self._probe.isRunning():
             return self._probe
-        lister = self._device_lister()
-        if lister is None:
-            return None
-        self._probe = DeviceProbe(lister, self)
-        self._probe.devices_found.connect(on_found)
+        self._probe = EngineProbe(self.pipeline, self)
+        self._probe.devices_found.connect(on_devices)
+        self._probe.catalog_found.connect(on_catalog)
         self._probe.probe_failed.connect(on_failed)
         self._probe.start()
         return self._probe
@@ -134,58 +130,75 @@ class RunSession(QObject):
     def busy(self) -> bool:
         return self.runner is not None and self.runner.isRunning()
 
-    def create_run(self, spec: Any) -> Any:
-        self._require_idle()
-        self.run = self.pipeline.create_run(spec)
-        self.run_changed.emit(self.run)
-        return self.run
+    def _set_run(self, run: RunSnapshot | None) -> RunSnapshot | None:
+        self.run = run
+        self.run_changed.emit(run)
+        return run
 
-    def open_run(self, run_dir: Path | str) -> Any:
+    def create_run(self, spec: JobSpec) -> RunSnapshot:
         self._require_idle()
-        self.run = self.pipeline.open_run(Path(run_dir))
-        self.run_changed.emit(self.run)
-        return self.run
+        run = self.pipeline.create_run(spec)
+        self._set_run(run)
+        return run
 
-    def reload_run(self) -> Any:
-        """Re-reads run.json after a runner ended (the worker updated it on disk)."""
+    def open_run(self, run_dir: Path | str) -> RunSnapshot:
+        self._require_idle()
+        run = self.pipeline.snapshot(Path(run_dir))
+        self._set_run(run)
+        return run
+
+    def update_run(self, changes: Mapping[str, Any]) -> RunSnapshot:
+        """The current run's job changed in ways only some stages depend on."""
+        self._require_idle()
+        if self.run is None:
+            raise RuntimeError("no run to update")
+        run = self.pipeline.update_run(self.run.dir, changes)
+        self._set_run(run)
+        return run
+
+    def reload_run(self) -> RunSnapshot | None:
+        """Re-reads the run after a runner ended (the worker updated it on disk)."""
         if self.run is None or self.busy:
             return self.run
         try:
-            self.run = self.pipeline.open_run(self.run.dir)
-        except Exception as exc:
+            self._set_run(self.pipeline.snapshot(self.run.dir))
+        except Exception as exc:  # noqa: BLE001 - keep the last snapshot
             log.warning("Could not re-read %s: %s", self.run.dir, exc)
         return self.run
 
-    def branch(self, from_step: int, **changes: Any) -> Any:
+    def branch(self, from_step: int, changes: Mapping[str, Any]) -> RunSnapshot:
         self._require_idle()
         if self.run is None:
             raise RuntimeError("no run to branch from")
-        self.run = self.pipeline.branch(self.run, from_step, **changes)
-        self.run_changed.emit(self.run)
-        return self.run
+        run = self.pipeline.branch(self.run.dir, from_step, changes)
+        self._set_run(run)
+        return run
 
     def clear_run(self) -> None:
         self._require_idle()
-        self.run = None
-        self.run_changed.emit(None)
+        self._set_run(None)
 
     # --- runners -----------------------------------------------------------------------------
 
     def execute(self, *, only: str | None = None) -> StageRunner:
-        """Starts Pipeline.execute(run, only=...) in a new runner."""
+        """Starts PipelineAPI.execute(run_dir, only=...) in a new runner."""
         self._require_idle()
         if self.run is None:
             raise RuntimeError("no run")
-        return self._start(StageRunner.for_execute(self.pipeline, self.run, only=only, parent=self))
+        return self._start(
+            StageRunner.for_execute(self.pipeline, self.run.dir, only=only, parent=self)
+        )
 
     def decode_step(self, step: int) -> StageRunner:
         self._require_idle()
         if self.run is None:
             raise RuntimeError("no run")
-        return self._start(StageRunner.for_decode_step(self.pipeline, self.run, step, parent=self))
+        return self._start(
+            StageRunner.for_decode_step(self.pipeline, self.run.dir, step, parent=self)
+        )
 
     def start_runner(self, runner: StageRunner) -> StageRunner:
-        """Starts a runner built elsewhere (tests, benches)."""
+        """Starts a runner built elsewhere (benches)."""
         self._require_idle()
         return self._start(runner)
 

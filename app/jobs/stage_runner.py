@@ -2,9 +2,8 @@
 
 The pipeline (app/pipeline) yields plain frozen dataclasses from a generator; StageRunner
 iterates that generator in its own thread and re-emits every event as a typed signal, so
-widgets never touch the thread or the pipeline's internals. Events are matched by class name
-(StageStarted, StepProgressed, PreviewSaved, ...), which keeps this module free of a hard
-dependency on the pipeline's module layout and lets unit tests feed a scripted generator.
+widgets never touch the thread or the pipeline's internals. Events are matched on the
+pipeline's event classes (app.pipeline.events); anything else is logged and ignored.
 
 Exactly one terminal signal is emitted per run: run_finished, run_failed, run_cancelled or
 run_suspended. They carry a `run_` prefix because QThread already owns `finished`.
@@ -20,12 +19,19 @@ from __future__ import annotations
 import logging
 import threading
 import traceback
-import weakref
 from collections.abc import Callable, Iterator
-from typing import Any, Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
 from PySide6.QtGui import QImage
+
+from app.pipeline import events as ev
+from app.pipeline.failures import FailureKind
+
+if TYPE_CHECKING:
+    from app.pipeline.api import PipelineAPI
+    from app.pipeline.control import RunControl
 
 log = logging.getLogger(__name__)
 
@@ -43,21 +49,7 @@ class Control(Protocol):
     def cancel(self) -> None: ...
 
 
-EventSource = Callable[[Any], Iterator[Any]]
-
-_live_runners: weakref.WeakSet[StageRunner] = weakref.WeakSet()
-
-
-def live_runners() -> list[StageRunner]:
-    """Runners whose thread is still running (the test guard fails a test that leaves one)."""
-    alive = []
-    for runner in list(_live_runners):
-        try:
-            if runner.isRunning():
-                alive.append(runner)
-        except RuntimeError:  # the C++ side is gone (deleteLater): not running
-            pass
-    return alive
+EventSource = Callable[["RunControl"], Iterator[ev.Event]]
 
 
 class StageRunner(QThread):
@@ -76,7 +68,7 @@ class StageRunner(QThread):
     result_loaded = Signal(str, QImage)  # result path, image fitted to the view
     # exactly one of these per run
     run_finished = Signal(str)  # result path
-    run_failed = Signal(str, str, str)  # stage, message, log path
+    run_failed = Signal(str, str, str, str)  # stage, failure kind (FailureKind), detail, log path
     run_cancelled = Signal(int)  # last completed step
     run_suspended = Signal(int)  # last completed step
     # after the terminal signal, once the worker thread has finished (delivered in the UI
@@ -88,7 +80,7 @@ class StageRunner(QThread):
     def __init__(
         self,
         source: EventSource,
-        control: Control,
+        control: RunControl,
         parent: QObject | None = None,
         *,
         name: str = "run",
@@ -109,40 +101,42 @@ class StageRunner(QThread):
         # _deliver_preview there and coalesces everything posted in between.
         self._preview_posted.connect(self._deliver_preview, Qt.ConnectionType.QueuedConnection)
         self.finished.connect(self._thread_finished, Qt.ConnectionType.QueuedConnection)
-        _live_runners.add(self)
 
     # ---- construction helpers -------------------------------------------------------------
 
     @classmethod
     def for_execute(
         cls,
-        pipeline: Any,
-        run: Any,
+        pipeline: PipelineAPI,
+        run_dir: Path,
         *,
         only: str | None = None,
-        control: Control | None = None,
+        control: RunControl | None = None,
         parent: QObject | None = None,
     ) -> StageRunner:
-        """A runner over Pipeline.execute(run, control, only=...)."""
+        """A runner over PipelineAPI.execute(run_dir, control, only=...)."""
         control = control or _new_control()
         return cls(
-            lambda c: pipeline.execute(run, c, only=only), control, parent, name=only or "all"
+            lambda c: pipeline.execute(run_dir, c, only=only), control, parent, name=only or "all"
         )
 
     @classmethod
     def for_decode_step(
         cls,
-        pipeline: Any,
-        run: Any,
+        pipeline: PipelineAPI,
+        run_dir: Path,
         step: int,
         *,
-        control: Control | None = None,
+        control: RunControl | None = None,
         parent: QObject | None = None,
     ) -> StageRunner:
-        """A runner over Pipeline.decode_step(run, step, control) ("Decode this step")."""
+        """A runner over PipelineAPI.decode_step(run_dir, step, control) ("Decode this step")."""
         control = control or _new_control()
         return cls(
-            lambda c: pipeline.decode_step(run, step, c), control, parent, name=f"decode-{step}"
+            lambda c: pipeline.decode_step(run_dir, step, c),
+            control,
+            parent,
+            name=f"decode-{step}",
         )
 
     # ---- control, callable from the UI thread (never blocks) -----------------------------
@@ -173,8 +167,7 @@ class StageRunner(QThread):
         the UI thread only converts and paints; 0 = full size."""
         self._preview_max_px = max(0, int(pixels))
 
-    def take_preview(self) -> tuple[int, QImage] | None:
-        """The newest undelivered preview, if any (for pull-style consumers)."""
+    def _take_preview(self) -> tuple[int, QImage] | None:
         with self._lock:
             pending, self._pending_preview = self._pending_preview, None
         return pending
@@ -182,7 +175,7 @@ class StageRunner(QThread):
     # ---- worker ---------------------------------------------------------------------------
 
     def run(self) -> None:  # noqa: D102 - QThread entry point
-        events: Iterator[Any] | None = None
+        events: Iterator[ev.Event] | None = None
         try:
             events = self._source(self._control)
             for event in events:
@@ -193,7 +186,10 @@ class StageRunner(QThread):
             log.error("Run %s raised:\n%s", self._name, traceback.format_exc())
             message = getattr(exc, "user_message", None)
             text = message() if callable(message) else str(exc) or type(exc).__name__
-            self._terminal("failed", lambda: self.run_failed.emit(self._current_stage, text, ""))
+            self._terminal(
+                "failed",
+                lambda: self.run_failed.emit(self._current_stage, FailureKind.BUG, text, ""),
+            )
         finally:
             close = getattr(events, "close", None)
             if callable(close):
@@ -206,7 +202,8 @@ class StageRunner(QThread):
                     "failed",
                     lambda: self.run_failed.emit(
                         self._current_stage,
-                        "The run ended without a result. Show the engine log for details.",
+                        FailureKind.BUG,
+                        "The run ended without a terminal event.",
                         "",
                     ),
                 )
@@ -219,29 +216,45 @@ class StageRunner(QThread):
         self._terminal_kind = kind
         emit()
 
-    def _dispatch(self, event: Any) -> None:
-        kind = type(event).__name__
-        handler = _HANDLERS.get(kind)
-        if handler is None:
-            log.debug("Ignoring unknown pipeline event %s", kind)
-            return
-        handler(self, event)
+    def _dispatch(self, event: ev.Event) -> None:
+        match event:
+            case ev.StageStarted():
+                self._current_stage = event.stage
+                self.stage_started.emit(event.stage)
+            case ev.StageFinished():
+                self.stage_finished.emit(event.stage, float(event.seconds or 0.0), event.cached)
+            case ev.StepProgressed():
+                self._last_step = event.step
+                self.step_progress.emit(
+                    event.step,
+                    event.steps,
+                    float(event.seconds_per_step or 0.0),
+                    float(event.eta_s or 0.0),
+                )
+            case ev.PreviewSaved():
+                self._on_preview(event)
+            case ev.CheckpointSaved():
+                self.checkpoint_saved.emit(event.step, str(event.path))
+            case ev.Paused():
+                self.paused.emit(event.step)
+            case ev.Resumed():
+                self.resumed.emit(event.step)
+            case ev.LogLine():
+                self.log_line.emit(event.stage, event.text)
+            case ev.DeviceReported():
+                self.device_reported.emit(event.stage, event.device)
+            case ev.RunFinished():
+                self._on_run_finished(event)
+            case ev.RunFailed():
+                self._on_run_failed(event)
+            case ev.RunCancelled():
+                self._terminal("cancelled", lambda: self.run_cancelled.emit(event.step or 0))
+            case ev.RunSuspended():
+                self._terminal("suspended", lambda: self.run_suspended.emit(event.step or 0))
+            case _:
+                log.debug("Ignoring unknown pipeline event %r", event)
 
-    def _on_stage_started(self, e: Any) -> None:
-        self._current_stage = str(e.stage)
-        self.stage_started.emit(str(e.stage))
-
-    def _on_stage_finished(self, e: Any) -> None:
-        seconds = float(e.seconds) if e.seconds is not None else 0.0
-        self.stage_finished.emit(str(e.stage), seconds, bool(e.cached))
-
-    def _on_step(self, e: Any) -> None:
-        self._last_step = int(e.step)
-        self.step_progress.emit(
-            int(e.step), int(e.steps), float(e.seconds_per_step or 0.0), float(e.eta_s or 0.0)
-        )
-
-    def _on_preview(self, e: Any) -> None:
+    def _on_preview(self, e: ev.PreviewSaved) -> None:
         path = str(e.path)
         if len(path) > MAX_PATH_CHARS:
             return
@@ -280,65 +293,30 @@ class StageRunner(QThread):
 
     @Slot()
     def _deliver_preview(self) -> None:
-        pending = self.take_preview()
+        pending = self._take_preview()
         if pending is not None:
             self.preview_ready.emit(pending[0], pending[1])
 
-    def _on_checkpoint(self, e: Any) -> None:
-        self.checkpoint_saved.emit(int(e.step), str(e.path))
-
-    def _on_paused(self, e: Any) -> None:
-        self.paused.emit(int(e.step))
-
-    def _on_resumed(self, e: Any) -> None:
-        self.resumed.emit(int(e.step))
-
-    def _on_log(self, e: Any) -> None:
-        self.log_line.emit(str(e.stage), str(e.text))
-
-    def _on_device(self, e: Any) -> None:
-        self.device_reported.emit(str(e.stage), str(e.device))
-
-    def _on_run_finished(self, e: Any) -> None:
+    def _on_run_finished(self, e: ev.RunFinished) -> None:
         image = QImage(str(e.result_path))  # decoded (and fitted to the view) off the UI thread
         if not image.isNull():
             self.result_loaded.emit(str(e.result_path), self._fit_to_view(image))
         self._terminal("finished", lambda: self.run_finished.emit(str(e.result_path)))
 
-    def _on_run_failed(self, e: Any) -> None:
+    def _on_run_failed(self, e: ev.RunFailed) -> None:
         log_path = "" if e.log_path is None else str(e.log_path)
+        kind = getattr(e, "kind", None)  # RunFailed gains its FailureKind with the new pipeline
+        kind_text = str(kind) if kind is not None else ""
+        detail = str(getattr(e, "message", "") or getattr(e, "detail", ""))
         self._terminal(
             "failed",
             lambda: self.run_failed.emit(
-                str(e.stage or self._current_stage), str(e.message), log_path
+                e.stage or self._current_stage, kind_text, detail, log_path
             ),
         )
 
-    def _on_run_cancelled(self, e: Any) -> None:
-        self._terminal("cancelled", lambda: self.run_cancelled.emit(int(e.step or 0)))
 
-    def _on_run_suspended(self, e: Any) -> None:
-        self._terminal("suspended", lambda: self.run_suspended.emit(int(e.step or 0)))
-
-
-_HANDLERS: dict[str, Callable[[StageRunner, Any], None]] = {
-    "StageStarted": StageRunner._on_stage_started,
-    "StageFinished": StageRunner._on_stage_finished,
-    "StepProgressed": StageRunner._on_step,
-    "PreviewSaved": StageRunner._on_preview,
-    "CheckpointSaved": StageRunner._on_checkpoint,
-    "Paused": StageRunner._on_paused,
-    "Resumed": StageRunner._on_resumed,
-    "LogLine": StageRunner._on_log,
-    "DeviceReported": StageRunner._on_device,
-    "RunFinished": StageRunner._on_run_finished,
-    "RunFailed": StageRunner._on_run_failed,
-    "RunCancelled": StageRunner._on_run_cancelled,
-    "RunSuspended": StageRunner._on_run_suspended,
-}
-
-
-def _new_control() -> Control:
+def _new_control() -> RunControl:
     from app.pipeline.control import RunControl
 
     return RunControl()

@@ -17,8 +17,9 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from app.core.logs import setup_logging
 from app.core.paths import AppPaths, app_paths
 from app.core.settings import Settings, load_settings, save_settings
-from app.ui.generation_setup import install_generation_panel
+from app.ui.generation import install_generation_panel
 from app.ui.i18n import choose_language, install_translator
+from app.ui.job_settings import form_from_settings
 from app.ui.main_window import MainWindow
 
 log = logging.getLogger(__name__)
@@ -97,12 +98,14 @@ def run_application(args: Sequence[str]) -> int:
     QApplication.setHighDpiScaleFactorRoundingPolicy(
         Qt.HighDpiScaleFactorRoundingPolicy.PassThrough
     )
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
     translator = install_translator(choose_language(settings.language))  # noqa: F841 (kept alive)
     apply_style(app)
     sys.excepthook = make_excepthook(log_file)
 
-    window = MainWindow(settings)
+    job_form = form_from_settings(settings, paths.settings_file)  # saved when a value changes
+    window = MainWindow(settings, job_form=job_form)
     install_generation_panel(window, paths, settings)
     window.show()
     if options.image:

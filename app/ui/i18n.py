@@ -49,7 +49,7 @@ class TsTranslator(QTranslator):
 
     def __init__(self, language: str, folder: Path = TRANSLATIONS_DIR) -> None:
         super().__init__()
-        self.language = language
+        self.language_code = language
         self.table: dict[tuple[str, str], str] = {}
         self.qt_translator: QTranslator | None = None  # Qt's own strings, kept alive here
         lang_dir = folder / language
@@ -62,7 +62,7 @@ class TsTranslator(QTranslator):
 
     def translate(
         self, context: str, source: str, disambiguation: str | None = None, n: int = -1
-    ) -> str | None:  # type: ignore[override]
+    ) -> str | None:
         text = self.table.get((context, source))
         # None becomes a null QString, which Qt reads as "not here" and falls back to the source;
         # an empty string would blank the text instead.

@@ -43,10 +43,12 @@ from app.canvas.document import MaskDocument
 from app.canvas.tools import PaintState, ToolKind
 from app.core.errors import StepwiseError
 from app.core.settings import Settings
+from app.jobs.job_form import JobForm
 from app.ui.brush_panel import BrushPanel
 from app.ui.canvas_view import CanvasView, ViewMode
 from app.ui.file_filters import IMAGE_SUFFIXES, image_file_filter, png_file_filter
 from app.ui.i18n import LANGUAGES
+from app.ui.job_settings import form_from_settings, store_job_values
 from app.ui.mask_controller import MaskController
 from app.ui.mask_panel import MaskPanel
 from app.ui.messages import show_error
@@ -87,9 +89,13 @@ class MainWindow(QMainWindow):
     image_opened = Signal(str)
     language_chosen = Signal(str)
 
-    def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, settings: Settings, parent: QWidget | None = None, *, job_form: JobForm | None = None
+    ) -> None:
         super().__init__(parent)
         self.settings = settings
+        # The job's parameters; the Prepare panel and the Generate panel bind to the same form.
+        self.job_form = job_form if job_form is not None else form_from_settings(settings)
         self.document = MaskDocument(self)
         self.paint_state = PaintState(self)
         self.canvas_view = CanvasView(self.document, self.paint_state)
@@ -108,7 +114,7 @@ class MainWindow(QMainWindow):
         self._create_toolbar()
         self.brush_panel = BrushPanel(self.paint_state, self.canvas_view)
         self.mask_panel = MaskPanel(self.actions_by_name)
-        self.prepare_panel = PreparePanel(self.actions_by_name)
+        self.prepare_panel = PreparePanel(self.actions_by_name, self.job_form)
         self.prepare_controller.set_panel(self.prepare_panel)
         self._create_paint_dock()
         self._create_status_bar()
@@ -484,7 +490,6 @@ class MainWindow(QMainWindow):
             color if color.isValid() else QColor("#ff3050"), paint.overlay_opacity
         )
         self.brush_panel.sync_from_state()
-        self.prepare_panel.load_settings(paint)
         self._rebuild_recent_menu()
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
@@ -510,9 +515,9 @@ class MainWindow(QMainWindow):
         paint.brush_opacity = self.paint_state.opacity
         paint.overlay_color = self.canvas_view.overlay_color.name()
         paint.overlay_opacity = round(self.canvas_view.overlay_opacity, 3)
-        self.prepare_panel.store_settings(paint)
-        self.settings.window_geometry = bytes(self.saveGeometry().toBase64()).decode()
-        self.settings.window_state = bytes(self.saveState().toBase64()).decode()
+        store_job_values(self.settings, self.job_form.persisted())
+        self.settings.window_geometry = bytes(self.saveGeometry().toBase64().data()).decode()
+        self.settings.window_state = bytes(self.saveState().toBase64().data()).decode()
 
     def _choose_language(self, code: str) -> None:
         if code == self.settings.language:

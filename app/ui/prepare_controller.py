@@ -13,6 +13,7 @@ from app.canvas import files
 from app.canvas import preparation as prep
 from app.canvas.document import MaskDocument
 from app.core.errors import StepwiseError
+from app.pipeline.params import spec_from_values
 from app.ui.file_filters import image_file_filter, png_file_filter
 from app.ui.image_dialogs import PreparedPreviewDialog, ResultDialog
 from app.ui.messages import show_error
@@ -56,13 +57,9 @@ class PrepareController(QObject):
     def options(self) -> prep.PrepareOptions:
         p = self.panel
         assert p is not None
-        return prep.PrepareOptions(
-            align=p.align_combo.currentData(),
-            fill=p.fill_combo.currentData(),
-            only_masked=p.only_masked_check.isChecked(),
-            padding_px=p.padding_spin.value(),
-            feather_px=p.feather_spin.value(),
-        )
+        options = spec_from_values(p.form.values()).prepare
+        assert options is not None
+        return options  # the job form's options, through the one translation
 
     def update_summary(self) -> None:
         if self.panel is None:

@@ -16,19 +16,22 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.settings import PaintSettings
+from app.jobs.job_form import JobForm
+from app.pipeline.params import ALIGN, FEATHER, FILL, ONLY_MASKED, PADDING
 from app.ui.action_button import action_button
-
-PADDING_MAX_PX = 1024
-FEATHER_MAX_PX = 256
+from app.ui.bind import bind
 
 
 class PreparePanel(QWidget):
-    """Align to 16 px, fill, only-masked region with padding, feather; preview, export, apply."""
+    """Align to 16 px, fill, only-masked region with padding, feather; preview, export, apply.
+
+    The options are fields of the job form: a GUI run gets exactly what this panel shows."""
 
     options_changed = Signal()
 
-    def __init__(self, actions: dict[str, QAction], parent: QWidget | None = None) -> None:
+    def __init__(
+        self, actions: dict[str, QAction], job_form: JobForm, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         box = QGroupBox(self.tr("Prepare for inference"))
         form = QFormLayout(box)
@@ -60,10 +63,8 @@ class PreparePanel(QWidget):
             self.tr("Generate just the mask's bounding box plus padding, at full detail")
         )
         self.padding_spin = QSpinBox()
-        self.padding_spin.setRange(0, PADDING_MAX_PX)
         self.padding_spin.setSuffix(" px")
         self.feather_spin = QSpinBox()
-        self.feather_spin.setRange(0, FEATHER_MAX_PX)
         self.feather_spin.setSuffix(" px")
         self.feather_spin.setToolTip(
             self.tr("Soft edge used when the result is blended back into the original")
@@ -87,30 +88,18 @@ class PreparePanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(box)
 
-        for combo in (self.align_combo, self.fill_combo):
-            combo.currentIndexChanged.connect(self.options_changed)
-        self.only_masked_check.toggled.connect(self._only_masked_toggled)
-        self.padding_spin.valueChanged.connect(self.options_changed)
-        self.feather_spin.valueChanged.connect(self.options_changed)
-
-    def _only_masked_toggled(self) -> None:
-        self.padding_spin.setEnabled(self.only_masked_check.isChecked())
-        self.options_changed.emit()
-
-    def load_settings(self, paint: PaintSettings) -> None:
-        self.align_combo.setCurrentIndex(max(0, self.align_combo.findData(paint.align_mode)))
-        self.fill_combo.setCurrentIndex(max(0, self.fill_combo.findData(paint.fill_mode)))
-        self.only_masked_check.setChecked(paint.only_masked)
-        self.padding_spin.setValue(paint.region_padding)
-        self.feather_spin.setValue(paint.feather)
-        self.padding_spin.setEnabled(paint.only_masked)
-
-    def store_settings(self, paint: PaintSettings) -> None:
-        paint.align_mode = self.align_combo.currentData()
-        paint.fill_mode = self.fill_combo.currentData()
-        paint.only_masked = self.only_masked_check.isChecked()
-        paint.region_padding = self.padding_spin.value()
-        paint.feather = self.feather_spin.value()
+        self.form = job_form
+        for widget, param in (
+            (self.align_combo, ALIGN),
+            (self.fill_combo, FILL),
+            (self.only_masked_check, ONLY_MASKED),
+            (self.padding_spin, PADDING),
+            (self.feather_spin, FEATHER),
+        ):
+            bind(widget, job_form, param)
+            job_form.signal(param).connect(self.options_changed)
+        job_form.only_masked_changed.connect(self.padding_spin.setEnabled)
+        self.padding_spin.setEnabled(job_form.get(ONLY_MASKED))
 
     def set_summary(self, text: str) -> None:
         self.summary_label.setText(text)

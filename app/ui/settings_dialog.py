@@ -1,4 +1,6 @@
-"""Settings: model paths, devices per stage, engine, cache size, language."""
+"""Settings: the engine, the cache size, the language, and the engine switches of the job form
+(threads, flash attention, memory-mapping). Model files and devices are chosen in the Generate
+tab only (one editor for them)."""
 
 from __future__ import annotations
 
@@ -18,7 +20,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.settings import Settings
-from app.ui.generation_models import ModelFileField
+from app.jobs.job_form import JobForm
+from app.pipeline.params import FLASH_ATTENTION, MMAP, THREADS
 
 MIN_CACHE_MB = 256
 MAX_CACHE_MB = 1024 * 1024
@@ -38,55 +41,24 @@ def _languages() -> dict[str, str]:
 
 
 class SettingsDialog(QDialog):
-    """Edits a Settings object; `apply()` writes the dialog back into it."""
+    """Edits a Settings object and the form's engine switches; `apply()` writes them back."""
 
-    def __init__(
-        self, settings: Settings, devices: list[tuple[str, str]], parent: QWidget | None = None
-    ) -> None:
+    def __init__(self, settings: Settings, form: JobForm, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("settings_dialog")
         self.setWindowTitle(_tr("Settings"))
         self.settings = settings
+        self.form = form
 
-        self.diffusion_field = ModelFileField("diffusion", self)
-        self.llm_field = ModelFileField("llm", self)
-        self.vae_field = ModelFileField("vae", self)
-        self.lora_field = ModelFileField("lora", self)
-        models = QGroupBox(_tr("Model files"), self)
-        mform = QFormLayout(models)
-        mform.addRow(_tr("Diffusion model"), self.diffusion_field)
-        mform.addRow(_tr("Text encoder (LLM)"), self.llm_field)
-        mform.addRow(_tr("VAE"), self.vae_field)
-        mform.addRow(_tr("LoRA folder"), self.lora_field)
-
-        self.device_combos: dict[str, QComboBox] = {}
-        devices_box = QGroupBox(_tr("Devices"), self)
-        dform = QFormLayout(devices_box)
-        known = [("cpu", _tr("CPU"))] + [(n, d) for n, d in devices if n != "cpu"]
-        for stage, title in (
-            ("llm", _tr("Text encoder")),
-            ("diffusion", _tr("Diffusion")),
-            ("vae", _tr("VAE")),
-        ):
-            combo = QComboBox(self)
-            combo.setObjectName(f"settings_device_{stage}")
-            for name, description in known:
-                combo.addItem(description if name == "cpu" else f"{name} – {description}", name)
-            current = getattr(settings.devices, stage)
-            if combo.findData(current) < 0:
-                combo.addItem(_tr("{name} (not detected)").format(name=current), current)
-            combo.setCurrentIndex(combo.findData(current))
-            self.device_combos[stage] = combo
-            dform.addRow(title, combo)
+        engine_box = QGroupBox(_tr("Engine switches"), self)
+        dform = QFormLayout(engine_box)
         self.threads = QSpinBox(self)
-        self.threads.setRange(0, 256)
+        self.threads.setRange(int(THREADS.minimum or 0), int(THREADS.maximum or 256))
         self.threads.setSpecialValueText(_tr("Automatic"))
         self.flash = QCheckBox(_tr("Flash attention in the diffusion model"), self)
-        self.tiling = QCheckBox(_tr("VAE tiling (less memory)"), self)
         self.mmap = QCheckBox(_tr("Memory-map model files"), self)
         dform.addRow(_tr("CPU threads"), self.threads)
         dform.addRow(self.flash)
-        dform.addRow(self.tiling)
         dform.addRow(self.mmap)
 
         general = QGroupBox(_tr("General"), self)
@@ -115,39 +87,26 @@ class SettingsDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
-        layout.addWidget(models)
-        layout.addWidget(devices_box)
         layout.addWidget(general)
+        layout.addWidget(engine_box)
         layout.addWidget(buttons)
         self._load()
-        self.resize(640, self.sizeHint().height())
+        self.resize(560, self.sizeHint().height())
 
     def _load(self) -> None:
-        s = self.settings
-        self.diffusion_field.set_path(s.models.diffusion_model)
-        self.llm_field.set_path(s.models.llm)
-        self.vae_field.set_path(s.models.vae)
-        self.lora_field.set_path(s.models.lora_dir)
-        self.threads.setValue(s.devices.threads)
-        self.flash.setChecked(s.devices.flash_attention)
-        self.tiling.setChecked(s.devices.vae_tiling)
-        self.mmap.setChecked(s.devices.mmap)
+        s, f = self.settings, self.form
+        self.threads.setValue(f.get(THREADS))
+        self.flash.setChecked(f.get(FLASH_ATTENTION))
+        self.mmap.setChecked(f.get(MMAP))
         self.engine_edit.setText(s.engine_path)
         self.cache_spin.setValue(max(MIN_CACHE_MB, s.cache_limit_mb))
         self.language.setCurrentIndex(max(0, self.language.findData(s.language)))
 
     def apply(self) -> None:
-        s = self.settings
-        s.models.diffusion_model = self.diffusion_field.path()
-        s.models.llm = self.llm_field.path()
-        s.models.vae = self.vae_field.path()
-        s.models.lora_dir = self.lora_field.path()
-        for stage, combo in self.device_combos.items():
-            setattr(s.devices, stage, str(combo.currentData()))
-        s.devices.threads = self.threads.value()
-        s.devices.flash_attention = self.flash.isChecked()
-        s.devices.vae_tiling = self.tiling.isChecked()
-        s.devices.mmap = self.mmap.isChecked()
+        s, f = self.settings, self.form
+        f.set(THREADS, self.threads.value())
+        f.set(FLASH_ATTENTION, self.flash.isChecked())
+        f.set(MMAP, self.mmap.isChecked())
         s.engine_path = self.engine_edit.text().strip()
         s.cache_limit_mb = self.cache_spin.value()
         s.language = str(self.language.currentData())

@@ -1,7 +1,9 @@
-"""A guard for Qt tests: fail a test that leaves a StageRunner thread or a child process running.
+"""The one leak guard for tests: fail a test that leaves a QThread (a StageRunner, a probe, ...),
+a QProcess, a Python thread or a child process running, then clean up so one leak doesn't
+cascade. tests/jobs/conftest.py and tests/ui/conftest.py use it as an autouse fixture.
 
-Use `leak_guard` as an autouse fixture (tests/jobs/conftest.py does; ui test modules import it).
-Leftovers are cleaned up after the failure is recorded, so one leak doesn't cascade.
+Threads and processes are tracked by wrapping QThread.start / QProcess.start here, so the
+production classes keep no registry of their own.
 """
 
 from __future__ import annotations
@@ -10,12 +12,18 @@ import os
 import signal
 import threading
 import time
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from PySide6.QtCore import QProcess, QThread
 
 GRACE_S = 3.0
+
+_started_threads: weakref.WeakSet[QThread] = weakref.WeakSet()
+_started_processes: weakref.WeakSet[QProcess] = weakref.WeakSet()
 
 
 def child_pids(root: int | None = None) -> list[int]:
@@ -46,40 +54,97 @@ def child_pids(root: int | None = None) -> list[int]:
     return found
 
 
+def track_starts() -> None:
+    """Wraps QThread.start / QProcess.start once so every started one can be checked later."""
+    if getattr(QThread.start, "_tracked", False):
+        return
+    thread_start, process_start = QThread.start, QProcess.start
+
+    def start_thread(self: QThread, *args: Any) -> None:
+        _started_threads.add(self)
+        thread_start(self, *args)
+
+    def start_process(self: QProcess, *args: Any) -> None:
+        _started_processes.add(self)
+        process_start(self, *args)
+
+    start_thread._tracked = True  # type: ignore[attr-defined]
+    QThread.start = start_thread  # type: ignore[method-assign]
+    QProcess.start = start_process  # type: ignore[method-assign]
+
+
+def running_threads() -> list[QThread]:
+    alive = []
+    for thread in list(_started_threads):
+        try:
+            if thread.isRunning():
+                alive.append(thread)
+        except RuntimeError:  # the C++ object is gone, so is its thread
+            pass
+    return alive
+
+
+def _running_processes() -> list[QProcess]:
+    alive = []
+    for process in list(_started_processes):
+        try:
+            if process.state() != QProcess.ProcessState.NotRunning:
+                alive.append(process)
+        except RuntimeError:
+            pass
+    return alive
+
+
 def _python_threads() -> set[int]:
     return {t.ident for t in threading.enumerate() if t.ident is not None}
 
 
-@pytest.fixture
-def leak_guard() -> Iterator[None]:
-    from app.jobs.stage_runner import live_runners
-
-    threads_before = _python_threads()
+def leak_check() -> Iterator[None]:
+    """The guard as a plain generator: yield once around the code under watch."""
+    track_starts()
     children_before = set(child_pids())
+    threads_before = _python_threads()
     yield
     deadline = time.monotonic() + GRACE_S
-    while time.monotonic() < deadline:
-        runners = live_runners()
+    while True:
+        qthreads = running_threads()
+        processes = _running_processes()
         children = [p for p in child_pids() if p not in children_before]
         threads = [
             t
             for t in threading.enumerate()
-            if t.ident not in threads_before and t.is_alive() and not t.daemon
+            if t.ident not in threads_before
+            and t.is_alive()
+            and not t.daemon
+            and not t.name.startswith("Dummy")  # QThreads seen from Python
         ]
-        if not runners and not children and not threads:
-            return
+        if not (qthreads or processes or children or threads) or time.monotonic() > deadline:
+            break
         time.sleep(0.05)
-    problems = []
-    for runner in runners:
-        problems.append(f"thread {runner.objectName()} still running")
-        runner.cancel()
-        runner.wait(5000)
+    if not (qthreads or processes or children or threads):
+        return
+    problems = [f"QThread {t.objectName() or type(t).__name__} still running" for t in qthreads]
+    problems += [f"QProcess {p.program()} still running" for p in processes]
+    problems += [f"child process {pid} still alive" for pid in children]
+    problems += [f"Python thread {t.name} still running" for t in threads]
+    for thread in qthreads:
+        cancel = getattr(thread, "cancel", None)
+        if callable(cancel):
+            cancel()
+        thread.requestInterruption()
+        thread.quit()
+        thread.wait(5000)
+    for process in processes:
+        process.kill()
+        process.waitForFinished(2000)
     for pid in children:
-        problems.append(f"child process {pid} still running")
         try:
             os.kill(pid, signal.SIGKILL)
         except OSError:
             pass
-    for thread in threads:
-        problems.append(f"Python thread {thread.name} still running")
     pytest.fail("; ".join(problems))
+
+
+@pytest.fixture
+def leak_guard() -> Iterator[None]:
+    yield from leak_check()

@@ -8,6 +8,8 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication
 
 from app.jobs.stage_runner import StageRunner
+from app.pipeline import events as ev
+from app.pipeline.failures import FailureKind
 from tests.jobs.scripted import ScriptedControl, scripted_run
 
 TERMINALS = ("run_finished", "run_failed", "run_cancelled", "run_suspended")
@@ -138,13 +140,20 @@ def test_cancel_emits_cancelled_once(qtbot, tmp_path: Path) -> None:
 
 
 def test_failure_event_becomes_one_failed_signal(qtbot, tmp_path: Path) -> None:
-    runner = StageRunner(lambda c: scripted_run(tmp_path, c, fail_at=2), ScriptedControl())
+    log = tmp_path / "diffuse.log"
+
+    def source(control):
+        yield ev.StageStarted("diffuse", tmp_path)
+        yield ev.RunFailed(
+            stage="diffuse", kind=FailureKind.OUT_OF_MEMORY, message="out of memory", log_path=log
+        )
+
+    runner = StageRunner(source, ScriptedControl())
     seen = _record(runner)
     with qtbot.waitSignal(runner.run_failed, timeout=10_000) as failed:
         runner.start()
     runner.wait(5000)
-    assert failed.args[0] == "diffuse"
-    assert failed.args[2].endswith("diffuse.log")
+    assert failed.args == ["diffuse", FailureKind.OUT_OF_MEMORY, "out of memory", str(log)]
     assert len(_terminals(seen)) == 1
 
 
@@ -154,7 +163,8 @@ def test_exception_in_the_pipeline_becomes_one_failed_signal(qtbot, tmp_path: Pa
     with qtbot.waitSignal(runner.run_failed, timeout=10_000) as failed:
         runner.start()
     runner.wait(5000)
-    assert "scripted crash" in failed.args[1]
+    assert "scripted crash" in failed.args[2]
+    assert failed.args[1] == FailureKind.BUG
     assert failed.args[0] == "diffuse"
     assert len(_terminals(seen)) == 1
 
@@ -185,3 +195,23 @@ def test_events_after_the_terminal_are_not_read(qtbot, tmp_path: Path) -> None:
     runner.wait(5000)
     assert len(_terminals(seen)) == 1
     assert closed == [True]
+
+
+def test_events_are_matched_by_class_not_by_name(qtbot, tmp_path: Path) -> None:
+    """A look-alike class called RunFinished is not the pipeline's terminal event."""
+
+    class RunFinished:  # same name, not app.pipeline.events.RunFinished
+        result_path = tmp_path / "fake.png"
+
+    def source(control):
+        yield RunFinished()
+        yield ev.StageStarted("prepare", tmp_path)
+        yield ev.RunCancelled(0)
+
+    runner = StageRunner(source, ScriptedControl())
+    seen = _record(runner)
+    with qtbot.waitSignal(runner.run_ended, timeout=10_000):
+        runner.start()
+    runner.wait(5000)
+    assert [s[0] for s in _terminals(seen)] == ["run_cancelled"]
+    assert _names(seen, "stage_started") == [("stage_started", "prepare")]

@@ -1,106 +1,23 @@
 """Qt UI test fixtures: no modal dialog can hang a test, and no test may leave a QThread running
-or a child process alive."""
+or a child process alive (tests/jobs/guard.py)."""
 
 from __future__ import annotations
 
-import os
-import signal
-import time
-import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QProcess, QThread
 from PySide6.QtWidgets import QColorDialog, QDialog, QFileDialog, QMessageBox
 
-from tests.jobs.guard import child_pids
-
-LEAK_GRACE_S = 3.0
-
-_started_threads: weakref.WeakSet[QThread] = weakref.WeakSet()
-_started_processes: weakref.WeakSet[QProcess] = weakref.WeakSet()
-
-
-def _track_starts() -> None:
-    """Wraps QThread.start / QProcess.start once so every started one can be checked later."""
-    if getattr(QThread.start, "_tracked", False):
-        return
-    thread_start, process_start = QThread.start, QProcess.start
-
-    def start_thread(self: QThread, *args: Any) -> None:
-        _started_threads.add(self)
-        thread_start(self, *args)
-
-    def start_process(self: QProcess, *args: Any) -> None:
-        _started_processes.add(self)
-        process_start(self, *args)
-
-    start_thread._tracked = True  # type: ignore[attr-defined]
-    QThread.start = start_thread  # type: ignore[method-assign]
-    QProcess.start = start_process  # type: ignore[method-assign]
-
-
-def _running_threads() -> list[QThread]:
-    alive = []
-    for thread in list(_started_threads):
-        try:
-            if thread.isRunning():
-                alive.append(thread)
-        except RuntimeError:  # the C++ object is gone, so is its thread
-            pass
-    return alive
-
-
-def _running_processes() -> list[QProcess]:
-    alive = []
-    for process in list(_started_processes):
-        try:
-            if process.state() != QProcess.ProcessState.NotRunning:
-                alive.append(process)
-        except RuntimeError:
-            pass
-    return alive
+from tests.jobs.guard import leak_check
 
 
 @pytest.fixture(autouse=True)
 def no_leftover_threads_or_processes() -> Iterator[None]:
-    """Fails the test if it leaves a QThread running or a child process alive, then cleans up."""
+    """Fails the test if it leaves a QThread running or a child process alive (the one guard,
+    tests/jobs/guard.py), then cleans up."""
     yield from leak_check()
-
-
-def leak_check() -> Iterator[None]:
-    """The guard as a plain generator: yield once around the code under watch."""
-    _track_starts()
-    children_before = set(child_pids())
-    yield
-    deadline = time.monotonic() + LEAK_GRACE_S
-    while True:
-        threads = _running_threads()
-        processes = _running_processes()
-        children = [p for p in child_pids() if p not in children_before]
-        if not (threads or processes or children) or time.monotonic() > deadline:
-            break
-        time.sleep(0.05)
-    if not (threads or processes or children):
-        return
-    problems = [f"QThread {t.objectName() or type(t).__name__} still running" for t in threads]
-    problems += [f"QProcess {p.program()} still running" for p in processes]
-    problems += [f"child process {pid} still alive" for pid in children]
-    for thread in threads:
-        thread.requestInterruption()
-        thread.quit()
-        thread.wait(2000)
-    for process in processes:
-        process.kill()
-        process.waitForFinished(2000)
-    for pid in children:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-    pytest.fail("; ".join(problems))
 
 
 @dataclass

@@ -1,6 +1,7 @@
 """The generation panel driving the real sd-stage with the tiny models, through its buttons:
 stages one at a time, previews for every step, pause/resume, suspend/resume in a new runner,
-a SIGKILLed engine recovered bit-exactly, and the prompt cache."""
+a SIGKILLed engine recovered bit-exactly, the prompt cache, and the painter's Prepare options
+reaching the engine (bug 1) and the sampler warning from the engine's catalog (bug 3)."""
 
 from __future__ import annotations
 
@@ -8,20 +9,49 @@ import os
 import signal
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PySide6.QtCore import Qt, QTimer
 
 from app.core.paths import app_paths
 from app.core.settings import Settings
+from app.imaging.io import load_image, load_mask
+from app.imaging.prepare import PrepareOptions, prepare
+from app.jobs.generation import GenerationModel
+from app.jobs.job_form import JobForm
 from app.jobs.run_session import RunSession
+from app.jobs.run_state import RunState
 from app.pipeline.commands import _selftest_images
-from app.ui.generation_panel import GenerationPanel
+from app.pipeline.params import (
+    DIFFUSION_DEVICE,
+    DIFFUSION_MODEL,
+    LLM_DEVICE,
+    LLM_MODEL,
+    PROMPT,
+    STEPS,
+    VAE_DEVICE,
+    VAE_MODEL,
+)
+from app.ui.generation import GenerationPanel, install_generation_panel
+from app.ui.main_window import MainWindow
 from tests.jobs.guard import child_pids
 
 pytestmark = pytest.mark.slow
 
 ORDER = ["prepare", "vae-encode", "llm-encode", "diffuse", "vae-decode", "composite"]
 RUN_TIMEOUT_MS = 180_000
+
+
+def job_form(tiny_models, prompt: str = "a blue door", steps: int = 4) -> JobForm:
+    form = JobForm()
+    form.set(DIFFUSION_MODEL, str(tiny_models.diffusion))
+    form.set(LLM_MODEL, str(tiny_models.llm))
+    form.set(VAE_MODEL, str(tiny_models.vae))
+    form.set(PROMPT, prompt)
+    form.set(STEPS, steps)
+    for p in (LLM_DEVICE, DIFFUSION_DEVICE, VAE_DEVICE):
+        form.set(p, "cpu")
+    return form
 
 
 @pytest.fixture
@@ -31,19 +61,11 @@ def make_panel(qtbot, tmp_path: Path, sd_stage: Path, tiny_models):
     made: list[GenerationPanel] = []
 
     def make(prompt: str = "a blue door", steps: int = 4) -> GenerationPanel:
-        settings = Settings()
-        settings.models.diffusion_model = str(tiny_models.diffusion)
-        settings.models.llm = str(tiny_models.llm)
-        settings.models.vae = str(tiny_models.vae)
-        settings.generation.prompt = prompt
-        settings.generation.steps = steps
-        settings.devices.diffusion = "cpu"
-        settings.devices.vae = "cpu"
-        settings.devices.llm = "cpu"
         session = RunSession(app_paths(), engine=sd_stage)
-        panel = GenerationPanel(session, settings)
-        panel._offered_unfinished = True
-        panel.set_input_files(str(image), str(mask))
+        model = GenerationModel(job_form(tiny_models, prompt, steps), session)
+        model.inputs.set_document(load_image(image), load_mask(mask))
+        panel = GenerationPanel(model)
+        panel._first_show = False  # no offer, no probe: the tests ask for them
         qtbot.addWidget(panel)
         panel.resize(560, 980)
         panel.show()
@@ -56,7 +78,8 @@ def make_panel(qtbot, tmp_path: Path, sd_stage: Path, tiny_models):
 
 
 def wait_idle(qtbot, panel: GenerationPanel, timeout: int = RUN_TIMEOUT_MS) -> None:
-    qtbot.waitUntil(lambda: panel._runner is None and not panel.session.busy, timeout=timeout)
+    model = panel.model
+    qtbot.waitUntil(lambda: not model.state.busy and not model.session.busy, timeout=timeout)
 
 
 def engine_pids() -> list[int]:
@@ -83,62 +106,62 @@ def engine_cmdlines() -> list[str]:
 def test_a_full_job_clicking_through_the_stages(qtbot, make_panel) -> None:
     panel = make_panel(steps=4)
     previews: list[int] = []
-    panel.session.runner_started.connect(
+    panel.model.session.runner_started.connect(
         lambda r: r.preview_saved.connect(lambda step, *_: previews.append(step))
     )
     for i, stage in enumerate(ORDER):
         qtbot.mouseClick(panel.next_button, Qt.MouseButton.LeftButton)
         wait_idle(qtbot, panel)
         assert not panel.error_banner.isVisible(), panel.error_banner.text()
-        states = panel.stage_list.states()
+        states = panel.run_view.stage_list.states()
         assert all(states[s] in ("done", "cached") for s in ORDER[: i + 1]), (stage, states)
         assert all(states[s] == "pending" for s in ORDER[i + 1 :]), (stage, states)
-    run = panel.session.run
+    run = panel.model.run
     assert run.finished
     n = run.steps
     assert previews == list(range(1, n + 1))
-    assert panel.strip.steps() == list(range(1, n + 1))
-    assert panel.result_view.has_result()
-    assert panel.result_view.current.caption() == "Result"
-    assert panel.result_view.original.has_image()
+    assert panel.run_view.strip.steps() == list(range(1, n + 1))
+    assert panel.run_view.result_view.has_result()
+    assert panel.run_view.result_view.current.caption() == "Result"
+    assert panel.run_view.result_view.original.has_image()
 
 
 def test_pause_then_resume(qtbot, make_panel) -> None:
     panel = make_panel(steps=30)
     panel.all_button.click()
-    qtbot.waitUntil(lambda: len(panel.strip.steps()) >= 1, timeout=RUN_TIMEOUT_MS)
-    panel.pause_button.click()
-    qtbot.waitUntil(lambda: panel._paused, timeout=60_000)
-    assert panel.stage_list.state("diffuse") == "paused"
-    held = len(panel.strip.steps())
+    qtbot.waitUntil(lambda: len(panel.run_view.strip.steps()) >= 1, timeout=RUN_TIMEOUT_MS)
+    panel.run_view.pause_button.click()
+    qtbot.waitUntil(lambda: panel.model.state is RunState.PAUSED, timeout=60_000)
+    assert panel.run_view.stage_list.state("diffuse") == "paused"
+    held = len(panel.run_view.strip.steps())
     qtbot.wait(500)
-    assert len(panel.strip.steps()) == held  # nothing moves while paused
+    assert len(panel.run_view.strip.steps()) == held  # nothing moves while paused
     assert len(engine_pids()) == 1  # the model stays loaded
-    panel.resume_button.click()
+    panel.run_view.resume_button.click()
     wait_idle(qtbot, panel)
-    run = panel.session.run
-    assert run.finished and panel.result_view.has_result()
-    assert panel.strip.steps() == list(range(1, run.steps + 1))
+    run = panel.model.run
+    assert run.finished and panel.run_view.result_view.has_result()
+    assert panel.run_view.strip.steps() == list(range(1, run.steps + 1))
 
 
 def test_suspend_then_resume_in_a_new_runner(qtbot, make_panel) -> None:
     panel = make_panel(steps=30)
     panel.all_button.click()
-    qtbot.waitUntil(lambda: len(panel.strip.steps()) >= 2, timeout=RUN_TIMEOUT_MS)
-    first = panel._runner
-    panel.suspend_button.click()
+    qtbot.waitUntil(lambda: len(panel.run_view.strip.steps()) >= 2, timeout=RUN_TIMEOUT_MS)
+    first = panel.model.runner
+    panel.run_view.suspend_button.click()
     wait_idle(qtbot, panel)
     assert engine_pids() == []  # the GPU (here: the process) is free
-    run = panel.session.run
+    run = panel.model.run
     k = run.last_completed_step
     assert 2 <= k < run.steps
-    assert panel.stage_list.state("diffuse") in ("suspended", "pending")
+    assert panel.run_view.stage_list.state("diffuse") in ("suspended", "pending")
     started = []
-    panel.session.runner_started.connect(started.append)
-    panel.resume_button.click()
+    panel.model.session.runner_started.connect(started.append)
+    panel.run_view.resume_button.click()
     wait_idle(qtbot, panel)
     assert started and started[0] is not first
-    assert panel.session.run.finished and panel.result_view.has_result()
+    assert panel.model.run.finished and panel.run_view.result_view.has_result()
 
 
 def test_sigkill_mid_diffuse_then_resume_is_bit_exact(qtbot, make_panel) -> None:
@@ -146,8 +169,8 @@ def test_sigkill_mid_diffuse_then_resume_is_bit_exact(qtbot, make_panel) -> None
     reference = make_panel(prompt="a red door", steps=12)
     reference.all_button.click()
     wait_idle(qtbot, reference)
-    assert reference.session.run.finished
-    expected = Path(reference.session.run.result).read_bytes()
+    assert reference.model.run.finished
+    expected = Path(reference.model.run.result).read_bytes()
 
     panel = make_panel(prompt="a red door", steps=12)
     killed: list[int] = []
@@ -158,21 +181,21 @@ def test_sigkill_mid_diffuse_then_resume_is_bit_exact(qtbot, make_panel) -> None
                 os.kill(pid, signal.SIGKILL)
                 killed.append(pid)
 
-    panel.session.runner_started.connect(lambda r: r.step_progress.connect(kill_at_step))
+    panel.model.session.runner_started.connect(lambda r: r.step_progress.connect(kill_at_step))
     panel.all_button.click()
     wait_idle(qtbot, panel)
     assert killed, "the engine finished before it could be killed"
     assert panel.error_banner.isVisible()
-    assert panel.stage_list.state("diffuse") == "failed"
+    assert panel.run_view.stage_list.state("diffuse") == "failed"
     text = panel.error_banner.text()
     assert "Diffuse" in text and "Try" in text
     log_text, _ = panel.engine_log_text()
     assert log_text.strip()
-    assert not panel.session.run.finished
-    panel.resume_button.click()
+    assert not panel.model.run.finished
+    panel.run_view.resume_button.click()
     wait_idle(qtbot, panel)
     assert not panel.error_banner.isVisible()
-    run = panel.session.run
+    run = panel.model.run
     assert run.finished
     assert Path(run.result).read_bytes() == expected
 
@@ -181,11 +204,11 @@ def test_second_run_with_the_same_prompt_reuses_the_encoding(qtbot, make_panel) 
     first = make_panel(prompt="a green door")
     first.all_button.click()
     wait_idle(qtbot, first)
-    assert first.session.run.finished
-    assert first.stage_list.state("llm-encode") == "done"
+    assert first.model.run.finished
+    assert first.run_view.stage_list.state("llm-encode") == "done"
 
     second = make_panel(prompt="a green door")
-    second.seed_spin.setValue(7)  # a different picture, the same prompt
+    second.sampling_pane.seed_spin.setValue(7)  # a different picture, the same prompt
     seen: list[str] = []
     poll = QTimer()
     poll.setInterval(5)
@@ -196,10 +219,10 @@ def test_second_run_with_the_same_prompt_reuses_the_encoding(qtbot, make_panel) 
         wait_idle(qtbot, second)
     finally:
         poll.stop()
-    run = second.session.run
+    run = second.model.run
     assert run.finished
-    assert second.stage_list.state("llm-encode") == "cached"
-    assert [s.state for s in run.stages() if s.name == "llm-encode"] == ["cached"]
+    assert second.run_view.stage_list.state("llm-encode") == "cached"
+    assert [s.state for s in run.stages if s.name == "llm-encode"] == ["cached"]
     assert any("diffuse" in line for line in seen)  # the poll does see engines
     assert not any("llm-encode" in line for line in seen)  # but never an LLM one
     assert not (Path(run.dir) / "logs" / "llm-encode.log").exists()
@@ -210,11 +233,11 @@ def test_after_a_restart_the_suspended_run_is_offered_then_decoded_and_branched(
 ) -> None:
     panel = make_panel(prompt="a yellow door", steps=30)
     panel.all_button.click()
-    qtbot.waitUntil(lambda: len(panel.strip.steps()) >= 2, timeout=RUN_TIMEOUT_MS)
-    panel.suspend_button.click()
+    qtbot.waitUntil(lambda: len(panel.run_view.strip.steps()) >= 2, timeout=RUN_TIMEOUT_MS)
+    panel.run_view.suspend_button.click()
     wait_idle(qtbot, panel)
-    k = panel.session.run.last_completed_step
-    n = panel.session.run.steps
+    k = panel.model.run.last_completed_step
+    n = panel.model.run.steps
 
     restarted = make_panel(prompt="something else", steps=4)  # a new session, as after a restart
     restarted.offer_unfinished_runs()
@@ -226,28 +249,96 @@ def test_after_a_restart_the_suspended_run_is_offered_then_decoded_and_branched(
     [button] = [b for b in buttons if "a yellow door" in b.text()]
     button.click()
     wait_idle(qtbot, restarted)
-    assert restarted.prompt_edit.toPlainText() == "a yellow door"
-    run = restarted.session.run
-    assert run.finished and restarted.result_view.has_result()
-    assert restarted.strip.steps() == list(range(1, n + 1))
+    assert restarted.prompt_pane.prompt_edit.toPlainText() == "a yellow door"
+    run = restarted.model.run
+    assert run.finished and restarted.run_view.result_view.has_result()
+    assert restarted.run_view.strip.steps() == list(range(1, n + 1))
 
-    item = restarted.strip.item(2)
+    item = restarted.run_view.strip.item(2)
     qtbot.mouseClick(
-        restarted.strip.viewport(),
+        restarted.run_view.strip.viewport(),
         Qt.MouseButton.LeftButton,
-        pos=restarted.strip.visualItemRect(item).center(),
+        pos=restarted.run_view.strip.visualItemRect(item).center(),
     )
-    step = restarted.strip.selected_step()
-    restarted.decode_button.click()
+    step = restarted.run_view.strip.selected_step()
+    restarted.run_view.decode_button.click()
     wait_idle(qtbot, restarted)
     assert not restarted.error_banner.isVisible(), restarted.error_banner.text()
-    assert restarted.result_view.current.caption() == f"Step {step}, decoded"
+    assert restarted.run_view.result_view.current.caption() == f"Step {step}, decoded"
 
-    restarted.prompt_edit.setPlainText("a yellow door at night")
-    restarted.branch_button.click()
+    restarted.prompt_pane.prompt_edit.setPlainText("a yellow door at night")
+    restarted.run_view.branch_button.click()
     assert not restarted.error_banner.isVisible(), restarted.error_banner.text()
-    branched = restarted.session.run
+    branched = restarted.model.run
     assert branched.dir != run.dir and branched.spec.prompt.endswith("at night")
     restarted.all_button.click()
     wait_idle(qtbot, restarted)
-    assert restarted.session.run.finished
+    assert restarted.model.run.finished
+
+
+def test_a_gui_run_uses_the_prepare_panels_crop_and_only_masked(
+    qtbot, tmp_path: Path, sd_stage: Path, tiny_models
+) -> None:
+    """Bug 1: the engine gets the cropped region's size; the result fills the whole photo."""
+    from app.imaging.io import save_png_atomic
+
+    y, x = np.mgrid[0:150, 0:200]
+    photo = np.stack([x * 255 // 200, y * 255 // 150, (x + y) % 256], -1).astype(np.uint8)
+    mask = np.zeros((150, 200), np.uint8)
+    mask[40:90, 60:120] = 255
+    save_png_atomic(tmp_path / "photo.png", photo)
+    save_png_atomic(tmp_path / "photo_mask.png", mask)
+    settings = Settings()
+    settings.engine_path = str(sd_stage)
+    window = MainWindow(settings, job_form=job_form(tiny_models))
+    qtbot.addWidget(window)
+    panel = install_generation_panel(window, app_paths(), settings)
+    panel._first_show = False
+    try:
+        assert window.open_image(tmp_path / "photo.png")
+        window.mask_controller.load_mask(tmp_path / "photo_mask.png")
+        prep = window.prepare_panel
+        prep.align_combo.setCurrentIndex(prep.align_combo.findData("crop"))
+        prep.only_masked_check.setChecked(True)
+        prep.padding_spin.setValue(8)
+        panel.all_button.click()
+        wait_idle(qtbot, panel)
+        assert not panel.error_banner.isVisible(), panel.error_banner.text()
+        run = panel.model.run
+        assert run is not None and run.finished
+        options = PrepareOptions(align="crop", only_masked=True, padding_px=8)
+        assert run.spec.prepare == options
+        expected = prepare(photo, mask.astype(np.float32) / 255.0, options).record.input_size
+        assert expected[0] < 200 and expected[1] < 150  # a crop, not the whole photo
+        assert run.model_input is not None
+        assert (run.model_input.width, run.model_input.height) == tuple(expected)
+        result = load_image(run.result)
+        assert result.shape == photo.shape
+        assert np.array_equal(result[:20], photo[:20])  # outside the region: untouched
+    finally:
+        panel.shutdown()
+
+
+def test_the_sampler_warning_shows_exactly_for_samplers_the_engine_cannot_resume(
+    qtbot, make_panel
+) -> None:
+    """Bug 3: asked of the engine; euler_a / dpm++2s_a resume, dpm++2m / ipndm do not."""
+    panel = make_panel()
+    panel.model.probe_engine()
+    qtbot.waitUntil(lambda: panel.model.catalog is not None, timeout=60_000)
+    qtbot.waitUntil(lambda: not panel.model.session.busy, timeout=5_000)
+    combo = panel.sampling_pane.sampler_combo
+    label = panel.sampling_pane.warning_label
+    resumable = panel.model.catalog.resumable
+    assert {"euler", "euler_a", "dpm++2s_a"} <= resumable
+    seen = {}
+    for i in range(combo.count()):
+        combo.setCurrentIndex(i)
+        name = combo.currentData()
+        seen[name] = label.isVisibleTo(panel) and "cannot be resumed" in label.text()
+    assert seen["dpm++2m"] and seen["ipndm"]
+    assert not seen["euler_a"] and not seen["dpm++2s_a"] and not seen["euler"]
+    assert seen == {name: name not in resumable for name in seen}
+    probe = panel.model.session._probe
+    if probe is not None:
+        probe.wait(10_000)

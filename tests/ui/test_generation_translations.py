@@ -11,7 +11,10 @@ from app.ui.i18n import TRANSLATIONS_DIR, read_ts
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = sorted(
-    [*(ROOT / "app" / "ui").glob("generation_*.py"), *(ROOT / "app" / "ui").glob("settings_*.py")]
+    [
+        *(ROOT / "app" / "ui" / "generation").glob("*.py"),
+        *(ROOT / "app" / "ui").glob("settings_*.py"),
+    ]
 )
 PLACEHOLDER = re.compile(r"\{[^{}]*\}")
 
@@ -44,7 +47,9 @@ def _sources() -> set[tuple[str, str]]:
 
 
 def test_every_generation_string_has_a_chinese_translation() -> None:
-    table = read_ts(TRANSLATIONS_DIR / "zh_CN" / "generation.ts")
+    table = {}
+    for ts in sorted((TRANSLATIONS_DIR / "zh_CN").glob("*.ts")):
+        table.update(read_ts(ts))
     sources = _sources()
     assert len(sources) > 150
     missing = sorted(s for s in sources if s not in table)
@@ -57,17 +62,18 @@ def test_the_panel_speaks_chinese(qtbot) -> None:
     from PySide6.QtCore import QCoreApplication
 
     from app.core.paths import app_paths
-    from app.core.settings import Settings
+    from app.jobs.generation import GenerationModel
+    from app.jobs.job_form import JobForm
     from app.jobs.run_session import RunSession
-    from app.ui.generation_panel import GenerationPanel
+    from app.ui.generation import GenerationPanel
     from app.ui.i18n import TsTranslator
 
     translator = TsTranslator("zh_CN")
     QCoreApplication.installTranslator(translator)
     try:
-        panel = GenerationPanel(RunSession(app_paths(), pipeline=object()), Settings())
+        panel = GenerationPanel(GenerationModel(JobForm(), RunSession(app_paths())))
         qtbot.addWidget(panel)
         assert panel.all_button.text() == "全部运行"
-        assert panel.stage_list.topLevelItem(3).text(0) == "扩散"
+        assert panel.run_view.stage_list.topLevelItem(3).text(0) == "扩散"
     finally:
         QCoreApplication.removeTranslator(translator)

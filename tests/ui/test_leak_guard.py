@@ -1,4 +1,4 @@
-"""The guard in conftest.py really fails a test that leaves a QThread or a child process."""
+"""The leak guard (tests/jobs/guard.py) fails a test that leaves a QThread or a child process."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import subprocess
 import pytest
 from PySide6.QtCore import QThread
 
-from tests.ui import conftest
+from tests.jobs import guard as conftest
 
 
 class _Spinner(QThread):
@@ -21,7 +21,7 @@ def _guard():  # noqa: ANN202
 
 
 def test_guard_fails_on_a_running_qthread_and_stops_it(qapp, monkeypatch) -> None:  # noqa: ANN001
-    monkeypatch.setattr(conftest, "LEAK_GRACE_S", 0.2)
+    monkeypatch.setattr(conftest, "GRACE_S", 0.2)
     guard = _guard()
     next(guard)
     thread = _Spinner()
@@ -32,7 +32,7 @@ def test_guard_fails_on_a_running_qthread_and_stops_it(qapp, monkeypatch) -> Non
 
 
 def test_guard_fails_on_a_live_child_process_and_kills_it(monkeypatch) -> None:
-    monkeypatch.setattr(conftest, "LEAK_GRACE_S", 0.2)
+    monkeypatch.setattr(conftest, "GRACE_S", 0.2)
     guard = _guard()
     next(guard)
     child = subprocess.Popen(["sleep", "30"])

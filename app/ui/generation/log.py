@@ -26,33 +26,6 @@ def _tr(text: str) -> str:
     return QCoreApplication.translate("GenerationLog", text)
 
 
-def next_step_hint(stage: str, message: str) -> str:
-    """What to try next, from the failed stage and the engine's message."""
-    text = message.lower()
-    if "memory" in text or "oom" in text:
-        return _tr(
-            "Try: choose CPU for this stage under Devices, turn on VAE tiling, or use a "
-            "smaller image."
-        )
-    if "model" in text and ("load" in text or "wrong kind" in text or "missing" in text):
-        return _tr("Try: check the model files under Models; each must be the right kind.")
-    if "engine" in text and ("not found" in text or "does not exist" in text):
-        return _tr(
-            "Try: choose the engine (sd-stage) in Settings, or build it with "
-            "python native/build.py."
-        )
-    if "not found" in text or "does not exist" in text or "no such file" in text:
-        return _tr("Try: choose the file again, then run the stage again.")
-    if stage == "diffuse":
-        return _tr(
-            "Try: click Run all to continue from the last finished step; the steps "
-            "already done are kept."
-        )
-    if stage == "llm-encode":
-        return _tr("Try: choose CPU for the text encoder under Devices, then Run next stage.")
-    return _tr("Try: run the stage again; if it fails again, open the engine log.")
-
-
 class GenerationErrorBanner(QFrame):
     """A red-edged box: the message, the next thing to try, and "Show engine log"."""
 

@@ -116,7 +116,7 @@ class GenerationStageList(QTreeWidget):
             for column in range(3):
                 item.setToolTip(column, text)
 
-    def state(self, stage: str) -> str:
+    def state(self, stage: str) -> str:  # type: ignore[override]
         return self._states.get(stage, "pending")
 
     def states(self) -> dict[str, str]:

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.ui.generation_stages import format_seconds
+from app.ui.generation.stages import format_seconds
 
 THUMB_PX = 72
 ENLARGED_MAX_PX = 900
@@ -189,6 +189,14 @@ class GenerationStepStrip(QListWidget):
             row += 1
         self.insertItem(row, item)
         self.scrollToItem(item)
+
+    def keep_steps_up_to(self, last: int) -> None:
+        """Removes the steps after `last` (a branch keeps only the shared ones)."""
+        for row in reversed(range(self.count())):
+            step = int(self.item(row).data(Qt.ItemDataRole.UserRole))
+            if step > last:
+                self.takeItem(row)
+                self._paths.pop(step, None)
 
     def clear_steps(self) -> None:
         self._paths.clear()

@@ -1,0 +1,372 @@
+"""The generation model: the job form, the job's inputs, the current run and its state, and the
+actions on it. Widgets (app/ui/generation/) bind to this and decide nothing themselves: whether
+a start continues the current run or makes a new one, which stage is next, what the engine
+warns about — all here, testable with a QCoreApplication.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from app.jobs.job_form import JobForm
+from app.jobs.job_inputs import InputFiles, InputWriter, JobInputs
+from app.jobs.run_session import RunSession
+from app.jobs.run_state import TERMINAL_STATES, RunState
+from app.jobs.stage_runner import StageRunner
+from app.jobs.values import same_job, spec_changes
+from app.pipeline.advice import job_notes
+from app.pipeline.api import DeviceInfo, EngineCatalog, RunSnapshot
+from app.pipeline.failures import Failure, FailureKind, Note
+from app.pipeline.params import (
+    DIFFUSION_MODEL,
+    LLM_MODEL,
+    LORA_DIR,
+    PROMPT,
+    SAMPLER,
+    VAE_MODEL,
+    spec_from_values,
+    values_from_spec,
+)
+from app.pipeline.spec import JobSpec
+
+log = logging.getLogger(__name__)
+
+DONE_STATES = ("done", "cached", "skipped")
+INPUTS_FOLDER = "inputs"
+
+
+def next_stage(run: RunSnapshot) -> str | None:
+    """The first stage not done yet (vae-encode is passed over when there is nothing to
+    encode: the pipeline skips it on the way), or None when every stage is done."""
+    nothing_to_encode = run.spec.image is None and not run.spec.refs
+    for stage in run.stages:
+        if stage.state in DONE_STATES:
+            continue
+        if stage.name == "vae-encode" and nothing_to_encode:
+            continue
+        return stage.name
+    return None
+
+
+def user_text(exc: BaseException) -> str:
+    message = getattr(exc, "user_message", None)
+    return str(message()) if callable(message) else str(exc) or type(exc).__name__
+
+
+class GenerationModel(QObject):
+    """One owner for the job form, the run state and the actions (QtCore only)."""
+
+    state_changed = Signal(object)  # RunState
+    run_changed = Signal(object)  # RunSnapshot | None
+    notes_changed = Signal(list)  # list[Note]
+    catalog_changed = Signal(object)  # EngineCatalog
+    devices_changed = Signal(list)  # list[DeviceInfo]
+    devices_failed = Signal(str)
+    refused = Signal(list)  # the names of the fields a start needs (Param.name), nothing ran
+    failed = Signal(object)  # Failure: a run stopped with one, or the pipeline refused a start
+    runner_started = Signal(object, str)  # StageRunner, "execute" | "decode"
+    runner_ended = Signal(str)  # the terminal kind
+
+    def __init__(self, form: JobForm, session: RunSession, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.form = form
+        self.session = session
+        self.inputs = JobInputs(self)
+        self.state = RunState.IDLE
+        self.catalog: EngineCatalog | None = None
+        self.devices: list[DeviceInfo] = [DeviceInfo("cpu", "CPU")]
+        self.notes: list[Note] = []
+        self.only: str | None = None  # the one stage a "Run next stage" runs
+        self.decoding: int | None = None  # the step being decoded
+        self.last_failure: Failure | None = None
+        self._writer: InputWriter | None = None
+        self._state_before_decode = RunState.IDLE
+        form.changed.connect(self._update_notes)
+        self.inputs.changed.connect(self._update_notes)
+        session.run_changed.connect(self.run_changed)
+        session.runner_started.connect(self._bind_runner)
+        session.runner_ended.connect(self._runner_ended)
+        self._update_notes()
+
+    # --- reading ------------------------------------------------------------------------------
+
+    @property
+    def run(self) -> RunSnapshot | None:
+        return self.session.run
+
+    @property
+    def runner(self) -> StageRunner | None:
+        return self.session.runner
+
+    def missing(self) -> list[str]:
+        """The fields a start needs that are empty or name no file."""
+        out = []
+        for p in (DIFFUSION_MODEL, LLM_MODEL, VAE_MODEL):
+            value = self.form.get(p)
+            if not value or not Path(value).is_file():
+                out.append(p.name)
+        lora = self.form.get(LORA_DIR)
+        if lora and not Path(lora).is_dir():
+            out.append(LORA_DIR.name)
+        if not self.form.get(PROMPT).strip():
+            out.append(PROMPT.name)
+        return out
+
+    def spec(self, files: InputFiles | None) -> JobSpec:
+        """The job the form and the inputs describe."""
+        values = self.form.values()
+        values[PROMPT.name] = values[PROMPT.name].strip()
+        if files is None:
+            return spec_from_values(values)
+        mask = str(files.mask) if files.mask is not None else None
+        return spec_from_values(values, image=str(files.image), mask=mask)
+
+    def can_resume(self) -> bool:
+        run = self.run
+        if self.state is RunState.PAUSED:
+            return True
+        return not self.state.busy and run is not None and run.resumable
+
+    # --- engine facts -------------------------------------------------------------------------
+
+    def probe_engine(self) -> None:
+        """Asks the engine (off the UI thread) for its devices and its samplers."""
+        self.session.probe_engine(
+            self._devices_found, self._catalog_found, self.devices_failed.emit
+        )
+
+    def set_catalog(self, catalog: EngineCatalog) -> None:
+        self._catalog_found(catalog)
+
+    def _devices_found(self, devices: list[DeviceInfo]) -> None:
+        cpu = [d for d in devices if d.name == "cpu"] or [DeviceInfo("cpu", "CPU")]
+        self.devices = cpu + [d for d in devices if d.name != "cpu"]
+        self.devices_changed.emit(list(self.devices))
+
+    def _catalog_found(self, catalog: EngineCatalog) -> None:
+        self.catalog = catalog
+        self.catalog_changed.emit(catalog)
+        self._update_notes()
+
+    def _update_notes(self, *_: Any) -> None:
+        image = "image.png" if self.inputs.image is not None else None
+        mask = "mask.png" if self.inputs.has_mask else None
+        values = self.form.values()
+        spec = spec_from_values(values, image=image, mask=mask)
+        if self.catalog is not None:
+            resumable = self.catalog.resumable
+        else:  # the engine has not said yet: no sampler warning rather than a wrong one
+            resumable = frozenset({values[SAMPLER.name]})
+        notes = job_notes(spec, resumable)
+        if notes != self.notes:
+            self.notes = notes
+            self.notes_changed.emit(list(notes))
+
+    # --- state --------------------------------------------------------------------------------
+
+    def _set_state(self, state: RunState) -> None:
+        if state is not self.state:
+            self.state = state
+            self.state_changed.emit(state)
+
+    # --- actions ------------------------------------------------------------------------------
+
+    def run_all(self) -> None:
+        self._start(None)
+
+    def run_next_stage(self) -> None:
+        self._start("next")
+
+    def _start(self, only: str | None) -> None:
+        if self.state.busy or self.session.busy:
+            return
+        missing = self.missing()
+        if missing:
+            self.refused.emit(missing)
+            return
+        self.last_failure = None
+        self._set_state(RunState.PREPARING)
+        image, mask = self.inputs.snapshot()
+        if image is None:
+            self._launch(only, None)
+            return
+        folder = self.session.paths.cache_dir / INPUTS_FOLDER
+        writer = InputWriter(folder, image, mask, self)
+        writer.written.connect(lambda files: self._launch(only, files))
+        writer.failed.connect(lambda text: self._refuse(FailureKind.INPUT, "prepare", text))
+        writer.finished.connect(self._writer_done)
+        self._writer = writer
+        writer.start()
+
+    def _writer_done(self) -> None:
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            writer.wait()
+            writer.deleteLater()
+
+    def _refuse(self, kind: FailureKind, stage: str, detail: str) -> None:
+        self.last_failure = Failure(kind, stage, detail)
+        self._set_state(RunState.FAILED if self.run is not None else RunState.IDLE)
+        self.failed.emit(self.last_failure)
+
+    def _launch(self, only: str | None, files: InputFiles | None) -> None:
+        try:
+            run = self._run_for(self.spec(files))
+        except Exception as exc:  # noqa: BLE001 - the pipeline refused the job: say why
+            log.info("The pipeline refused the job: %s", exc)
+            self._refuse(_kind_of(exc), "prepare", user_text(exc))
+            return
+        stage = None
+        if only == "next":
+            stage = next_stage(run)
+            if stage is None:
+                self._set_state(RunState.FINISHED if run.finished else RunState.IDLE)
+                return
+        self._execute(stage)
+
+    def _run_for(self, spec: JobSpec) -> RunSnapshot:
+        """The current run when it describes the same result and is not finished (changes that
+        do not change the result, e.g. devices, are applied to it); else a new run."""
+        run = self.session.run
+        if run is not None and not run.finished and same_job(run.spec, spec):
+            changes = spec_changes(run.spec, spec)
+            return self.session.update_run(changes) if changes else run
+        return self.session.create_run(spec)
+
+    def _execute(self, stage: str | None) -> None:
+        self.only = stage
+        self.decoding = None
+        try:
+            self.session.execute(only=stage)
+        except Exception as exc:  # noqa: BLE001
+            self._refuse(_kind_of(exc), stage or "", user_text(exc))
+
+    def pause(self) -> None:
+        runner = self.runner
+        if runner is not None and self.state is RunState.RUNNING and self.decoding is None:
+            runner.pause()
+            self._set_state(RunState.PAUSING)
+
+    def resume(self) -> None:
+        """Continues a paused run, or starts the current run again from where it stopped."""
+        runner = self.runner
+        if runner is not None and self.state in (RunState.PAUSED, RunState.PAUSING):
+            runner.resume()
+            self._set_state(RunState.RUNNING)
+        elif not self.state.busy and self.run is not None and not self.run.finished:
+            self.last_failure = None
+            self._set_state(RunState.PREPARING)
+            self._execute(None)
+
+    def suspend(self) -> None:
+        runner = self.runner
+        if runner is not None and self.state.busy and self.decoding is None:
+            runner.suspend()
+            self._set_state(RunState.SUSPENDING)
+
+    def cancel(self) -> None:
+        runner = self.runner
+        if runner is not None and self.state.busy:
+            runner.cancel()
+            self._set_state(RunState.CANCELLING)
+
+    def decode_step(self, step: int) -> None:
+        """Decodes the checkpoint after `step` (the run's result is unchanged)."""
+        if self.state.busy or self.run is None:
+            return
+        self._state_before_decode = self.state
+        self.decoding = step
+        self._set_state(RunState.RUNNING)
+        try:
+            self.session.decode_step(step)
+        except Exception as exc:  # noqa: BLE001
+            self.decoding = None
+            self._refuse(_kind_of(exc), "vae-decode", user_text(exc))
+
+    def branch(self, step: int, changes: Mapping[str, Any] | None = None) -> RunSnapshot | None:
+        """A new run sharing steps 1..step; `changes` (JobSpec fields) default to what the form
+        changed since the run was made (its seed kept)."""
+        run = self.run
+        if self.state.busy or run is None:
+            return None
+        if changes is None:
+            spec = spec_from_values(
+                self.form.values(), image=run.spec.image, mask=run.spec.mask, refs=run.spec.refs
+            )
+            changes = spec_changes(run.spec, spec)
+        try:
+            branched = self.session.branch(step, changes)
+        except Exception as exc:  # noqa: BLE001
+            self._refuse(_kind_of(exc), "diffuse", user_text(exc))
+            return None
+        self._set_state(RunState.IDLE)
+        return branched
+
+    def open_unfinished(self, run_dir: Path) -> RunSnapshot | None:
+        """Makes an unfinished run current and puts its job into the form."""
+        if self.state.busy:
+            return None
+        try:
+            run = self.session.open_run(run_dir)
+        except Exception as exc:  # noqa: BLE001
+            self._refuse(_kind_of(exc), "", user_text(exc))
+            return None
+        self.form.update(values_from_spec(run.spec))
+        self._set_state(RunState.SUSPENDED if run.resumable else RunState.IDLE)
+        return run
+
+    def new_run(self) -> None:
+        """Forgets the current run: the next start makes a new one."""
+        if self.state.busy:
+            return
+        self.session.clear_run()
+        self._set_state(RunState.IDLE)
+
+    def shutdown(self) -> bool:
+        if self._writer is not None:
+            self._writer.wait()
+        return self.session.shutdown()
+
+    # --- the runner ---------------------------------------------------------------------------
+
+    def _bind_runner(self, runner: StageRunner) -> None:
+        runner.paused.connect(lambda _step: self._set_state(RunState.PAUSED))
+        runner.resumed.connect(lambda _step: self._set_state(RunState.RUNNING))
+        runner.run_failed.connect(self._run_failed)
+        if self.state in (RunState.PREPARING, RunState.IDLE) or self.decoding is not None:
+            self._set_state(RunState.RUNNING)
+        self.runner_started.emit(runner, "decode" if self.decoding is not None else "execute")
+
+    def _run_failed(self, stage: str, kind: str, detail: str, log_path: str) -> None:
+        try:
+            failure_kind = FailureKind(kind)
+        except ValueError:
+            failure_kind = FailureKind.BUG
+        self.last_failure = Failure(
+            failure_kind, stage, detail, Path(log_path) if log_path else None
+        )
+        self.failed.emit(self.last_failure)
+
+    def _runner_ended(self, kind: str) -> None:
+        decoded = self.decoding is not None
+        self.decoding = None
+        run = self.run
+        if decoded and kind == "finished":
+            self._set_state(self._state_before_decode)
+        elif kind == "finished":
+            done = run is not None and run.finished
+            self._set_state(RunState.FINISHED if done else RunState.IDLE)
+        else:
+            self._set_state(TERMINAL_STATES.get(kind, RunState.FAILED))
+        self.runner_ended.emit(kind)
+
+
+def _kind_of(exc: BaseException) -> FailureKind:
+    from app.pipeline.failure_kinds import failure_kind
+
+    return failure_kind(exc)

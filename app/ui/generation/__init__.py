@@ -1,0 +1,22 @@
+"""The generation UI: small panes over app.jobs.generation.GenerationModel.
+
+`install_generation_panel` is what the composition root calls: it makes the model over the
+window's job form (the Prepare panel binds to the same form), follows the canvas document as
+the job's input, and adds the panel as a dock.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.core.paths import AppPaths
+from app.core.settings import Settings
+from app.ui.generation.panel import GenerationPanel
+
+__all__ = ["GenerationPanel", "install_generation_panel"]
+
+
+def install_generation_panel(window: Any, paths: AppPaths, settings: Settings) -> GenerationPanel:
+    from app.ui.generation.setup import install
+
+    return install(window, paths, settings)

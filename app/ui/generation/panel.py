@@ -1,0 +1,303 @@
+"""The Generate panel: lays out the panes (Setup: models, prompt, sampling, devices; Run: the
+run view) around the generation model, with the run buttons, the error banner, the offer of
+unfinished runs, the demo models, the sd-cli import and the engine log."""
+
+from __future__ import annotations
+
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
+from PySide6.QtGui import QKeySequence, QShowEvent
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.jobs.generation import GenerationModel, user_text
+from app.jobs.run_state import RunState
+from app.jobs.stage_runner import StageRunner
+from app.pipeline.api import RunSummary
+from app.pipeline.failures import Failure
+from app.pipeline.params import values_from_spec
+from app.ui.generation.devices import DevicesPane
+from app.ui.generation.log import (
+    MEMORY_LOG_LINES,
+    EngineLogDialog,
+    GenerationErrorBanner,
+    read_log_tail,
+)
+from app.ui.generation.models import ModelsPane
+from app.ui.generation.prompt import PromptPane
+from app.ui.generation.run_view import RunView
+from app.ui.generation.sampling import SamplingPane
+from app.ui.generation.stages import stage_title
+from app.ui.texts import failure_hint, failure_text, missing_text
+
+UNFINISHED_SHOWN = 5
+PROMPT_CHARS = 40
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("GenerationPanel", text)
+
+
+class GenerationPanel(QWidget):
+    """The generation UI over one GenerationModel; holds no run state of its own."""
+
+    demo_requested = Signal()
+    settings_requested = Signal()
+
+    def __init__(self, model: GenerationModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("generation_panel")
+        self.model = model
+        self._log_lines: deque[str] = deque(maxlen=MEMORY_LOG_LINES)
+        self._first_show = True
+
+        self.models_pane = ModelsPane(model.form, self)
+        self.prompt_pane = PromptPane(model.form, self)
+        self.sampling_pane = SamplingPane(model, self)
+        self.devices_pane = DevicesPane(model, self)
+        self.run_view = RunView(model, self)
+        setup = QWidget(self)
+        setup_layout = QVBoxLayout(setup)
+        setup_layout.setContentsMargins(4, 4, 4, 4)
+        for pane in (self.models_pane, self.prompt_pane, self.sampling_pane, self.devices_pane):
+            setup_layout.addWidget(pane)
+        setup_layout.addStretch(1)
+        scroll = QScrollArea(self)
+        scroll.setWidget(setup)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.tabs = QTabWidget(self)
+        self.tabs.setObjectName("generation_tabs")
+        self.tabs.addTab(scroll, _tr("Setup"))
+        self.tabs.addTab(self.run_view, _tr("Run"))
+
+        self.unfinished_box = QFrame(self)
+        self.unfinished_box.setObjectName("generation_unfinished")
+        self.unfinished_box.setFrameShape(QFrame.Shape.StyledPanel)
+        self.unfinished_layout = QVBoxLayout(self.unfinished_box)
+        self.unfinished_box.hide()
+        self.import_button = QPushButton(_tr("Import sd-cli command…"), self)
+        self.import_button.setObjectName("generation_import_sdcli")
+        self.settings_button = QPushButton(_tr("Settings…"), self)
+        self.settings_button.setObjectName("generation_settings")
+        tools = QHBoxLayout()
+        tools.addWidget(self.import_button)
+        tools.addStretch(1)
+        tools.addWidget(self.settings_button)
+
+        self.error_banner = GenerationErrorBanner(self)
+        self.status_label = QLabel(self)
+        self.status_label.setObjectName("generation_status")
+        self.status_label.setWordWrap(True)
+        self.log_button = QPushButton(_tr("Show engine log"), self)
+        self.log_button.setObjectName("generation_engine_log")
+        self.next_button = QPushButton(_tr("Run next stage"), self)
+        self.next_button.setObjectName("generation_run_next")
+        self.all_button = QPushButton(_tr("Run all"), self)
+        self.all_button.setObjectName("generation_run_all")
+        self.all_button.setDefault(True)
+        self.all_button.setShortcut(QKeySequence("Ctrl+Return"))
+        self.all_button.setToolTip(_tr("Run every stage that is not done yet (Ctrl+Enter)"))
+        self.new_run_button = QPushButton(_tr("New run"), self)
+        self.new_run_button.setObjectName("generation_new_run")
+        self.new_run_button.setToolTip(
+            _tr("Forget the current run; the next start makes a new one (cached stages are reused)")
+        )
+        run_row = QHBoxLayout()
+        run_row.addWidget(self.log_button)
+        run_row.addWidget(self.new_run_button)
+        run_row.addStretch(1)
+        run_row.addWidget(self.next_button)
+        run_row.addWidget(self.all_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(tools)
+        layout.addWidget(self.unfinished_box)
+        layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.error_banner)
+        layout.addWidget(self.status_label)
+        layout.addLayout(run_row)
+
+        self.next_button.clicked.connect(self.run_next_stage)
+        self.all_button.clicked.connect(self.run_all)
+        self.new_run_button.clicked.connect(self.new_run)
+        self.log_button.clicked.connect(self.show_engine_log)
+        self.error_banner.show_log_requested.connect(self.show_engine_log)
+        self.import_button.clicked.connect(self.open_sdcli_import)
+        self.settings_button.clicked.connect(self.settings_requested)
+        self.models_pane.demo_requested.connect(self.demo_requested)
+        self.run_view.status.connect(self.set_status)
+        model.state_changed.connect(self._state_changed)
+        model.run_changed.connect(self._update_buttons)
+        model.refused.connect(self._refused)
+        model.failed.connect(self._failed)
+        model.runner_started.connect(self._runner_started)
+        self._update_buttons()
+
+    # --- actions ----------------------------------------------------------------------------
+
+    def run_all(self) -> None:
+        self._start(self.model.run_all)
+
+    def run_next_stage(self) -> None:
+        self._start(self.model.run_next_stage)
+
+    def _start(self, action: Any) -> None:
+        self.error_banner.hide()
+        action()
+        if self.model.state.busy:
+            self.tabs.setCurrentIndex(1)
+        elif self.model.state is RunState.FINISHED and self.model.last_failure is None:
+            self.set_status(_tr("Every stage is done. Change a setting or start a new run."))
+
+    def new_run(self) -> None:
+        self.model.new_run()
+        self.set_status(_tr("The next start makes a new run."))
+
+    def _state_changed(self, state: RunState) -> None:
+        if state is RunState.PREPARING:  # a new start: the last failure is history
+            self.error_banner.hide()
+        self._update_buttons()
+
+    def _update_buttons(self, *_: Any) -> None:
+        busy = self.model.state.busy
+        for button in (self.next_button, self.all_button, self.import_button, self.settings_button):
+            button.setEnabled(not busy)
+        self.new_run_button.setEnabled(not busy and self.model.run is not None)
+
+    def _refused(self, names: list[str]) -> None:
+        self.error_banner.show_error(
+            missing_text(names), _tr("Fix this under Setup, then start again.")
+        )
+        self.set_status("")
+        self.tabs.setCurrentIndex(0)
+
+    def _failed(self, failure: Failure) -> None:
+        self.run_view.flush()
+        if failure.stage and self.run_view.kind != "decode":
+            self.run_view.stage_list.set_state(failure.stage, "failed")
+        where = stage_title(failure.stage) if failure.stage else _tr("The run")
+        self.error_banner.show_error(
+            _tr("{stage} failed: {message}").format(stage=where, message=failure_text(failure)),
+            failure_hint(failure.kind),
+        )
+        self.set_status("")
+
+    def _runner_started(self, runner: StageRunner, _kind: str) -> None:
+        runner.log_line.connect(lambda stage, text: self._log_lines.append(f"[{stage}] {text}"))
+
+    def set_status(self, text: str) -> None:
+        self.status_label.setText(text)
+
+    # --- first show: unfinished runs, engine facts ----------------------------------------
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        if self._first_show:
+            self._first_show = False
+            QTimer.singleShot(0, self.offer_unfinished_runs)
+            QTimer.singleShot(0, self.devices_pane.probe)
+
+    def offer_unfinished_runs(self) -> None:
+        """ "Resume run … at step k of N" for each run with something to resume."""
+        self._first_show = False
+        runs = self.model.session.unfinished_runs()
+        while self.unfinished_layout.count():
+            item = self.unfinished_layout.takeAt(0)
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
+        if not runs:
+            self.unfinished_box.hide()
+            return
+        self.unfinished_layout.addWidget(QLabel(_tr("<b>Unfinished runs</b>"), self.unfinished_box))
+        for summary in runs[-UNFINISHED_SHOWN:]:
+            button = QPushButton(summary_text(summary), self.unfinished_box)
+            button.setObjectName("generation_resume_unfinished")
+            button.setStyleSheet("text-align: left; padding: 3px 6px;")
+            button.clicked.connect(lambda _=False, s=summary: self.resume_unfinished(s))
+            self.unfinished_layout.addWidget(button)
+        dismiss = QPushButton(_tr("Not now"), self.unfinished_box)
+        dismiss.clicked.connect(self.unfinished_box.hide)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(dismiss)
+        self.unfinished_layout.addLayout(row)
+        self.unfinished_box.show()
+
+    def resume_unfinished(self, summary: RunSummary) -> None:
+        if self.model.open_unfinished(summary.dir) is None:
+            return
+        self.unfinished_box.hide()
+        self.error_banner.hide()
+        self.tabs.setCurrentIndex(1)
+        self.model.resume()
+
+    # --- log, import ------------------------------------------------------------------------
+
+    def engine_log_text(self) -> tuple[str, str]:
+        failure = self.model.last_failure
+        if failure is not None and failure.log_path is not None:
+            return read_log_tail(str(failure.log_path)), str(failure.log_path)
+        run = self.model.run
+        if run is not None:
+            logs = sorted((Path(run.dir) / "logs").glob("*.log"))
+            if logs:
+                parts = [f"==== {p.name} ====\n{read_log_tail(str(p))}" for p in logs]
+                return "\n".join(parts), str(Path(run.dir) / "logs")
+        return "\n".join(self._log_lines), ""
+
+    def show_engine_log(self) -> None:
+        text, path = self.engine_log_text()
+        EngineLogDialog(text, path, self).exec()
+
+    def open_sdcli_import(self) -> None:
+        from app.ui.settings_sdcli_import import SdCliImportDialog
+
+        dialog = SdCliImportDialog(self)
+        if dialog.exec() and dialog.spec is not None:
+            self.apply_imported(dialog.spec)
+
+    def apply_imported(self, spec: Any) -> None:
+        """Sets the form from an imported sd-cli command (a JobSpec or its dict)."""
+        from app.pipeline.spec import JobSpec, spec_from_dict
+
+        try:
+            job = spec if isinstance(spec, JobSpec) else spec_from_dict(dict(spec))
+        except (TypeError, ValueError, KeyError) as exc:
+            self.set_status(user_text(exc))
+            return
+        values = values_from_spec(job)
+        if job.image is not None:  # the painter's picture is the input, not the command's
+            values.pop("width", None)
+            values.pop("height", None)
+        self.model.form.update(values)
+        self.tabs.setCurrentIndex(0)
+        self.set_status(_tr("Imported the sd-cli command. Check the settings, then start."))
+
+    def shutdown(self) -> bool:
+        self.model.form.save_now()
+        return self.model.shutdown()
+
+
+def summary_text(summary: RunSummary) -> str:
+    prompt = summary.prompt
+    if len(prompt) > PROMPT_CHARS:
+        prompt = prompt[: PROMPT_CHARS - 1] + "…"
+    return _tr("Resume run \u201c{prompt}\u201d at step {step} of {steps}").format(
+        prompt=prompt or _tr("(no prompt)"),
+        step=summary.last_completed_step,
+        steps=summary.steps or "?",
+    )

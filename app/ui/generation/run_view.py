@@ -1,0 +1,373 @@
+"""The Run tab: the stages, the progress bar, pause / resume / suspend / cancel, the strip of
+step previews (decode this step, branch from here) and the result beside the original. It
+shows the generation model's state and its runner's signals; it decides nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import QCoreApplication, QTimer, Signal
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from app.core.atomic import write_text_atomic
+from app.jobs.generation import GenerationModel
+from app.jobs.run_state import RunState
+from app.jobs.stage_runner import StageRunner
+from app.pipeline.api import RunSnapshot
+from app.pipeline.spec import JobSpec, spec_to_dict
+from app.ui.generation.result import GenerationResultView
+from app.ui.generation.stages import GenerationStageList, stage_title
+from app.ui.generation.steps import GenerationProgressBar, GenerationStepStrip, StepImageDialog
+
+UI_UPDATE_MS = 40
+CHECKPOINT_DIR = "checkpoints"
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("GenerationPanel", text)
+
+
+class RunView(QWidget):
+    status = Signal(str)  # a line for the panel's status label
+    result_saved = Signal(str)
+
+    def __init__(self, model: GenerationModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.kind = ""  # "execute" | "decode" while a runner is bound
+        self._steps_total = 0
+        self._pending_progress: tuple[int, int, float, float] | None = None
+        self._pending_thumbs: list[tuple[int, str, QImage]] = []
+        self._ui_timer = QTimer(self)
+        self._ui_timer.setSingleShot(True)
+        self._ui_timer.setInterval(UI_UPDATE_MS)
+        self._ui_timer.timeout.connect(self.flush)
+
+        self.stage_list = GenerationStageList(self)
+        self.progress = GenerationProgressBar(self)
+        self.pause_button = QPushButton(_tr("Pause"), self)
+        self.pause_button.setObjectName("generation_pause")
+        self.pause_button.setToolTip(_tr("Hold after the current step; the model stays loaded"))
+        self.resume_button = QPushButton(_tr("Resume"), self)
+        self.resume_button.setObjectName("generation_resume")
+        self.suspend_button = QPushButton(_tr("Suspend"), self)
+        self.suspend_button.setObjectName("generation_suspend")
+        self.suspend_button.setToolTip(
+            _tr("Save the current step and free the GPU; resume later, even after a restart")
+        )
+        self.cancel_button = QPushButton(_tr("Cancel"), self)
+        self.cancel_button.setObjectName("generation_cancel")
+        self.cancel_button.setToolTip(_tr("Stop; the steps already done are kept"))
+        controls = QHBoxLayout()
+        for button in (
+            self.pause_button,
+            self.resume_button,
+            self.suspend_button,
+            self.cancel_button,
+        ):
+            controls.addWidget(button)
+        self.strip = GenerationStepStrip(self)
+        self.decode_button = QPushButton(_tr("Decode this step"), self)
+        self.decode_button.setObjectName("generation_decode_step")
+        self.decode_button.setToolTip(_tr("Turn the selected step into a full image with the VAE"))
+        self.branch_button = QPushButton(_tr("Branch from here"), self)
+        self.branch_button.setObjectName("generation_branch")
+        self.branch_button.setToolTip(
+            _tr(
+                "Start a new run that keeps the steps up to the "
+                "selected one and uses the current settings after it"
+            )
+        )
+        self.step_label = QLabel(self)
+        step_row = QHBoxLayout()
+        step_row.addWidget(self.step_label, 1)
+        step_row.addWidget(self.decode_button)
+        step_row.addWidget(self.branch_button)
+        self.result_view = GenerationResultView(self)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.stage_list)
+        layout.addWidget(self.progress)
+        layout.addLayout(controls)
+        layout.addWidget(self.strip)
+        layout.addLayout(step_row)
+        layout.addWidget(self.result_view, 1)
+
+        self.pause_button.clicked.connect(model.pause)
+        self.resume_button.clicked.connect(model.resume)
+        self.suspend_button.clicked.connect(model.suspend)
+        self.cancel_button.clicked.connect(model.cancel)
+        self.decode_button.clicked.connect(self._decode_selected)
+        self.branch_button.clicked.connect(self._branch_selected)
+        self.strip.step_selected.connect(self._step_selected)
+        self.strip.enlarge_requested.connect(
+            lambda step, path: StepImageDialog(step, path, self).exec()
+        )
+        self.result_view.save_requested.connect(self.save_result_dialog)
+        model.state_changed.connect(self._state_changed)
+        model.run_changed.connect(self._run_changed)
+        model.runner_started.connect(self._bind_runner)
+        model.inputs.changed.connect(self._show_original)
+        self._show_original()
+        self.update_buttons()
+
+    def _show_original(self) -> None:
+        image = self.model.inputs.image
+        if image is None:
+            self.result_view.set_original(None)
+            return
+        h, w = image.shape[:2]
+        data = np.ascontiguousarray(image)
+        qimage = QImage(data.data, w, h, 3 * w, QImage.Format.Format_RGB888).copy()
+        self.result_view.set_original(qimage)
+
+    # --- state ------------------------------------------------------------------------------
+
+    def update_buttons(self) -> None:
+        state = self.model.state
+        decoding = self.model.decoding is not None
+        self.pause_button.setEnabled(state.can_pause and not decoding)
+        self.resume_button.setEnabled(self.model.can_resume())
+        self.suspend_button.setEnabled(
+            state in (RunState.RUNNING, RunState.PAUSED, RunState.PAUSING) and not decoding
+        )
+        self.cancel_button.setEnabled(state.busy and state is not RunState.PREPARING)
+        has_step = self.strip.selected_step() is not None
+        can_use_step = not state.busy and has_step and self.model.run is not None
+        self.decode_button.setEnabled(can_use_step)
+        self.branch_button.setEnabled(can_use_step)
+
+    def _state_changed(self, state: RunState) -> None:
+        self.flush()
+        texts = {
+            RunState.PREPARING: _tr("Preparing the inputs…"),
+            RunState.PAUSING: _tr("Pausing after the current step…"),
+            RunState.SUSPENDING: _tr("Suspending after the current step…"),
+            RunState.CANCELLING: _tr("Cancelling…"),
+            RunState.FINISHED: _tr(
+                "Done. The result is saved in the run folder with its settings."
+            ),
+        }
+        if state is RunState.PAUSED:
+            self.stage_list.set_state("diffuse", "paused")
+            self.status.emit(_tr("Paused. The model stays loaded."))
+        elif state is RunState.RUNNING and self.kind == "execute":
+            if self._steps_total:
+                self.stage_list.set_state("diffuse", "running")
+            self.status.emit(_tr("Running…"))
+        elif state is RunState.SUSPENDED and self.model.run is not None:
+            step = self.model.run.last_completed_step
+            self.stage_list.set_state("diffuse", "suspended")
+            self.progress.reset(
+                _tr("Suspended at step {step} of {steps}").format(
+                    step=step, steps=self.model.run.steps or "?"
+                )
+            )
+            self.status.emit(
+                _tr(
+                    "Suspended after step {step}; the GPU is free. Resume continues "
+                    "from there, even after a restart."
+                ).format(step=step)
+            )
+        elif state is RunState.CANCELLED and self.model.run is not None:
+            step = self.model.run.last_completed_step
+            self.progress.reset(_tr("Cancelled"))
+            self.status.emit(
+                _tr("Cancelled after step {step}. Run all continues from there.").format(step=step)
+            )
+        elif state is RunState.FAILED:
+            self.progress.reset(_tr("Failed"))
+        elif state is RunState.FINISHED and self.kind == "decode":
+            self.progress.reset(_tr("Done"))  # the decoded step stays on show
+        elif state is RunState.FINISHED:
+            self.progress.reset(_tr("Done"))
+            self.status.emit(texts[state])
+            self._show_result_of(self.model.run)
+        elif state is RunState.IDLE and self.model.only and self.model.run is not None:
+            title = stage_title(self.model.only)
+            self.progress.reset(_tr("{stage}: done").format(stage=title))
+            self.status.emit(_tr("{stage} is done. Run next stage continues.").format(stage=title))
+        elif state in texts:
+            self.status.emit(texts[state])
+        if not state.busy:
+            self.kind = ""
+        self.update_buttons()
+
+    def _run_changed(self, run: RunSnapshot | None) -> None:
+        if run is None:
+            self.strip.clear_steps()
+            self.result_view.clear_result()
+            self.stage_list.reset()
+            self.progress.reset()
+        else:
+            keep = {"diffuse"} if self.model.state is RunState.SUSPENDED else set()
+            for stage in run.stages:
+                if stage.name not in keep:
+                    self.stage_list.set_state(stage.name, stage.state, stage.seconds)
+                if stage.device:
+                    self.stage_list.set_device(stage.name, stage.device)
+            if not self.strip.steps():
+                self.load_step_previews(run)
+        self.update_buttons()
+
+    # --- the runner -------------------------------------------------------------------------
+
+    def _bind_runner(self, runner: StageRunner, kind: str) -> None:
+        self.kind = kind
+        pane = self.result_view.current
+        runner.set_preview_max_px(int(max(pane.width(), pane.height()) * pane.devicePixelRatioF()))
+        runner.stage_started.connect(self._stage_started)
+        runner.stage_finished.connect(self._stage_finished)
+        runner.step_progress.connect(self._step_progress)
+        runner.preview_saved.connect(self._preview_saved)
+        runner.preview_ready.connect(
+            lambda step, image: self.result_view.show_preview(step, self._steps_total, image)
+        )
+        runner.result_loaded.connect(self._result_loaded)
+        runner.device_reported.connect(self.stage_list.set_device)
+        if kind == "execute":
+            self.status.emit(_tr("Running…"))
+        self.update_buttons()
+
+    def _stage_started(self, stage: str) -> None:
+        if self.kind == "decode":
+            self.progress.busy(_tr("Decoding step {step}…").format(step=self.model.decoding))
+            return
+        self.stage_list.set_state(stage, "running")
+        if stage == "diffuse":
+            run = self.model.run
+            self._steps_total = int(
+                (run.steps if run else None) or self.model.form.values()["steps"]
+            )
+            done = run.last_completed_step if run else 0
+            self.progress.set_step(done, self._steps_total, 0.0, 0.0)
+            self.progress.set_note(_tr("Loading the diffusion model…"))
+        else:
+            self.progress.busy(stage_title(stage) + "…")
+        self.status.emit(_tr("{stage}…").format(stage=stage_title(stage)))
+
+    def _stage_finished(self, stage: str, seconds: float, cached: bool) -> None:
+        if self.kind != "decode":
+            self.stage_list.set_state(stage, "cached" if cached else "done", seconds)
+
+    def _step_progress(self, step: int, steps: int, sps: float, eta: float) -> None:
+        self._steps_total = steps
+        self._pending_progress = (step, steps, sps, eta)
+        self._schedule()
+
+    def _preview_saved(self, step: int, path: str, thumb: QImage) -> None:
+        self._pending_thumbs.append((step, path, thumb))
+        self._schedule()
+
+    def _schedule(self) -> None:
+        # Steps can arrive faster than it is worth repainting for: at most every UI_UPDATE_MS.
+        if not self._ui_timer.isActive():
+            self._ui_timer.start()
+
+    def flush(self) -> None:
+        self._ui_timer.stop()
+        thumbs, self._pending_thumbs = self._pending_thumbs, []
+        for step, path, thumb in thumbs:
+            self.strip.add_step(step, path, thumb)
+        if self._pending_progress is not None:
+            self.progress.set_step(*self._pending_progress)
+            self._pending_progress = None
+
+    def _result_loaded(self, path: str, image: QImage) -> None:
+        if self.kind == "decode":
+            step = self.model.decoding
+            self.result_view.show_image(image, _tr("Step {step}, decoded").format(step=step))
+            self.status.emit(_tr("Step {step} decoded: {path}").format(step=step, path=path))
+        else:
+            self.result_view.show_result(image)
+
+    # --- steps ------------------------------------------------------------------------------
+
+    def _step_selected(self, step: int) -> None:
+        path = self.strip.path(step)
+        self.step_label.setText(_tr("Step {step} selected").format(step=step))
+        image = QImage(path) if path else QImage()
+        if not image.isNull():
+            self.result_view.show_image(image, _tr("Step {step} (preview)").format(step=step))
+        self.update_buttons()
+
+    def _decode_selected(self) -> None:
+        step = self.strip.selected_step()
+        if step is not None:
+            self.model.decode_step(step)
+
+    def _branch_selected(self) -> None:
+        step = self.strip.selected_step()
+        if step is None or self.model.branch(step) is None:
+            return
+        self.strip.keep_steps_up_to(step)
+        self.status.emit(
+            _tr("New run branched from step {step}. Run all continues it.").format(step=step)
+        )
+
+    def load_step_previews(self, run: RunSnapshot) -> None:
+        self.strip.clear_steps()
+        folder = Path(run.dir) / CHECKPOINT_DIR
+        for step in range(1, run.last_completed_step + 1):
+            path = folder / f"preview_{step:03d}.png"
+            image = QImage(str(path))
+            if not image.isNull():
+                self.strip.add_step(step, str(path), image)
+
+    # --- results ----------------------------------------------------------------------------
+
+    def _show_result_of(self, run: RunSnapshot | None) -> None:
+        if run is not None and run.result is not None and run.result.is_file():
+            self.result_view.show_result(QImage(str(run.result)))
+
+    def save_result_dialog(self) -> None:
+        run = self.model.run
+        if run is None or run.result is None:
+            return
+        target, _ = QFileDialog.getSaveFileName(
+            self,
+            _tr("Save result"),
+            str(Path.home() / "stepwise-result.png"),
+            _tr("PNG image (*.png)"),
+        )
+        if target:
+            self.save_result(Path(target))
+
+    def save_result(self, target: Path) -> Path | None:
+        """The result PNG with its parameters inside (PNG text) and beside it (.json)."""
+        run = self.model.run
+        if run is None or run.result is None:
+            return None
+        image = QImage(str(run.result))
+        params = spec_to_dict(run.spec)
+        image.setText("parameters", parameters_line(run.spec))
+        image.setText("stepwise", json.dumps(params, ensure_ascii=False, sort_keys=True))
+        if target.suffix.lower() != ".png":
+            target = target.with_suffix(".png")
+        if not image.save(str(target)):
+            self.status.emit(_tr("The result could not be saved to {path}.").format(path=target))
+            return None
+        write_text_atomic(
+            target.with_suffix(".json"),
+            json.dumps({"spec": params, "run_dir": str(run.dir)}, indent=1, ensure_ascii=False),
+        )
+        self.status.emit(_tr("Saved {path}").format(path=target))
+        self.result_saved.emit(str(target))
+        return target
+
+
+def parameters_line(spec: JobSpec) -> str:
+    """The A1111-style parameters text many viewers show."""
+    lines = [spec.prompt]
+    if spec.negative_prompt:
+        lines.append(f"Negative prompt: {spec.negative_prompt}")
+    lines.append(
+        f"Steps: {spec.steps}, Sampler: {spec.sampler}, Schedule type: "
+        f"{spec.scheduler}, CFG scale: {spec.cfg_scale:g}, Seed: {spec.seed}, Size: "
+        f"{spec.width}x{spec.height}, Denoising strength: {spec.strength:g}, Model: "
+        f"{Path(spec.models.diffusion).name}"
+    )
+    return "\n".join(lines)

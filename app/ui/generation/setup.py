@@ -1,0 +1,174 @@
+"""Wiring: model + panel into the main window, the document as the job's input, the demo
+models, the settings dialog, and suspending a running diffuse when the application quits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication, QObject, QTimer
+
+from app.canvas import files as canvas_files
+from app.core.errors import StepwiseError
+from app.core.paths import AppPaths
+from app.core.settings import Settings
+from app.jobs.demo_setup import DemoSetup
+from app.jobs.generation import GenerationModel, user_text
+from app.jobs.job_form import JobForm
+from app.jobs.run_session import RunSession
+from app.pipeline.params import (
+    DIFFUSION_DEVICE,
+    DIFFUSION_MODEL,
+    LLM_DEVICE,
+    LLM_MODEL,
+    PROMPT,
+    VAE_DEVICE,
+    VAE_MODEL,
+)
+from app.ui.generation.panel import GenerationPanel
+from app.ui.job_settings import form_from_settings
+
+PANEL_OBJECT_NAME = "GenerationDock"
+MASK_SETTLE_MS = 300
+DEMO_PROMPT = "a small red house"
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("GenerationPanel", text)
+
+
+def follow_document(model: GenerationModel, document: Any) -> None:
+    """The canvas document (MaskDocument) becomes the job's input."""
+    model.inputs.set_source(
+        lambda: (None, None) if document.is_empty() else (document.image, document.mask)
+    )
+    settle = QTimer(model)
+    settle.setSingleShot(True)
+    settle.setInterval(MASK_SETTLE_MS)  # strokes come fast; the notes need the mask only
+    settle.timeout.connect(model.inputs.document_changed)
+    document.image_changed.connect(model.inputs.document_changed)
+    document.mask_changed.connect(lambda *_: settle.start())
+
+
+class DemoController(QObject):
+    """Help ▸ Try with demo models: tiny models made off the UI thread, CPU devices, the demo
+    picture and mask opened in the painter."""
+
+    def __init__(
+        self, panel: GenerationPanel, paths: AppPaths, document: Any, on_opened: Any = None
+    ) -> None:
+        super().__init__(panel)
+        self.panel, self.paths, self.document, self.on_opened = panel, paths, document, on_opened
+        self._setup: DemoSetup | None = None
+        panel.demo_requested.connect(self.start)
+
+    def start(self) -> None:
+        if self._setup is not None:
+            return
+        pane = self.panel.models_pane
+        pane.demo_button.setEnabled(False)
+        pane.show_demo_note(_tr("Preparing the demo models…"))
+        setup = DemoSetup(self.paths, self)
+        setup.demo_ready.connect(self._ready)
+        setup.demo_failed.connect(self._failed)
+        setup.finished.connect(self._finished)
+        self._setup = setup
+        setup.start()
+
+    def wait(self) -> None:
+        if self._setup is not None:
+            self._setup.wait()
+
+    def _finished(self) -> None:
+        setup, self._setup = self._setup, None
+        if setup is not None:
+            setup.wait()
+            setup.deleteLater()
+        self.panel.models_pane.demo_button.setEnabled(True)
+
+    def _failed(self, message: str) -> None:
+        self.panel.models_pane.show_demo_note(
+            _tr("The demo models could not be made: {message}").format(message=message),
+            error=True,
+        )
+
+    def _ready(self, demo: Any) -> None:
+        form: JobForm = self.panel.model.form
+        form.set(DIFFUSION_MODEL, str(demo.models.diffusion))
+        form.set(LLM_MODEL, str(demo.models.llm))
+        form.set(VAE_MODEL, str(demo.models.vae))
+        for p in (LLM_DEVICE, DIFFUSION_DEVICE, VAE_DEVICE):
+            form.set(p, "cpu")
+        if not form.get(PROMPT).strip():
+            form.set(PROMPT, DEMO_PROMPT)
+        doc = self.document
+        if doc is not None:
+            try:
+                doc.set_image(canvas_files.read_picture(demo.image), demo.image)
+                mask = canvas_files.read_mask(demo.mask, (doc.width, doc.height))
+                doc.replace_mask(_tr("Demo mask"), mask)
+            except (StepwiseError, OSError, ValueError) as exc:
+                self._failed(user_text(exc))
+                return
+            if self.on_opened is not None:
+                self.on_opened(str(demo.image))
+        self.panel.models_pane.show_demo_note(
+            _tr(
+                "Demo models are ready and run on the CPU. They have random weights, so "
+                "they paint noise by design: they show the workflow, not real pictures. "
+                "Choose real FLUX.2 klein files when you want real results."
+            ),
+            warning=True,
+        )
+        form.save_now()
+
+
+def open_settings(panel: GenerationPanel, settings: Settings) -> None:
+    from app.ui.settings_dialog import SettingsDialog
+
+    dialog = SettingsDialog(settings, panel.model.form, panel)
+    if dialog.exec():
+        dialog.apply()
+        engine = settings.engine_path
+        panel.model.session.set_engine(Path(engine) if engine else None)
+
+
+def install(window: Any, paths: AppPaths, settings: Settings) -> GenerationPanel:
+    form = getattr(window, "job_form", None)
+    if not isinstance(form, JobForm):
+        form = form_from_settings(settings, paths.settings_file)
+    engine = Path(settings.engine_path) if settings.engine_path else None
+    session = RunSession(paths, engine=engine, parent=window)
+    model = GenerationModel(form, session, window)
+    panel = GenerationPanel(model)
+    dock = window.add_side_panel(panel, _tr("Generate"), object_name=PANEL_OBJECT_NAME)
+    dock.setMinimumWidth(460)
+    document = getattr(window, "document", None)
+    if document is not None:
+        follow_document(model, document)
+    canvas_view = getattr(window, "canvas_view", None)
+    zoom = (lambda _path: canvas_view.zoom_to_fit()) if canvas_view is not None else None
+    demo = DemoController(panel, paths, document, zoom)
+    panel.settings_requested.connect(lambda: open_settings(panel, settings))
+    app = QCoreApplication.instance()
+    if app is not None:
+
+        def quitting() -> None:
+            demo.wait()
+            panel.shutdown()
+
+        app.aboutToQuit.connect(quitting)
+    menu_bar = getattr(window, "menuBar", None)
+    if menu_bar is not None:
+        help_menu = menu_bar().addMenu(_tr("&Help"))
+        action = help_menu.addAction(_tr("Try with demo models"))
+
+        def try_demo() -> None:
+            dock.show()
+            dock.raise_()
+            demo.start()
+
+        action.triggered.connect(try_demo)
+    window.generation_panel = panel
+    window.generation_demo = demo
+    return panel

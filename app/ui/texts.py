@@ -1,0 +1,173 @@
+"""The UI's words for typed failures and notes (app.pipeline.failures): code → tr() text.
+
+English here, 简体中文 in resources/translations/zh_CN/texts.ts. The pipeline never writes user
+text for a FailureKind or a NoteCode; `detail` (the engine's or the OS's own line, naming the
+file or flag) is shown beside it as is.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QCoreApplication
+
+from app.pipeline.failures import Failure, FailureKind, Note, NoteCode
+
+
+def QT_TRANSLATE_NOOP(context: str, source: str) -> str:  # noqa: N802 - Qt's name, typed
+    """Marks `source` for translation in `context` (the i18n test collects these)."""
+    return source
+
+
+# (title, what to try next) per kind
+_FAILURES: dict[FailureKind, tuple[str, str]] = {
+    FailureKind.OUT_OF_MEMORY: (
+        QT_TRANSLATE_NOOP("Texts", "Out of memory"),
+        QT_TRANSLATE_NOOP(
+            "Texts",
+            "Try: choose CPU for this stage under Devices, turn on VAE tiling, tick "
+            "\u201cOnly the masked area\u201d, or use a smaller image.",
+        ),
+    ),
+    FailureKind.MODEL_FILE: (
+        QT_TRANSLATE_NOOP("Texts", "A model file cannot be used"),
+        QT_TRANSLATE_NOOP(
+            "Texts", "Try: check the files under Models; each must be the right kind."
+        ),
+    ),
+    FailureKind.INPUT: (
+        QT_TRANSLATE_NOOP("Texts", "An input is not usable"),
+        QT_TRANSLATE_NOOP("Texts", "Try: fix the file or setting named above, then start again."),
+    ),
+    FailureKind.DAMAGED: (
+        QT_TRANSLATE_NOOP("Texts", "A saved file is damaged"),
+        QT_TRANSLATE_NOOP("Texts", "Try: start a new run; the damaged file is not used again."),
+    ),
+    FailureKind.OUTPUT: (
+        QT_TRANSLATE_NOOP("Texts", "A file could not be written"),
+        QT_TRANSLATE_NOOP("Texts", "Try: free some disk space or choose another folder."),
+    ),
+    FailureKind.ENGINE_MISSING: (
+        QT_TRANSLATE_NOOP("Texts", "The engine sd-stage is missing"),
+        QT_TRANSLATE_NOOP(
+            "Texts",
+            "Try: choose the engine (sd-stage) in Settings, or build it with "
+            "python native/build.py.",
+        ),
+    ),
+    FailureKind.ENGINE_CRASHED: (
+        QT_TRANSLATE_NOOP("Texts", "The engine stopped unexpectedly"),
+        QT_TRANSLATE_NOOP(
+            "Texts",
+            "Try: Run all continues from the last finished step; if it fails again, open "
+            "the engine log.",
+        ),
+    ),
+    FailureKind.DEVICE: (
+        QT_TRANSLATE_NOOP("Texts", "The device is not available"),
+        QT_TRANSLATE_NOOP("Texts", "Try: choose another device under Devices (CPU always works)."),
+    ),
+    FailureKind.BUSY: (
+        QT_TRANSLATE_NOOP("Texts", "This run is busy"),
+        QT_TRANSLATE_NOOP("Texts", "Another Stepwise works on this run; wait or start a new run."),
+    ),
+    FailureKind.ORDER: (
+        QT_TRANSLATE_NOOP("Texts", "That stage cannot run yet"),
+        QT_TRANSLATE_NOOP("Texts", "Try: Run next stage runs the stages in order."),
+    ),
+    FailureKind.BUG: (
+        QT_TRANSLATE_NOOP("Texts", "This is a bug in Stepwise"),
+        QT_TRANSLATE_NOOP(
+            "Texts", "Your work is kept. The log file has the details; please report it."
+        ),
+    ),
+}
+
+_NOTES: dict[NoteCode, str] = {
+    NoteCode.CFG_NOT_ONE: QT_TRANSLATE_NOOP(
+        "Texts",
+        "CFG {cfg:g}: klein is distilled for CFG 1. Any other value runs the diffusion model "
+        "twice per step (about twice as slow).",
+    ),
+    NoteCode.NEGATIVE_UNUSED: QT_TRANSLATE_NOOP(
+        "Texts", "The negative prompt does nothing at CFG 1."
+    ),
+    NoteCode.SCHEDULER_NOT_SIMPLE: QT_TRANSLATE_NOOP(
+        "Texts",
+        "Scheduler \u201c{scheduler}\u201d: \u201csimple\u201d gives klein its "
+        "flux2-like schedule.",
+    ),
+    NoteCode.MANY_STEPS: QT_TRANSLATE_NOOP(
+        "Texts", "{steps} steps: klein is distilled for about 4; more steps rarely help."
+    ),
+    NoteCode.SAMPLER_NOT_RESUMABLE: QT_TRANSLATE_NOOP(
+        "Texts",
+        "Sampler \u201c{sampler}\u201d cannot be resumed: after a suspend or a crash its "
+        "diffusion starts over.",
+    ),
+    NoteCode.SIZE_NOT_ALIGNED: QT_TRANSLATE_NOOP(
+        "Texts", "{width}×{height} is not a multiple of {align} px; it is aligned first."
+    ),
+    NoteCode.STRENGTH_NO_MASK: QT_TRANSLATE_NOOP(
+        "Texts", "Strength 1 without a mask replaces the whole image (like text to image)."
+    ),
+    NoteCode.STRENGTH_STEPS: QT_TRANSLATE_NOOP(
+        "Texts", "Strength {strength:g} runs {run} of {steps} steps."
+    ),
+    NoteCode.EMPTY_MASK: QT_TRANSLATE_NOOP("Texts", "The mask is empty: nothing to repaint."),
+    NoteCode.FLAG_NO_EFFECT: QT_TRANSLATE_NOOP(
+        "Texts", "{flag} {value}: has no effect with klein; ignored."
+    ),
+    NoteCode.FLAG_NOT_NEEDED: QT_TRANSLATE_NOOP(
+        "Texts", "{flag} {value}: not needed, Stepwise loads one model per stage."
+    ),
+    NoteCode.FLAG_UNKNOWN: QT_TRANSLATE_NOOP("Texts", "{flag}: not understood; ignored."),
+    NoteCode.FLAG_MAPPED: QT_TRANSLATE_NOOP("Texts", "{flag} {value}: used as {target}."),
+    NoteCode.SDCLI_DEFAULT_CFG: QT_TRANSLATE_NOOP(
+        "Texts",
+        "No --cfg-scale: sd-cli's default 7 would run the model twice per step; CFG 1 is used.",
+    ),
+    NoteCode.SDCLI_DEFAULT_SCHEDULER: QT_TRANSLATE_NOOP(
+        "Texts",
+        "No --scheduler: sd-cli's default (discrete) nearly wastes the last step; "
+        "\u201csimple\u201d is used.",
+    ),
+    NoteCode.LORA_MISSING: QT_TRANSLATE_NOOP("Texts", "<lora:{name}> names no file in {folder}."),
+}
+
+# The fields a start needs, by Param.name (GenerationModel.refused)
+_MISSING: dict[str, str] = {
+    "diffusion_model": QT_TRANSLATE_NOOP("Texts", "Choose the diffusion model file."),
+    "llm_model": QT_TRANSLATE_NOOP("Texts", "Choose the text encoder (LLM) file."),
+    "vae_model": QT_TRANSLATE_NOOP("Texts", "Choose the VAE file."),
+    "lora_dir": QT_TRANSLATE_NOOP("Texts", "The LoRA folder does not exist."),
+    "prompt": QT_TRANSLATE_NOOP("Texts", "Write a prompt first."),
+}
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("Texts", text)
+
+
+def failure_title(kind: FailureKind) -> str:
+    return _tr(_FAILURES[kind][0])
+
+
+def failure_hint(kind: FailureKind) -> str:
+    return _tr(_FAILURES[kind][1])
+
+
+def failure_text(failure: Failure) -> str:
+    """One line: the kind's title and the detail."""
+    title = failure_title(failure.kind)
+    return f"{title}: {failure.detail}" if failure.detail else title
+
+
+def note_text(note: Note) -> str:
+    template = _tr(_NOTES[note.code])
+    try:
+        return template.format(**note.params)
+    except (KeyError, IndexError, ValueError):  # a translation with a wrong placeholder
+        return _NOTES[note.code].format(**note.params)
+
+
+def missing_text(names: list[str]) -> str:
+    return " ".join(_tr(_MISSING.get(n, n)) for n in names)
