@@ -233,6 +233,9 @@ def import_sd_cli_command(text: str) -> tuple[dict[str, Any], list[str]]:
     return spec_to_dict(result.spec()), lines
 
 
+_SQUARE = re.compile(r"(\d+)[xX](\d+)")
+
+
 def _take(
     words: list[str], i: int, inline: str | None, flag: str, result: SdCliImport
 ) -> tuple[str | None, int]:
@@ -247,6 +250,9 @@ def _take(
 
 def _assign(result: SdCliImport, p: Param, raw: str, flag: str) -> None:
     value: Any
+    square = _SQUARE.fullmatch(raw)
+    if p.kind is int and square and square[1] == square[2]:
+        raw = square[1]  # sd-cli's "32x32" for a square size (--vae-tile-size)
     try:
         value = p.kind(raw) if p.kind in (int, float) else raw
     except ValueError:

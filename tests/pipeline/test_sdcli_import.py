@@ -136,3 +136,10 @@ def test_the_old_dict_form_still_reads() -> None:
     spec, notes = import_sd_cli_command(TEMPLATE)
     assert spec_from_dict(spec).steps == 10
     assert any(line.startswith("flag_no_effect") for line in notes)
+
+
+def test_a_square_size_in_sdclis_spelling() -> None:
+    assert import_sd_cli("sd --vae-tile-size 16x16").values["vae_tile_size"] == 16
+    job = import_sd_cli("sd --vae-tile-size 16x32")
+    assert job.values["vae_tile_size"] == 32
+    _note(job.notes, NoteCode.FLAG_BAD_NUMBER, flag="--vae-tile-size", value="16x32")
