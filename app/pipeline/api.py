@@ -26,6 +26,10 @@ class DeviceInfo:
     name: str
     description: str
 
+    def __iter__(self) -> Iterator[str]:
+        """Unpacks as the (name, description) pair devices() returned before (compatibility)."""
+        return iter((self.name, self.description))
+
 
 @dataclass(frozen=True)
 class SamplerInfo:
@@ -93,8 +97,9 @@ class RunSnapshot:
         """Something to resume: a finished engine stage or a checkpoint, and no result."""
         if self.finished:
             return False
-        engine_done = any(s.state in ("done", "cached") and s.name != "prepare"
-                          for s in self.stages)
+        engine_done = any(
+            s.state in ("done", "cached") and s.name != "prepare" for s in self.stages
+        )
         return engine_done or bool(self.checkpoints)
 
     def stage(self, name: str) -> StageSnapshot:
@@ -149,8 +154,9 @@ class PipelineAPI(Protocol):
         first; runs that failed before doing anything are not offered."""
         ...
 
-    def execute(self, run_dir: Path, control: RunControl, *, only: str | None = None
-                ) -> Iterator[Event]:
+    def execute(
+        self, run_dir: Path, control: RunControl, *, only: str | None = None
+    ) -> Iterator[Event]:
         """Runs every stage not up to date (or just `only`); exactly one terminal event."""
         ...
 

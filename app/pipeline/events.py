@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.pipeline.failures import Failure, FailureKind
+
 
 @dataclass(frozen=True)
 class StageStarted:
@@ -89,11 +91,17 @@ class RunFinished:
 
 @dataclass(frozen=True)
 class RunFailed:
-    """Terminal: `message` is for the user; the engine's log is at `log_path` (may be None)."""
+    """Terminal: why (`kind`), the English detail (`message`: the UI/CLI own the user text per
+    kind and show this as the detail) and the engine's log (may be None)."""
 
     stage: str
+    kind: FailureKind
     message: str
     log_path: Path | None
+
+    @property
+    def failure(self) -> Failure:
+        return Failure(self.kind, self.stage, self.message, self.log_path)
 
 
 @dataclass(frozen=True)
@@ -110,8 +118,20 @@ class RunCancelled:
     step: int
 
 
-Event = (StageStarted | StageFinished | StepProgressed | PreviewSaved | CheckpointSaved | Paused
-         | Resumed | LogLine | DeviceReported | RunFinished | RunFailed | RunSuspended
-         | RunCancelled)
+Event = (
+    StageStarted
+    | StageFinished
+    | StepProgressed
+    | PreviewSaved
+    | CheckpointSaved
+    | Paused
+    | Resumed
+    | LogLine
+    | DeviceReported
+    | RunFinished
+    | RunFailed
+    | RunSuspended
+    | RunCancelled
+)
 TerminalEvent = RunFinished | RunFailed | RunSuspended | RunCancelled
 TERMINAL_EVENTS = (RunFinished, RunFailed, RunSuspended, RunCancelled)

@@ -12,6 +12,10 @@ from app.core.errors import InputError
 FINGERPRINT_CHUNK_BYTES = 1 << 20
 
 
+class ModelFileError(InputError):
+    """A model file named by the job is missing or unreadable (FailureKind.MODEL_FILE)."""
+
+
 def fingerprint(path: Path | str) -> str:
     """sha256 of size + first MiB + last MiB: reads 2 MiB of a 6 GB model, still catches a
     re-download, a different quantisation or a truncated copy."""
@@ -25,8 +29,11 @@ def fingerprint(path: Path | str) -> str:
                 f.seek(max(FINGERPRINT_CHUNK_BYTES, size - FINGERPRINT_CHUNK_BYTES))
                 digest.update(f.read(FINGERPRINT_CHUNK_BYTES))
     except OSError as exc:
-        raise InputError(f"Cannot read the model file {path}: {exc.strerror or exc}.", path=path,
-                         fix="Check the model paths.") from exc
+        raise ModelFileError(
+            f"Cannot read the model file {path}: {exc.strerror or exc}.",
+            path=path,
+            fix="Check the model paths.",
+        ) from exc
     return digest.hexdigest()
 
 
@@ -36,10 +43,15 @@ def model_identity(path: Path | str) -> dict[str, Any]:
     try:
         st = path.stat()
     except OSError as exc:
-        raise InputError(f"The model file {path} does not exist.", path=path,
-                         fix="Choose the model file again.") from exc
-    return {"path": str(path), "size": st.st_size, "mtime": st.st_mtime,
-            "fingerprint": fingerprint(path)}
+        raise ModelFileError(
+            f"The model file {path} does not exist.", path=path, fix="Choose the model file again."
+        ) from exc
+    return {
+        "path": str(path),
+        "size": st.st_size,
+        "mtime": st.st_mtime,
+        "fingerprint": fingerprint(path),
+    }
 
 
 def identity_key(identity: dict[str, Any] | None) -> str:

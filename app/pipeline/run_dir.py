@@ -1,5 +1,8 @@
 """A run directory and its manifest run.json (versioned, checksummed, written atomically).
 
+This module alone knows the run.json schema: everything else reads and writes it through the
+typed accessors of `Run` and `StageRecord`.
+
 Layout of a run directory (everything a run needs to resume or be reproduced):
 
     run.json            manifest (below); run.json.bak is the previous good one
@@ -7,22 +10,33 @@ Layout of a run directory (everything a run needs to resume or be reproduced):
     prepared/           the prepared (aligned, filled) image and mask, from app.imaging
     init_latent.bin, ref_latents.bin, conditioning.bin, final_latent.bin, decoded.png
     checkpoints/        diffuse: step_NNN.bin, metadata.json, preview_NNN.png
+    steps/step_NNN.png  "Decode this step"
     logs/<stage>.log    the engine's stderr per stage
     result.png          the composited result
 
-run.json, format 1:
+run.json, format 2:
 
-    {"format": 1, "id": str, "created": iso-8601,
-     "spec": JobSpec as a dict (paths as the user gave them),
+    {"format": 2, "id": str, "created": iso-8601,
+     "spec": JobSpec as a dict (paths as the user gave them; a seed of -1 is drawn once),
      "inputs": {"image": {"file": rel, "sha256": hex, "source": str} | null, "mask": ... | null,
                 "refs": [...]},
      "models": {"diffusion"|"llm"|"vae": {"path", "size", "mtime", "fingerprint"}},
-     "engine": {"path": str, "version": str},
-     "stages": {name: {"state": "pending"|"running"|"done"|"cached"|"failed", "key": hex|null,
-                       "cached": bool, "seconds": float|null, "device": str|null,
-                       "outputs": {name: {"file": rel, "sha256": hex}}, "message": str|null}},
+     "engine": {"path": str|null, "version": str|null, "pin": str|null},  # pin: hello event
+     "engine_pid": int|null,          # the sd-stage working on the run (orphan check)
+     "model_input": {"width": int, "height": int, "region": [x, y, w, h]|null} | null,
+                                      # what the engine is given (set by prepare); region in
+                                      # the original photo's pixels, null = all of it / txt2img
+     "stages": {name: {"state": "pending"|"running"|"done"|"cached"|"failed"|"skipped",
+                       "key": hex|null, "cached": bool, "seconds": float|null,
+                       "device": str|null, "outputs": {name: {"file": rel, "sha256": hex}},
+                       "message": str|null,
+                       "checkpoint_key": hex|null}},   # diffuse: key the checkpoints belong to
      "steps": N|null, "last_completed_step": K, "result": rel|null,
+     "failure": {"kind": FailureKind, "stage": str, "detail": str, "log": rel|null} | null,
      "checksum": sha256 of the canonical JSON of everything else}
+
+Format 1 (before 2026-12) had "size": [w, h] instead of "model_input" and no "failure";
+it is opened, upgraded in memory and written back as format 2.
 
 A run.json whose checksum, format or fields do not verify is never trusted: the previous good
 copy (run.json.bak) is used if it verifies, else DamagedFileError. Stage outputs are checked
@@ -32,51 +46,47 @@ against their recorded sha256 before reuse.
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import logging
 import os
 import secrets
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from app.core.atomic import write_text_atomic
 from app.core.errors import DamagedFileError
+from app.pipeline.failures import Failure, FailureKind
+from app.pipeline.run_format import checksum, verify_bytes
+from app.pipeline.run_records import (  # noqa: F401 - re-exported: the schema's names
+    BACKUP_FILE,
+    CHECKPOINT_DIR,
+    CONDITIONING,
+    DECODED,
+    ENGINE_STAGES,
+    FINAL_LATENT,
+    INIT_LATENT,
+    INPUTS_DIR,
+    LOG_DIR,
+    PREPARED_DIR,
+    REF_LATENTS,
+    RESULT_FILE,
+    RUN_FILE,
+    RUN_FORMAT,
+    STAGE_STATES,
+    STAGES,
+    STEPS_DIR,
+    FileRecord,
+    InputFile,
+    ModelInputRecord,
+    RunInputs,
+    StageRecord,
+    StageState,
+    empty_stage,
+)
 from app.pipeline.spec import JobSpec, spec_from_dict, spec_to_dict
 
 log = logging.getLogger(__name__)
-
-RUN_FORMAT = 1
-RUN_FILE = "run.json"
-BACKUP_FILE = "run.json.bak"
-STAGES = ("prepare", "vae-encode", "llm-encode", "diffuse", "vae-decode", "composite")
-ENGINE_STAGES = ("vae-encode", "llm-encode", "diffuse", "vae-decode")
-STAGE_STATES = ("pending", "running", "done", "cached", "failed", "skipped")
-MAX_RUN_JSON_BYTES = 4 * 1024 * 1024
-
-
-@dataclass
-class StageState:
-    """One stage of a run as the UI shows it."""
-
-    name: str
-    state: str  # pending | running | done | cached | failed | skipped
-    cached: bool
-    seconds: float | None
-    device: str | None = None
-
-
-def _empty_stage() -> dict[str, Any]:
-    return {"state": "pending", "key": None, "cached": False, "seconds": None, "device": None,
-            "outputs": {}, "message": None}
-
-
-def _checksum(data: dict[str, Any]) -> str:
-    body = {k: v for k, v in data.items() if k != "checksum"}
-    canonical = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
 class Run:
@@ -84,75 +94,194 @@ class Run:
 
     def __init__(self, run_dir: Path, data: dict[str, Any]) -> None:
         self.dir = Path(run_dir)
-        self.data = data
+        self._data = data
         self.spec: JobSpec = spec_from_dict(data["spec"])
 
     # --- reading ---
     @property
     def id(self) -> str:
-        return str(self.data["id"])
+        return str(self._data["id"])
 
-    def stage(self, name: str) -> dict[str, Any]:
-        return self.data["stages"][name]
+    @property
+    def created(self) -> str:
+        return str(self._data.get("created", ""))
+
+    def stage(self, name: str) -> StageRecord:
+        return StageRecord(self._data["stages"][name])
 
     def stages(self) -> list[StageState]:
-        out = []
-        for name in STAGES:
-            rec = self.data["stages"][name]
-            out.append(StageState(name, rec["state"], bool(rec["cached"]), rec["seconds"],
-                                  rec.get("device")))
-        return out
+        return [self.stage(name).view(name) for name in STAGES]
 
     @property
     def steps(self) -> int | None:
-        return self.data.get("steps")
+        return self._data.get("steps")
+
+    @steps.setter
+    def steps(self, value: int | None) -> None:
+        self._data["steps"] = value
 
     @property
     def last_completed_step(self) -> int:
-        return int(self.data.get("last_completed_step") or 0)
+        return int(self._data.get("last_completed_step") or 0)
+
+    @last_completed_step.setter
+    def last_completed_step(self, value: int) -> None:
+        self._data["last_completed_step"] = int(value)
 
     @property
     def result(self) -> Path | None:
-        rel = self.data.get("result")
+        rel = self._data.get("result")
         return self.dir / rel if rel else None
+
+    def set_result(self, rel: str | None) -> None:
+        self._data["result"] = rel
 
     @property
     def finished(self) -> bool:
-        return self.result is not None and self.data["stages"]["composite"]["state"] in (
-            "done", "cached")
+        return self.result is not None and self.stage("composite").done
+
+    @property
+    def inputs(self) -> RunInputs:
+        return RunInputs.from_json(self._data["inputs"])
+
+    @inputs.setter
+    def inputs(self, value: RunInputs) -> None:
+        self._data["inputs"] = value.to_json()
+
+    def inputs_json(self) -> dict[str, Any]:
+        """The inputs in their JSON form (what keys.stage_keys hashes)."""
+        return copy.deepcopy(self._data["inputs"])
+
+    @property
+    def models(self) -> dict[str, Any]:
+        return copy.deepcopy(self._data["models"])
+
+    @models.setter
+    def models(self, value: dict[str, Any]) -> None:
+        self._data["models"] = copy.deepcopy(value)
+
+    @property
+    def engine_version(self) -> str | None:
+        return self._data["engine"].get("version")
+
+    def set_engine(self, path: str, version: str) -> None:
+        self._data["engine"].update(path=path, version=version)
+
+    def set_engine_hello(self, version: str, pin: str) -> None:
+        self._data["engine"].update(version=version, pin=pin)
+
+    @property
+    def engine_pid(self) -> int | None:
+        return self._data.get("engine_pid")
+
+    @engine_pid.setter
+    def engine_pid(self, value: int | None) -> None:
+        self._data["engine_pid"] = value
+
+    @property
+    def model_input(self) -> ModelInputRecord | None:
+        mi = self._data.get("model_input")
+        if mi is None:
+            return None
+        region = mi.get("region")
+        return ModelInputRecord(
+            int(mi["width"]),
+            int(mi["height"]),
+            None if region is None else tuple(int(v) for v in region),
+        )
+
+    @model_input.setter
+    def model_input(self, value: ModelInputRecord | None) -> None:
+        self._data["model_input"] = (
+            None
+            if value is None
+            else {
+                "width": value.width,
+                "height": value.height,
+                "region": None if value.region is None else list(value.region),
+            }
+        )
+
+    @property
+    def failure(self) -> Failure | None:
+        f = self._data.get("failure")
+        if f is None:
+            return None
+        log_rel = f.get("log")
+        return Failure(
+            FailureKind(f["kind"]),
+            str(f["stage"]),
+            str(f["detail"]),
+            self.dir / log_rel if log_rel else None,
+        )
+
+    @failure.setter
+    def failure(self, value: Failure | None) -> None:
+        if value is None:
+            self._data["failure"] = None
+            return
+        log_rel = None
+        if value.log_path is not None and value.log_path.is_relative_to(self.dir):
+            log_rel = value.log_path.relative_to(self.dir).as_posix()
+        self._data["failure"] = {
+            "kind": str(value.kind),
+            "stage": value.stage,
+            "detail": value.detail,
+            "log": log_rel,
+        }
 
     def path(self, rel: str) -> Path:
         return self.dir / rel
 
     def output(self, stage: str, name: str) -> Path | None:
-        rec = self.data["stages"][stage]["outputs"].get(name)
-        return self.dir / rec["file"] if rec else None
+        rec = self.stage(stage).outputs.get(name)
+        return self.dir / rec.file if rec else None
 
     def to_status(self) -> dict[str, Any]:
         """The status JSON of `python -m app status --json`."""
+        mi = self.model_input
+        failure = self.failure
         return {
             "run_dir": str(self.dir),
-            "stages": [{"name": s.name, "state": s.state, "cached": s.cached,
-                        "seconds": s.seconds, "device": s.device} for s in self.stages()],
+            "stages": [
+                {
+                    "name": s.name,
+                    "state": s.state,
+                    "cached": s.cached,
+                    "seconds": s.seconds,
+                    "device": s.device,
+                }
+                for s in self.stages()
+            ],
             "steps": self.steps,
             "last_completed_step": self.last_completed_step,
             "result": str(self.result) if self.finished and self.result else None,
+            "model_input": None
+            if mi is None
+            else {
+                "width": mi.width,
+                "height": mi.height,
+                "region": None if mi.region is None else list(mi.region),
+            },
+            "failure": None
+            if failure is None
+            else {"kind": str(failure.kind), "stage": failure.stage, "detail": failure.detail},
         }
 
     # --- writing ---
     def spec_changed(self, spec: JobSpec) -> None:
         self.spec = spec
-        self.data["spec"] = spec_to_dict(spec)
+        self._data["spec"] = spec_to_dict(spec)
 
     def save(self) -> None:
-        self.data["checksum"] = _checksum(self.data)
-        text = json.dumps(self.data, indent=1, ensure_ascii=False)
+        self._data["checksum"] = checksum(self._data)
+        text = json.dumps(self._data, indent=1, ensure_ascii=False)
         target = self.dir / RUN_FILE
         if target.exists():
             # Keep the previous good manifest: a later damaged one falls back to it.
             try:
                 previous = target.read_bytes()
-                if _verify_bytes(previous) is not None:
+                if verify_bytes(previous, self.dir) is not None:
                     write_text_atomic(self.dir / BACKUP_FILE, previous.decode("utf-8"))
             except OSError:
                 pass
@@ -169,8 +298,11 @@ def create_run(runs_dir: Path, spec: JobSpec, run_dir: Path | None = None) -> Ru
     folder = Path(run_dir) if run_dir is not None else Path(runs_dir) / run_id
     folder.mkdir(parents=True, exist_ok=True)
     if (folder / RUN_FILE).exists():
-        raise DamagedFileError(f"{folder} already holds a run.", path=folder,
-                               fix="Resume it, or choose an empty folder.")
+        raise DamagedFileError(
+            f"{folder} already holds a run.",
+            path=folder,
+            fix="Resume it, or choose an empty folder.",
+        )
     data: dict[str, Any] = {
         "format": RUN_FORMAT,
         "id": run_id,
@@ -178,85 +310,77 @@ def create_run(runs_dir: Path, spec: JobSpec, run_dir: Path | None = None) -> Ru
         "spec": spec_to_dict(spec),
         "inputs": {"image": None, "mask": None, "refs": []},
         "models": {},
-        "engine": {"path": None, "version": None},
-        "stages": {name: _empty_stage() for name in STAGES},
+        "engine": {"path": None, "version": None, "pin": None},
+        "engine_pid": None,
+        "model_input": None,
+        "stages": {name: empty_stage() for name in STAGES},
         "steps": None,
         "last_completed_step": 0,
         "result": None,
+        "failure": None,
     }
     run = Run(folder, data)
     run.save()
     return run
 
 
-def _verify_bytes(raw: bytes) -> dict[str, Any] | None:
-    """The manifest if it verifies completely, else None."""
-    if len(raw) > MAX_RUN_JSON_BYTES:
-        return None
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        return None
-    if not isinstance(data, dict) or data.get("format") != RUN_FORMAT:
-        return None
-    if data.get("checksum") != _checksum(data):
-        return None
-    try:
-        _check_structure(data)
-        spec_from_dict(data["spec"])
-    except (KeyError, TypeError, ValueError, ImportError):
-        return None
-    return data
-
-
-def _check_structure(data: dict[str, Any]) -> None:
-    if not isinstance(data.get("id"), str):
-        raise TypeError("id")
-    stages = data["stages"]
-    if not isinstance(stages, dict) or set(stages) != set(STAGES):
-        raise ValueError("stages")
-    for rec in stages.values():
-        if rec["state"] not in STAGE_STATES or not isinstance(rec["outputs"], dict):
-            raise ValueError("stage")
-        for out in rec["outputs"].values():
-            _check_rel(out["file"])
-            if not isinstance(out["sha256"], str):
-                raise TypeError("sha256")
-    inputs = data["inputs"]
-    for key in ("image", "mask"):
-        if inputs[key] is not None:
-            _check_rel(inputs[key]["file"])
-    for ref in inputs["refs"]:
-        _check_rel(ref["file"])
-    if data["result"] is not None:
-        _check_rel(data["result"])
-    if not isinstance(data["last_completed_step"], int):
-        raise TypeError("last_completed_step")
-
-
-def _check_rel(rel: object) -> None:
-    """Files named in run.json stay inside the run directory."""
-    if not isinstance(rel, str) or not rel or os.path.isabs(rel) or ".." in Path(rel).parts:
-        raise ValueError(f"bad relative path {rel!r}")
-
-
 def open_run(run_dir: Path) -> Run:
     """Loads and verifies run.json; falls back to run.json.bak; raises DamagedFileError."""
     run_dir = Path(run_dir)
     main = run_dir / RUN_FILE
-    if not main.exists():
-        raise DamagedFileError(f"{run_dir} is not a run folder (no {RUN_FILE}).", path=run_dir,
-                               fix="Choose the folder a run was written to.")
-    for candidate in (main, run_dir / BACKUP_FILE):
+    backup = run_dir / BACKUP_FILE
+    if not main.exists() and not backup.exists():
+        raise DamagedFileError(
+            f"{run_dir} is not a run folder (no {RUN_FILE}).",
+            path=run_dir,
+            fix="Choose the folder a run was written to.",
+        )
+    for candidate in (main, backup):
         try:
             raw = candidate.read_bytes()
         except OSError:
             continue
-        data = _verify_bytes(raw)
+        data = verify_bytes(raw, run_dir)
         if data is not None:
             if candidate != main:
-                log.warning("%s is damaged; using the previous good copy %s", main, candidate)
+                log.warning(
+                    "%s is damaged or missing; using the previous good copy %s", main, candidate
+                )
             return Run(run_dir, copy.deepcopy(data))
         log.warning("%s fails verification; not trusting it", candidate)
-    raise DamagedFileError(f"The run manifest {main} is damaged.", path=main,
-                           fix="Start the run again; its checkpoints cannot be trusted.")
+    raise DamagedFileError(
+        f"The run manifest {main} is damaged.",
+        path=main,
+        fix="Start the run again; its checkpoints cannot be trusted.",
+    )
+
+
+_TEMP_DIRS = ("", INPUTS_DIR, PREPARED_DIR, STEPS_DIR)
+
+
+def remove_leftover_temps(run_dir: Path) -> list[Path]:
+    """Temporary files of atomic writes a crash interrupted (.NAME.HEX12.tmp, core.atomic).
+
+    Call it only while holding the run's lock: another process's write in progress looks the
+    same."""
+    removed = []
+    for sub in _TEMP_DIRS:
+        folder = Path(run_dir) / sub
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            parts = name.rsplit(".", 2)
+            if (
+                name.startswith(".")
+                and len(parts) == 3
+                and parts[2] == "tmp"
+                and len(parts[1]) == 12
+            ):
+                try:
+                    os.unlink(folder / name)
+                    removed.append(folder / name)
+                except OSError:
+                    pass
+    return removed

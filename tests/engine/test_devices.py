@@ -10,6 +10,7 @@ import pytest
 from app.core.paths import app_paths
 from app.engine.devices import list_devices
 from app.engine.errors import ProtocolError
+from app.pipeline.api import DeviceInfo
 from app.pipeline.runner import Pipeline
 
 
@@ -20,9 +21,11 @@ def test_real_engine_lists_the_cpu(sd_stage: Path) -> None:
 
 
 def test_pipeline_offers_lower_case_names(sd_stage: Path) -> None:
-    pairs = Pipeline(app_paths(), engine=sd_stage).devices()
-    assert "cpu" in [name for name, _ in pairs]
-    assert all(name == name.lower() for name, _ in pairs)
+    devices = Pipeline(app_paths(), engine=sd_stage).devices()
+    assert all(isinstance(d, DeviceInfo) for d in devices)
+    assert "cpu" in [d.name for d in devices]
+    assert all(d.name == d.name.lower() and d.description for d in devices)
+    assert [tuple(d) for d in devices] == [(d.name, d.description) for d in devices]
 
 
 def _script(tmp_path: Path, body: str) -> Path:

@@ -30,6 +30,7 @@ from app.pipeline.events import (
     StageStarted,
     StepProgressed,
 )
+from app.pipeline.failures import FailureKind
 
 
 class ScriptedControl:
@@ -106,7 +107,12 @@ def scripted_run(
         if raise_at == step:
             raise RuntimeError("scripted crash")
         if fail_at == step:
-            yield RunFailed("diffuse", "The engine stopped unexpectedly.", run_dir / "diffuse.log")
+            yield RunFailed(
+                "diffuse",
+                FailureKind.ENGINE_CRASHED,
+                "The engine stopped unexpectedly.",
+                run_dir / "diffuse.log",
+            )
             return
         yield CheckpointSaved(step, run_dir / f"step_{step:03d}.bin")
         png = write_png(
@@ -235,7 +241,12 @@ class ScriptedPipeline:
                         run.states[stage] = "failed"
                         log = run.dir / "diffuse.log"
                         log.write_text("scripted engine log\nkilled\n")
-                        yield RunFailed(stage, "The engine stopped unexpectedly (killed).", log)
+                        yield RunFailed(
+                            stage,
+                            FailureKind.ENGINE_CRASHED,
+                            "The engine stopped unexpectedly (killed).",
+                            log,
+                        )
                         return
                     run.last_completed_step = step
                     png = write_png(
@@ -262,7 +273,7 @@ class ScriptedPipeline:
         elif only is not None:
             yield RunFinished(run.dir / "stage-done")
         else:
-            yield RunFailed("", "nothing to do", None)
+            yield RunFailed("", FailureKind.ORDER, "nothing to do", None)
 
     def decode_step(self, run: ScriptedRun, step: int, control: object) -> Iterator[object]:
         yield StageStarted("vae-decode", run.dir)

@@ -1,0 +1,118 @@
+"""The engine-stage adapter: spawns one sd-stage process and translates its events."""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Iterator
+from pathlib import Path
+
+from app.engine import events as engine_events
+from app.engine.argv import CommonArgs, Placement, StageArgs, build_argv
+from app.engine.errors import EngineError
+from app.engine.events import path_inside
+from app.engine.process import StageProcess, engine_environment
+from app.pipeline import events as ev
+from app.pipeline.control import RunControl
+from app.pipeline.run_dir import LOG_DIR, Run
+from app.pipeline.spec import JobSpec
+
+ENGINE_EXIT_WAIT_S = 120.0
+# The model whose load event tells the device a stage runs on (not diffuse's preview VAE).
+STAGE_MODEL = {
+    "vae-encode": "vae",
+    "llm-encode": "llm",
+    "diffuse": "diffusion",
+    "vae-decode": "vae",
+}
+
+
+def log_path(run: Run, name: str) -> Path:
+    return run.dir / LOG_DIR / f"{name}.log"
+
+
+def common_args(spec: JobSpec, module: str) -> CommonArgs:
+    """The engine switches of one model ("te", "diffusion" or "vae") from the job's devices."""
+    d = spec.devices
+    device = {"te": d.llm, "diffusion": d.diffusion, "vae": d.vae}[module]
+    return CommonArgs(
+        threads=d.threads if d.threads > 0 else None,
+        placement=Placement(**{module: device}),
+        mmap=d.mmap,
+        flash_attention=d.flash_attention and module == "diffusion",
+        vae_tiling=d.vae_tiling and module == "vae",
+        vae_tile_size=d.vae_tile_size if d.vae_tiling and module == "vae" else None,
+    )
+
+
+def run_engine(
+    run: Run, control: RunControl, engine: Path, args: StageArgs, name: str, record: bool = True
+) -> Generator[ev.Event, None, None]:
+    """One sd-stage process, its events translated; raises on any outcome but done.
+
+    record=False (decode a step): nothing about the process goes into the stage's record."""
+    stage = args.stage
+    log = log_path(run, name)
+    argv = build_argv(engine, args)
+    with StageProcess(argv, log_path=log, env=engine_environment(), cwd=run.dir) as proc:
+        yield ev.LogLine(stage, f"sd-stage pid {proc.pid}: {' '.join(argv[1:4])} …")
+        run.engine_pid = proc.pid
+        run.save()
+        control.attach(proc)
+        try:
+            for event in proc.events():
+                yield from _translate(run, stage, event, record)
+            done = proc.result(ENGINE_EXIT_WAIT_S)
+        finally:
+            control.detach()
+            run.engine_pid = None
+    for out in done.outputs.values():
+        if not path_inside(out, run.dir):
+            raise EngineError(
+                f"The engine reported an output outside the run folder: {out}", path=log
+            )
+
+
+def _translate(
+    run: Run, stage: str, event: engine_events.Event, record: bool
+) -> Iterator[ev.Event]:
+    rec = run.stage(stage)
+    if isinstance(event, engine_events.Hello):
+        if record:
+            rec.device = event.device
+            run.set_engine_hello(event.version, event.pin)
+        yield ev.DeviceReported(stage, event.device)
+        yield ev.LogLine(stage, f"engine {event.version} on {event.device}")
+    elif isinstance(event, engine_events.Load):
+        if event.model == STAGE_MODEL.get(stage):
+            if record:
+                rec.device = event.device
+            yield ev.DeviceReported(stage, event.device)
+        yield ev.LogLine(
+            stage, f"loaded the {event.model} model on {event.device} in {event.seconds:.1f} s"
+        )
+    elif isinstance(event, engine_events.Progress):
+        if record and stage == "diffuse":
+            run.steps = event.steps
+        eta = max(event.steps - event.step, 0) * event.seconds_per_step
+        yield ev.StepProgressed(event.step, event.steps, event.seconds_per_step, eta)
+    elif isinstance(event, engine_events.Checkpoint):
+        path = inside(run, event.path)
+        if record:
+            run.last_completed_step = event.step
+            run.save()
+        yield ev.CheckpointSaved(event.step, path)
+    elif isinstance(event, engine_events.Preview):
+        yield ev.PreviewSaved(event.step, inside(run, event.path))
+    elif isinstance(event, engine_events.Paused):
+        yield ev.Paused(event.step)
+    elif isinstance(event, engine_events.Resumed):
+        yield ev.Resumed(event.step)
+    elif isinstance(event, engine_events.ErrorEvent):
+        yield ev.LogLine(stage, f"engine error {event.code}: {event.message}")
+
+
+def inside(run: Run, path: str) -> Path:
+    """A path the engine reported, refused unless it lies inside the run folder."""
+    if not path_inside(path, run.dir):
+        raise EngineError(f"The engine reported a file outside the run folder: {path}")
+    candidate = Path(path)
+    return candidate if candidate.is_absolute() else run.dir / candidate

@@ -1,0 +1,62 @@
+"""Every exception a stage can raise → its FailureKind (the one table; no keyword guessing)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.core.errors import DamagedFileError, InputError, OutputError, StepwiseError
+from app.engine.errors import (
+    BadInputError,
+    EngineCrashed,
+    EngineOutOfMemory,
+    ModelLoadError,
+    ProtocolError,
+    WriteFailedError,
+)
+from app.engine.locate import EngineNotFound
+from app.pipeline.failures import Failure, FailureKind
+from app.pipeline.identity import ModelFileError
+from app.pipeline.run_lock import RunBusy
+
+
+class StageOrderError(StepwiseError):
+    """ "Run next stage" asked for a stage whose inputs are not ready."""
+
+    def __init__(self, stage: str, wanted: str) -> None:
+        super().__init__(f"Stage {stage} must run before {wanted}.")
+        self.stage = stage
+
+
+# Most specific first: EngineNotFound is an EngineError, TensorFileError a DamagedFileError.
+_KINDS: tuple[tuple[type[BaseException], FailureKind], ...] = (
+    (EngineNotFound, FailureKind.ENGINE_MISSING),
+    (EngineOutOfMemory, FailureKind.OUT_OF_MEMORY),
+    (ModelLoadError, FailureKind.MODEL_FILE),
+    (ModelFileError, FailureKind.MODEL_FILE),
+    (BadInputError, FailureKind.INPUT),
+    (InputError, FailureKind.INPUT),
+    (DamagedFileError, FailureKind.DAMAGED),
+    (WriteFailedError, FailureKind.OUTPUT),
+    (OutputError, FailureKind.OUTPUT),
+    (EngineCrashed, FailureKind.ENGINE_CRASHED),
+    (ProtocolError, FailureKind.ENGINE_CRASHED),
+    (RunBusy, FailureKind.BUSY),
+    (StageOrderError, FailureKind.ORDER),
+)
+
+
+def failure_kind(exc: BaseException) -> FailureKind:
+    """The kind of `exc`; anything not in the table (a UsageError too) is a bug of ours."""
+    for cls, kind in _KINDS:
+        if isinstance(exc, cls):
+            return kind
+    return FailureKind.BUG
+
+
+def failure_for(exc: BaseException, stage: str, log_path: Path | None = None) -> Failure:
+    """The typed failure; detail = the error's own English message (names file and fix)."""
+    if isinstance(exc, StepwiseError):
+        detail = exc.user_message()
+    else:
+        detail = f"Unexpected error in stage {stage}: {type(exc).__name__}: {exc}"
+    return Failure(failure_kind(exc), stage, detail, log_path)

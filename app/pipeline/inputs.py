@@ -1,0 +1,83 @@
+"""The user's files inside a run: copied in atomically, verified against their sha256 before use."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import BinaryIO
+
+from app.core.atomic import write_with_atomic
+from app.core.errors import DamagedFileError, InputError, StepwiseError
+from app.engine.tensorfile import file_sha256
+from app.pipeline.run_dir import INPUTS_DIR, InputFile, Run, RunInputs
+from app.pipeline.spec import JobSpec
+
+
+def copy_atomic(src: Path, dest: Path) -> None:
+    """`dest` becomes a whole copy of `src` or stays as it was."""
+
+    def writer(handle: BinaryIO) -> None:
+        with open(src, "rb") as f:
+            shutil.copyfileobj(f, handle)
+
+    try:
+        write_with_atomic(dest, writer)
+    except FileNotFoundError as exc:
+        raise InputError(f"{src} does not exist.", path=src) from exc
+
+
+def check_spec_inputs(spec: JobSpec) -> None:
+    """The files a job names exist (a clear InputError naming the file otherwise)."""
+    for label, path in (("image", spec.image), ("mask", spec.mask)):
+        if path is not None and not Path(path).is_file():
+            raise InputError(f"The {label} {path} does not exist.", path=path)
+    for ref in spec.refs:
+        if not Path(ref).is_file():
+            raise InputError(f"The reference image {ref} does not exist.", path=ref)
+    if spec.mask is not None and spec.image is None:
+        raise InputError("A mask needs an image to inpaint.")
+
+
+def copy_inputs(run: Run, spec: JobSpec) -> None:
+    """Copies image, mask and references into inputs/ and records their sha256."""
+    (run.dir / INPUTS_DIR).mkdir(parents=True, exist_ok=True)
+
+    def copy_in(src: str, name: str) -> InputFile:
+        suffix = Path(src).suffix.lower() or ".png"
+        rel = f"{INPUTS_DIR}/{name}{suffix}"
+        copy_atomic(Path(src), run.dir / rel)
+        return InputFile(rel, file_sha256(run.dir / rel), str(src))
+
+    run.inputs = RunInputs(
+        image=copy_in(spec.image, "image") if spec.image else None,
+        mask=copy_in(spec.mask, "mask") if spec.mask else None,
+        refs=tuple(copy_in(r, f"ref_{i}") for i, r in enumerate(spec.refs)),
+    )
+
+
+def copy_inputs_from(old: Run, new: Run) -> None:
+    """A branch keeps the same inputs: the verified copies and their records."""
+    verify_inputs(old)
+    for f in old.inputs.files():
+        copy_atomic(old.dir / f.file, new.dir / f.file)
+    new.inputs = old.inputs
+
+
+def verify_inputs(run: Run) -> None:
+    """Every copy in inputs/ still has its recorded sha256 (else DamagedFileError)."""
+    for f in run.inputs.files():
+        path = run.dir / f.file
+        try:
+            digest = file_sha256(path)
+        except (OSError, StepwiseError) as exc:
+            raise DamagedFileError(
+                f"The run's copy {path} of {f.source} cannot be read.",
+                path=path,
+                fix="Start a new run with the original file.",
+            ) from exc
+        if digest != f.sha256:
+            raise DamagedFileError(
+                f"The run's copy {path} of {f.source} changed since the run began.",
+                path=path,
+                fix="Start a new run with the original file.",
+            )

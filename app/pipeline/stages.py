@@ -1,0 +1,295 @@
+"""One object per stage behind the `Stage` protocol: its name (= its key in keys.stage_keys),
+the outputs it writes and `run`, a generator of events that returns True when its outputs came
+from the cache."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Generator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from app.core.errors import StepwiseError
+from app.engine.argv import DiffuseArgs, LlmEncodeArgs, VaeDecodeArgs, VaeEncodeArgs
+from app.engine.errors import BadInputError
+from app.engine.tensorfile import file_sha256
+from app.pipeline import checkpoints
+from app.pipeline import events as ev
+from app.pipeline.cache import StageCache
+from app.pipeline.control import RunControl
+from app.pipeline.engine_stage import common_args, run_engine
+from app.pipeline.inputs import copy_atomic, verify_inputs
+from app.pipeline.run_dir import (
+    CHECKPOINT_DIR,
+    CONDITIONING,
+    DECODED,
+    FINAL_LATENT,
+    INIT_LATENT,
+    PREPARED_DIR,
+    REF_LATENTS,
+    RESULT_FILE,
+    FileRecord,
+    ModelInputRecord,
+    Run,
+)
+from app.pipeline.spec import effective_steps
+
+StageRun = Generator[ev.Event, None, bool]
+
+
+@dataclass(frozen=True)
+class StageContext:
+    """What a stage runs with: the run, the control, the engine binary, its key, the cache."""
+
+    run: Run
+    control: RunControl
+    engine: Path
+    key: str
+    cache: StageCache
+
+
+class Stage(Protocol):
+    name: str
+
+    def outputs(self, run: Run) -> dict[str, str]:
+        """Output name → file relative to the run folder (what the stage records)."""
+        ...
+
+    def run(self, ctx: StageContext) -> StageRun:
+        """Writes the outputs (or takes them from the cache: returns True)."""
+        ...
+
+
+def record_outputs(run: Run, stage: str, files: dict[str, str]) -> None:
+    run.stage(stage).outputs = {
+        name: FileRecord(rel, file_sha256(run.dir / rel)) for name, rel in files.items()
+    }
+
+
+def _from_cache(ctx: StageContext, stage: str, files: dict[str, str]) -> bool:
+    run = ctx.run
+    if ctx.cache.get(ctx.key, {name: run.dir / rel for name, rel in files.items()}):
+        record_outputs(run, stage, files)
+        return True
+    return False
+
+
+class PrepareStage:
+    """Aligns / fills / crops the photo as JobSpec.prepare says; records model_input."""
+
+    name = "prepare"
+
+    def outputs(self, run: Run) -> dict[str, str]:
+        folder = run.dir / PREPARED_DIR
+        if run.spec.image is None or not folder.is_dir():
+            return {}
+        return {
+            n: f"{PREPARED_DIR}/{n}" for n in sorted(os.listdir(folder)) if not n.startswith(".")
+        }
+
+    def run(self, ctx: StageContext) -> StageRun:
+        run = ctx.run
+        spec = run.spec
+        if spec.image is not None:
+            from app.imaging.io import load_image, load_mask
+            from app.imaging.prepare import PrepareOptions, export_prepared, prepare
+
+            verify_inputs(run)
+            inputs = run.inputs
+            assert inputs.image is not None
+            image = load_image(run.dir / inputs.image.file)
+            mask = load_mask(run.dir / inputs.mask.file) if inputs.mask else None
+            options = spec.prepare if spec.prepare is not None else PrepareOptions()
+            prepared = prepare(image, mask, options)
+            export_prepared(run.dir / PREPARED_DIR, prepared)
+            height, width = prepared.image.shape[:2]
+            region = tuple(prepared.record.region) if prepared.record.only_masked else None
+            run.model_input = ModelInputRecord(int(width), int(height), region)  # type: ignore[arg-type]
+        else:
+            run.model_input = ModelInputRecord(spec.width, spec.height, None)
+        record_outputs(run, self.name, self.outputs(run))
+        return False
+        yield  # a generator without events
+
+
+def _size(run: Run) -> tuple[int, int]:
+    mi = run.model_input
+    if mi is None:
+        raise StepwiseError("The prepare stage has not recorded the engine's size.")
+    return mi.width, mi.height
+
+
+class VaeEncodeStage:
+    name = "vae-encode"
+
+    def outputs(self, run: Run) -> dict[str, str]:
+        files = {}
+        if run.spec.image is not None:
+            files[INIT_LATENT] = INIT_LATENT
+        if run.spec.refs:
+            files[REF_LATENTS] = REF_LATENTS
+        return files
+
+    def run(self, ctx: StageContext) -> StageRun:
+        run, spec = ctx.run, ctx.run.spec
+        files = self.outputs(run)
+        if _from_cache(ctx, self.name, files):
+            return True
+        verify_inputs(run)
+        width, height = _size(run)
+        refs = tuple(run.dir / r.file for r in run.inputs.refs)
+        is_img = spec.image is not None
+        args = VaeEncodeArgs(
+            vae=Path(spec.models.vae),
+            width=width,
+            height=height,
+            init_image=run.dir / PREPARED_DIR / "input.png" if is_img else None,
+            save_latent=run.dir / INIT_LATENT if is_img else None,
+            ref_images=refs,
+            save_ref_latents=run.dir / REF_LATENTS if refs else None,
+            common=common_args(spec, "vae"),
+        )
+        yield from run_engine(run, ctx.control, ctx.engine, args, self.name)
+        record_outputs(run, self.name, files)
+        ctx.cache.put(ctx.key, self.name, {n: run.dir / r for n, r in files.items()})
+        return False
+
+
+class LlmEncodeStage:
+    name = "llm-encode"
+
+    def outputs(self, run: Run) -> dict[str, str]:
+        return {CONDITIONING: CONDITIONING}
+
+    def run(self, ctx: StageContext) -> StageRun:
+        run, spec = ctx.run, ctx.run.spec
+        if _from_cache(ctx, self.name, self.outputs(run)):
+            return True
+        args = LlmEncodeArgs(
+            llm=Path(spec.models.llm),
+            prompt=spec.prompt,
+            save_embeddings=run.dir / CONDITIONING,
+            negative_prompt=spec.negative_prompt if spec.cfg_scale != 1.0 else "",
+            cfg_scale=spec.cfg_scale,
+            lora_model_dir=Path(spec.models.lora_dir) if spec.models.lora_dir else None,
+            common=common_args(spec, "te"),
+        )
+        yield from run_engine(run, ctx.control, ctx.engine, args, self.name)
+        record_outputs(run, self.name, self.outputs(run))
+        ctx.cache.put(ctx.key, self.name, {CONDITIONING: run.dir / CONDITIONING})
+        return False
+
+
+class DiffuseStage:
+    """Samples; resumes from the newest valid checkpoint made with the same key."""
+
+    name = "diffuse"
+
+    def outputs(self, run: Run) -> dict[str, str]:
+        return {FINAL_LATENT: FINAL_LATENT}
+
+    def run(self, ctx: StageContext) -> StageRun:
+        run, spec = ctx.run, ctx.run.spec
+        folder = run.dir / CHECKPOINT_DIR
+        checkpoints.reset_if_stale(run, ctx.key, effective_steps(spec))
+        resume = max((k for k in checkpoints.valid_checkpoints(run.dir) if k > 0), default=None)
+        width, height = _size(run)
+        is_img = spec.image is not None
+
+        def args_for(resume_step: int | None) -> DiffuseArgs:
+            return DiffuseArgs(
+                diffusion_model=Path(spec.models.diffusion),
+                load_embeddings=run.dir / CONDITIONING,
+                width=width,
+                height=height,
+                steps=spec.steps,
+                seed=spec.seed,
+                save_latent=run.dir / FINAL_LATENT,
+                checkpoint_dir=folder,
+                sampling_method=spec.sampler,
+                scheduler=spec.scheduler,
+                cfg_scale=spec.cfg_scale,
+                strength=spec.strength if is_img else None,
+                init_latent=run.dir / INIT_LATENT if is_img else None,
+                mask=run.dir / PREPARED_DIR / "mask.png" if is_img and spec.mask else None,
+                ref_latents=run.dir / REF_LATENTS if spec.refs else None,
+                prompt=spec.prompt if "<lora:" in spec.prompt else None,
+                lora_model_dir=Path(spec.models.lora_dir) if spec.models.lora_dir else None,
+                resume_step=resume_step,
+                preview=spec.preview,
+                vae=Path(spec.models.vae) if spec.preview == "vae" else None,
+                common=common_args(spec, "diffusion"),
+            )
+
+        if resume is not None:
+            run.last_completed_step = resume
+            yield ev.LogLine(self.name, f"Resuming from the checkpoint after step {resume}.")
+            try:
+                yield from run_engine(run, ctx.control, ctx.engine, args_for(resume), self.name)
+            except BadInputError as exc:
+                # The engine refused the checkpoint (it names the field): start over once.
+                yield ev.LogLine(self.name, f"Cannot resume ({exc.message}); starting over.")
+                checkpoints.clear(run)
+                yield from run_engine(run, ctx.control, ctx.engine, args_for(None), self.name)
+        else:
+            yield from run_engine(run, ctx.control, ctx.engine, args_for(None), self.name)
+        meta = checkpoints.metadata(run.dir)
+        if meta is not None and isinstance(meta.get("steps"), int):
+            run.steps = meta["steps"]
+        run.last_completed_step = run.steps or run.last_completed_step
+        record_outputs(run, self.name, self.outputs(run))
+        return False
+
+
+class VaeDecodeStage:
+    name = "vae-decode"
+
+    def outputs(self, run: Run) -> dict[str, str]:
+        return {"decoded": DECODED}
+
+    def run(self, ctx: StageContext) -> StageRun:
+        run, spec = ctx.run, ctx.run.spec
+        args = VaeDecodeArgs(
+            vae=Path(spec.models.vae),
+            load_latent=run.dir / FINAL_LATENT,
+            output=run.dir / DECODED,
+            common=common_args(spec, "vae"),
+        )
+        yield from run_engine(run, ctx.control, ctx.engine, args, self.name)
+        record_outputs(run, self.name, self.outputs(run))
+        return False
+
+
+class CompositeStage:
+    """Puts the decoded picture back into the original photo (through prepare's record)."""
+
+    name = "composite"
+
+    def outputs(self, run: Run) -> dict[str, str]:
+        return {RESULT_FILE: RESULT_FILE}
+
+    def run(self, ctx: StageContext) -> StageRun:
+        run = ctx.run
+        target = run.dir / RESULT_FILE
+        if run.spec.image is None:
+            copy_atomic(run.dir / DECODED, target)
+        else:
+            from app.imaging.io import load_image, save_png_atomic
+            from app.imaging.prepare import composite_prepared, load_prepared
+
+            prepared = load_prepared(run.dir / PREPARED_DIR)
+            save_png_atomic(target, composite_prepared(prepared, load_image(run.dir / DECODED)))
+        record_outputs(run, self.name, self.outputs(run))
+        return False
+        yield  # a generator without events
+
+
+STAGE_OBJECTS: tuple[Stage, ...] = (
+    PrepareStage(),
+    VaeEncodeStage(),
+    LlmEncodeStage(),
+    DiffuseStage(),
+    VaeDecodeStage(),
+    CompositeStage(),
+)
