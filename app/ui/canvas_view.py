@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from enum import StrEnum
 
 import numpy as np
 from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, Qt, Signal
@@ -14,16 +13,21 @@ from PySide6.QtGui import (
     QMouseEvent,
     QPainter,
     QPaintEvent,
-    QPen,
-    QPolygonF,
     QResizeEvent,
-    QTransform,
     QWheelEvent,
 )
 from PySide6.QtWidgets import QWidget
 
 from app.canvas.document import MaskDocument
 from app.canvas.tools import BrushTool, LassoTool, PaintState, ToolKind
+from app.ui.canvas_paint import (
+    ViewMode,
+    image_to_qimage_rgb32,
+    overlay_lut,
+    paint_empty_hint,
+    paint_picture,
+    paint_tool_outlines,
+)
 
 ZOOM_MIN = 0.02
 ZOOM_MAX = 32.0
@@ -31,30 +35,6 @@ ZOOM_STEP = 1.25
 FIT_MARGIN_PX = 16
 BACKGROUND = QColor("#1b1d21")
 OVERLAY_BAND_PIXELS = 1 << 20
-
-
-class ViewMode(StrEnum):
-    COMPOSITE = "composite"
-    IMAGE_ONLY = "image"
-    MASK_ONLY = "mask"
-
-
-def image_to_qimage_rgb32(image: np.ndarray) -> QImage:
-    """HxWx3 uint8 RGB to an RGB32 QImage that owns its pixels (Qt's converter is fast)."""
-    h, w = image.shape[:2]
-    if not (h and w):
-        return QImage()
-    data = np.ascontiguousarray(image)
-    wrapped = QImage(data.data, w, h, 3 * w, QImage.Format.Format_RGB888)
-    return wrapped.convertToFormat(QImage.Format.Format_RGB32)
-
-
-def overlay_lut(rgb: tuple[int, int, int], opacity: float) -> np.ndarray:
-    """Mask level 0..255 -> premultiplied ARGB32 pixel (as uint32) for the overlay colour."""
-    level = np.arange(256, dtype=np.float64)
-    alpha = np.rint(level * opacity).astype(np.uint32)
-    r, g, b = ((alpha * c + 127) // 255 for c in rgb)
-    return (alpha << 24) | (r << 16) | (g << 8) | b
 
 
 class CanvasView(QWidget):
@@ -94,8 +74,6 @@ class CanvasView(QWidget):
         state.brush_changed.connect(self._update_cursor_region)
         state.tool_changed.connect(self._on_tool_changed)
         self._on_image_changed()
-
-    # --- geometry --------------------------------------------------------------------------
 
     @property
     def zoom(self) -> float:
@@ -167,8 +145,6 @@ class CanvasView(QWidget):
         super().resizeEvent(event)
         if self._fit_pending:
             self.zoom_to_fit()
-
-    # --- overlay ---------------------------------------------------------------------------
 
     @property
     def view_mode(self) -> ViewMode:
@@ -247,32 +223,16 @@ class CanvasView(QWidget):
             levels += 0.5
             pixels[top:bottom, x0:x1] = lut[levels.astype(np.uint8)]
 
-    # --- painting --------------------------------------------------------------------------
-
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
         painter = QPainter(self)
         exposed = event.rect()
         painter.fillRect(exposed, BACKGROUND)
         if self.document.is_empty():
-            self._paint_empty_hint(painter)
+            paint_empty_hint(painter, self.rect())
         else:
             self._paint_image(painter, exposed)
         self._paint_tool_overlay(painter)
         painter.end()
-
-    def _paint_empty_hint(self, painter: QPainter) -> None:
-        painter.setPen(QColor("#7d8590"))
-        font = painter.font()
-        font.setPointSizeF(font.pointSizeF() * 1.3)
-        painter.setFont(font)
-        painter.drawText(
-            self.rect(),
-            Qt.AlignmentFlag.AlignCenter,
-            self.tr(
-                "Open a picture (Ctrl+O) or drop one here\nPNG, JPEG, WebP or BMP\n\n"
-                "New here? Help ▸ Try with demo models runs the whole workflow in seconds"
-            ),
-        )
 
     def _paint_image(self, painter: QPainter, exposed: QRect) -> None:
         top_left = self.widget_to_image(QPointF(exposed.topLeft()))
@@ -281,47 +241,26 @@ class CanvasView(QWidget):
         src = src.intersected(self.document.full_rect())
         if src.isEmpty():
             return
-        painter.save()
-        painter.setTransform(
-            QTransform(self._zoom, 0, 0, self._zoom, self._offset.x(), self._offset.y())
+        paint_picture(
+            painter,
+            src,
+            self._zoom,
+            self._offset,
+            self._view_mode,
+            self._image_qimage,
+            self._overlay_qimage,
         )
-        # Smooth when shrinking (no aliasing sparkle); sharp pixels when zoomed in.
-        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, self._zoom < 1.0)
-        target = QRectF(src)
-        if self._view_mode == ViewMode.MASK_ONLY:
-            painter.fillRect(target, Qt.GlobalColor.black)
-        else:
-            painter.drawImage(target, self._image_qimage, QRectF(src))
-        if self._view_mode != ViewMode.IMAGE_ONLY:
-            painter.drawImage(target, self._overlay_qimage, QRectF(src))
-        painter.restore()
 
     def _paint_tool_overlay(self, painter: QPainter) -> None:
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        lasso = None
         if self.lasso_tool.active():
-            points = [self.image_to_widget(QPointF(x, y)) for x, y in self.lasso_tool.points]
+            lasso = [self.image_to_widget(QPointF(x, y)) for x, y in self.lasso_tool.points]
             if self._cursor_widget is not None:
-                points.append(self._cursor_widget)
-            poly = QPolygonF(points)
-            for color, width, style in (
-                (QColor(0, 0, 0, 200), 3, Qt.PenStyle.SolidLine),
-                (QColor(255, 255, 255), 1, Qt.PenStyle.DashLine),
-            ):
-                painter.setPen(QPen(color, width, style))
-                painter.drawPolyline(poly)
+                lasso.append(self._cursor_widget)
+        brush = None
         if self._cursor_widget is not None and self._shows_brush_outline():
-            radius = self.state.size_px * self._zoom / 2
-            c = self._cursor_widget
-            painter.setBrush(Qt.BrushStyle.NoBrush)
-            painter.setPen(QPen(QColor(0, 0, 0, 180), 3))
-            painter.drawEllipse(c, radius, radius)
-            painter.setPen(QPen(QColor(255, 255, 255), 1))
-            painter.drawEllipse(c, radius, radius)
-            if radius < 4:  # too small to see: add a crosshair
-                painter.drawLine(c + QPointF(-6, 0), c + QPointF(-3, 0))
-                painter.drawLine(c + QPointF(3, 0), c + QPointF(6, 0))
-                painter.drawLine(c + QPointF(0, -6), c + QPointF(0, -3))
-                painter.drawLine(c + QPointF(0, 3), c + QPointF(0, 6))
+            brush = (self._cursor_widget, self.state.size_px * self._zoom / 2)
+        paint_tool_outlines(painter, lasso, brush)
 
     def _shows_brush_outline(self) -> bool:
         return (
@@ -361,8 +300,6 @@ class CanvasView(QWidget):
             self.setCursor(Qt.CursorShape.CrossCursor)
         else:
             self.setCursor(Qt.CursorShape.BlankCursor)
-
-    # --- input -----------------------------------------------------------------------------
 
     def _move_cursor(self, pos: QPointF | None) -> None:
         old = self._cursor_widget
@@ -457,8 +394,7 @@ class CanvasView(QWidget):
             self.lasso_tool.close(erase=self._lasso_erases(event.modifiers()))
             self.update()
         elif key in (Qt.Key.Key_BraceLeft, Qt.Key.Key_BraceRight):
-            # Layouts where Shift+[ arrives as "{" without matching the "Shift+[" shortcut.
-            # (Registering "{" as a second shortcut would make X11's Shift+[ ambiguous.)
+            # Shift+[ arriving as "{" (a "{" shortcut would make X11's Shift+[ ambiguous).
             self.state.step_hardness(1 if key == Qt.Key.Key_BraceRight else -1)
         elif key == Qt.Key.Key_Escape and self.lasso_tool.active():
             self.lasso_tool.cancel()

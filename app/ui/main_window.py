@@ -6,23 +6,18 @@ import logging
 from pathlib import Path
 
 from PySide6.QtCore import (
-    QT_TRANSLATE_NOOP,
     QByteArray,
     QCoreApplication,
     QPoint,
-    QSize,
     Qt,
     Signal,
 )
 from PySide6.QtGui import (
     QAction,
-    QActionGroup,
     QCloseEvent,
     QColor,
     QDragEnterEvent,
     QDropEvent,
-    QIcon,
-    QKeySequence,
     QShowEvent,
 )
 from PySide6.QtWidgets import (
@@ -31,9 +26,9 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QLabel,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QScrollArea,
-    QToolBar,
     QVBoxLayout,
     QWidget,
 )
@@ -45,10 +40,10 @@ from app.core.errors import StepwiseError
 from app.core.settings import Settings
 from app.jobs.job_form import JobForm
 from app.ui.brush_panel import BrushPanel
-from app.ui.canvas_view import CanvasView, ViewMode
+from app.ui.canvas_view import CanvasView
 from app.ui.file_filters import IMAGE_SUFFIXES, image_file_filter, png_file_filter
-from app.ui.i18n import LANGUAGES
 from app.ui.job_settings import form_from_settings, store_job_values
+from app.ui.main_actions import IMAGE_ACTIONS, create_actions, create_menus, create_toolbar
 from app.ui.mask_controller import MaskController
 from app.ui.mask_panel import MaskPanel
 from app.ui.messages import show_error
@@ -57,35 +52,16 @@ from app.ui.prepare_panel import PreparePanel
 
 log = logging.getLogger(__name__)
 
-ICONS_DIR = Path(__file__).resolve().parents[2] / "resources" / "icons"
 RECENT_FILES_MAX = 10
 SIDE_PANEL_WIDTH_PX = 360
-
-# History labels come from the canvas and the mask controller untranslated; listed here so that
-# they have translations (context "MaskHistory").
-HISTORY_LABELS = (
-    QT_TRANSLATE_NOOP("MaskHistory", "Brush stroke"),
-    QT_TRANSLATE_NOOP("MaskHistory", "Erase"),
-    QT_TRANSLATE_NOOP("MaskHistory", "Lasso fill"),
-    QT_TRANSLATE_NOOP("MaskHistory", "Lasso erase"),
-    QT_TRANSLATE_NOOP("MaskHistory", "Clear mask"),
-    QT_TRANSLATE_NOOP("MaskHistory", "Fill mask"),
-    QT_TRANSLATE_NOOP("MaskHistory", "Invert mask"),
-    QT_TRANSLATE_NOOP("MaskHistory", "Grow mask"),
-    QT_TRANSLATE_NOOP("MaskHistory", "Shrink mask"),
-    QT_TRANSLATE_NOOP("MaskHistory", "Blur mask"),
-    QT_TRANSLATE_NOOP("MaskHistory", "Load mask"),
-)
-
-
-def icon(name: str) -> QIcon:
-    path = ICONS_DIR / f"{name}.svg"
-    return QIcon(str(path)) if path.exists() else QIcon()
 
 
 class MainWindow(QMainWindow):
     """The painter. Other features add their own docks with `add_side_panel`."""
 
+    recent_menu: QMenu
+    file_menu: QMenu
+    panels_menu: QMenu
     image_opened = Signal(str)
     language_chosen = Signal(str)
 
@@ -109,9 +85,9 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.canvas_view)
         self.setAcceptDrops(True)
         self.setDockNestingEnabled(True)
-        self._create_actions()
-        self._create_menus()
-        self._create_toolbar()
+        create_actions(self)
+        create_menus(self)
+        create_toolbar(self)
         self.brush_panel = BrushPanel(self.paint_state, self.canvas_view)
         self.mask_panel = MaskPanel(self.actions_by_name)
         self.prepare_panel = PreparePanel(self.actions_by_name, self.job_form)
@@ -154,282 +130,6 @@ class MainWindow(QMainWindow):
         return dock
 
     # --- construction ----------------------------------------------------------------------
-
-    def _action(
-        self,
-        name: str,
-        text: str,
-        slot,
-        shortcut=None,
-        icon_name: str = "",  # noqa: ANN001
-        tip: str = "",
-        checkable: bool = False,
-    ) -> QAction:
-        action = QAction(text, self)
-        action.setObjectName(f"action_{name}")
-        if icon_name:
-            action.setIcon(icon(icon_name))
-        if shortcut is not None:
-            shortcuts = shortcut if isinstance(shortcut, list) else [shortcut]
-            action.setShortcuts([QKeySequence(s) for s in shortcuts])
-        if tip:
-            keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
-            action.setToolTip(f"{tip} ({keys})" if keys else tip)
-            action.setStatusTip(tip)
-        action.setCheckable(checkable)
-        action.triggered.connect(slot)
-        self.addAction(action)  # shortcuts work even when a menu is hidden
-        self.actions_by_name[name] = action
-        return action
-
-    def _create_actions(self) -> None:
-        a = self._action
-        view, state = self.canvas_view, self.paint_state
-        a(
-            "open_image",
-            self.tr("&Open Image…"),
-            self.choose_image,
-            QKeySequence.StandardKey.Open,
-            "open",
-            self.tr("Open a picture to paint a mask on"),
-        )
-        a(
-            "load_mask",
-            self.tr("Load Mask…"),
-            self.choose_mask_to_load,
-            "Ctrl+Shift+O",
-            "mask-open",
-            self.tr("Load a mask PNG (white = repaint)"),
-        )
-        a(
-            "save_mask",
-            self.tr("&Save Mask"),
-            self.save_mask,
-            QKeySequence.StandardKey.Save,
-            "save",
-            self.tr("Save the mask as a PNG"),
-        )
-        a("save_mask_as", self.tr("Save Mask &As…"), self.save_mask_as, "Ctrl+Shift+S")
-        a(
-            "preview_prepared",
-            self.tr("Preview"),
-            self.prepare_controller.show_preview,
-            "Ctrl+P",
-            "preview",
-            self.tr("Show exactly what the model will get"),
-        )
-        a(
-            "export_prepared",
-            self.tr("Export…"),
-            self.prepare_controller.export,
-            "Ctrl+E",
-            "export",
-            self.tr("Write input.png, mask.png and prepare.json to a folder"),
-        )
-        a(
-            "apply_result",
-            self.tr("Apply a Result…"),
-            self.prepare_controller.apply_result,
-            "Ctrl+R",
-            "apply",
-            self.tr("Blend a generated image back into the original"),
-        )
-        a("quit", self.tr("&Quit"), self.close, QKeySequence.StandardKey.Quit)
-
-        a(
-            "undo",
-            self.tr("&Undo"),
-            self.document.undo,
-            QKeySequence.StandardKey.Undo,
-            "undo",
-            self.tr("Undo"),
-        )
-        a(
-            "redo",
-            self.tr("&Redo"),
-            self.document.redo,
-            ["Ctrl+Shift+Z", "Ctrl+Y"],
-            "redo",
-            self.tr("Redo"),
-        )
-        mc = self.mask_controller
-        a("clear", self.tr("Clear"), mc.clear, "Ctrl+Shift+Del", "", self.tr("Clear the mask"))
-        a("fill", self.tr("Fill All"), mc.fill, "", "", self.tr("Mask the whole picture"))
-        a("invert", self.tr("Invert"), mc.invert, "Ctrl+I", "", self.tr("Invert the mask"))
-        a(
-            "grow",
-            self.tr("Grow"),
-            lambda: mc.grow(self.mask_panel.grow_px()),
-            "",
-            "",
-            self.tr("Move the mask edge outwards"),
-        )
-        a(
-            "shrink",
-            self.tr("Shrink"),
-            lambda: mc.shrink(self.mask_panel.grow_px()),
-            "",
-            "",
-            self.tr("Move the mask edge inwards"),
-        )
-        a(
-            "blur",
-            self.tr("Blur"),
-            lambda: mc.blur(self.mask_panel.blur_px()),
-            "",
-            "",
-            self.tr("Soften the mask edge"),
-        )
-
-        tools = QActionGroup(self)
-        for kind, name, text, key, tip in (
-            (ToolKind.BRUSH, "tool_brush", self.tr("Brush"), "B", self.tr("Paint the mask")),
-            (ToolKind.ERASER, "tool_eraser", self.tr("Eraser"), "E", self.tr("Erase the mask")),
-            (
-                ToolKind.LASSO,
-                "tool_lasso",
-                self.tr("Lasso"),
-                "L",
-                self.tr("Fill a free shape or polygon (Alt: cut out)"),
-            ),
-        ):
-            act = a(
-                name,
-                text,
-                lambda _=False, k=kind: state.set_tool(k),
-                key,
-                name[5:],
-                tip,
-                checkable=True,
-            )
-            tools.addAction(act)
-        a("size_down", self.tr("Smaller Brush"), lambda: state.grow_size(-1), "[")
-        a("size_up", self.tr("Larger Brush"), lambda: state.grow_size(1), "]")
-        a(
-            "hardness_down",
-            self.tr("Softer Brush"),
-            lambda: state.step_hardness(-1),
-            "Shift+[",
-        )
-        a("hardness_up", self.tr("Harder Brush"), lambda: state.step_hardness(1), "Shift+]")
-
-        a(
-            "zoom_in",
-            self.tr("Zoom &In"),
-            lambda: view.zoom_by(1),
-            QKeySequence.StandardKey.ZoomIn,
-            "zoom-in",
-        )
-        a(
-            "zoom_out",
-            self.tr("Zoom &Out"),
-            lambda: view.zoom_by(-1),
-            QKeySequence.StandardKey.ZoomOut,
-            "zoom-out",
-        )
-        a(
-            "zoom_fit",
-            self.tr("&Fit to Window"),
-            view.zoom_to_fit,
-            "Ctrl+0",
-            "zoom-fit",
-            self.tr("Fit the picture to the window"),
-        )
-        a(
-            "zoom_100",
-            self.tr("&Actual Pixels (100 %)"),
-            view.zoom_actual_size,
-            "Ctrl+1",
-            "zoom-100",
-            self.tr("Show the picture at 100 %"),
-        )
-        modes = QActionGroup(self)
-        for mode, name, text, key in (
-            (ViewMode.COMPOSITE, "view_composite", self.tr("Image and Mask"), "F2"),
-            (ViewMode.IMAGE_ONLY, "view_image", self.tr("Image Only"), "F3"),
-            (ViewMode.MASK_ONLY, "view_mask", self.tr("Mask Only"), "F4"),
-        ):
-            act = a(name, text, lambda _=False, m=mode: view.set_view_mode(m), key, checkable=True)
-            modes.addAction(act)
-        self.actions_by_name["view_composite"].setChecked(True)
-        # Short toolbar labels; the menus keep the long ones.
-        for name, short in (
-            ("open_image", self.tr("Open")),
-            ("save_mask", self.tr("Save")),
-            ("undo", self.tr("Undo")),
-            ("redo", self.tr("Redo")),
-            ("zoom_fit", self.tr("Fit")),
-            ("zoom_100", "100 %"),
-        ):
-            self.actions_by_name[name].setIconText(short)
-
-    def _create_menus(self) -> None:
-        n = self.actions_by_name
-        bar = self.menuBar()
-        file_menu = bar.addMenu(self.tr("&File"))
-        file_menu.addAction(n["open_image"])
-        self.recent_menu = file_menu.addMenu(self.tr("Open &Recent"))
-        file_menu.addSeparator()
-        for name in ("load_mask", "save_mask", "save_mask_as"):
-            file_menu.addAction(n[name])
-        file_menu.addSeparator()
-        for name in ("preview_prepared", "export_prepared", "apply_result"):
-            file_menu.addAction(n[name])
-        file_menu.addSeparator()
-        file_menu.addAction(n["quit"])
-        self.file_menu = file_menu
-
-        edit = bar.addMenu(self.tr("&Edit"))
-        edit.addAction(n["undo"])
-        edit.addAction(n["redo"])
-        edit.addSeparator()
-        mask = edit.addMenu(self.tr("&Mask"))
-        for name in ("clear", "fill", "invert", "grow", "shrink", "blur"):
-            mask.addAction(n[name])
-
-        tools = bar.addMenu(self.tr("&Tools"))
-        for name in ("tool_brush", "tool_eraser", "tool_lasso"):
-            tools.addAction(n[name])
-        tools.addSeparator()
-        for name in ("size_down", "size_up", "hardness_down", "hardness_up"):
-            tools.addAction(n[name])
-
-        view = bar.addMenu(self.tr("&View"))
-        for name in ("zoom_in", "zoom_out", "zoom_fit", "zoom_100"):
-            view.addAction(n[name])
-        view.addSeparator()
-        for name in ("view_composite", "view_image", "view_mask"):
-            view.addAction(n[name])
-        view.addSeparator()
-        self.panels_menu = view.addMenu(self.tr("&Panels"))
-        language = view.addMenu(self.tr("&Language"))
-        group = QActionGroup(self)
-        choices = [("", self.tr("System Default"))] + list(LANGUAGES.items())
-        for code, name in choices:
-            act = language.addAction(name)
-            act.setCheckable(True)
-            act.setChecked(code == self.settings.language)
-            act.triggered.connect(lambda _=False, c=code: self._choose_language(c))
-            group.addAction(act)
-
-    def _create_toolbar(self) -> None:
-        bar = QToolBar(self.tr("Main"))
-        bar.setObjectName("MainToolBar")
-        bar.setMovable(False)
-        bar.setIconSize(QSize(20, 20))
-        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        n = self.actions_by_name
-        for group in (
-            ("open_image", "save_mask"),
-            ("undo", "redo"),
-            ("tool_brush", "tool_eraser", "tool_lasso"),
-            ("zoom_fit", "zoom_100"),
-            ("preview_prepared", "export_prepared"),
-        ):
-            for name in group:
-                bar.addAction(n[name])
-            bar.addSeparator()
-        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
 
     def _create_paint_dock(self) -> None:
         content = QWidget()
@@ -519,7 +219,7 @@ class MainWindow(QMainWindow):
         self.settings.window_geometry = bytes(self.saveGeometry().toBase64().data()).decode()
         self.settings.window_state = bytes(self.saveState().toBase64().data()).decode()
 
-    def _choose_language(self, code: str) -> None:
+    def choose_language(self, code: str) -> None:
         if code == self.settings.language:
             return
         self.settings.language = code
@@ -668,24 +368,7 @@ class MainWindow(QMainWindow):
 
     def _update_enabled(self) -> None:
         has_image = not self.document.is_empty()
-        for name in (
-            "load_mask",
-            "save_mask",
-            "save_mask_as",
-            "preview_prepared",
-            "export_prepared",
-            "apply_result",
-            "clear",
-            "fill",
-            "invert",
-            "grow",
-            "shrink",
-            "blur",
-            "zoom_in",
-            "zoom_out",
-            "zoom_fit",
-            "zoom_100",
-        ):
+        for name in IMAGE_ACTIONS:
             self.actions_by_name[name].setEnabled(has_image)
 
     def _update_history_actions(self) -> None:
