@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
-import time
 from pathlib import Path
 from types import TracebackType
 
+from app.core import platform
 from app.core.errors import StepwiseError
 
 LOCK_FILE = ".lock"
@@ -33,12 +32,18 @@ class RunLock:
         except OSError as exc:
             os.close(self._fd)
             self._fd = None
-            raise RunBusy(f"The run {self.path.parent} is being executed by another Stepwise "
-                          "process.", fix="Wait for it to finish or stop it first.") from exc
+            raise RunBusy(
+                f"The run {self.path.parent} is being executed by another Stepwise process.",
+                fix="Wait for it to finish or stop it first.",
+            ) from exc
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         if self._fd is not None:
             with contextlib.suppress(OSError):
                 _unlock(self._fd)
@@ -46,52 +51,59 @@ class RunLock:
             self._fd = None
 
 
-if os.name == "nt":  # pragma: no cover - Windows
-    import msvcrt
-
-    def _lock(fd: int) -> None:
-        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-
-    def _unlock(fd: int) -> None:
-        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
-else:
-    import fcntl
-
-    def _lock(fd: int) -> None:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-
-    def _unlock(fd: int) -> None:
-        fcntl.flock(fd, fcntl.LOCK_UN)
+def _lock(fd: int) -> None:
+    platform.lock_fd(fd)
 
 
-def stop_orphan_engine(pid: int | None, run_dir: Path) -> bool:
+def _unlock(fd: int) -> None:
+    platform.unlock_fd(fd)
+
+
+def stop_orphan_engine(pid: int | None, run_dir: Path, started: float | None = None) -> bool:
     """Kills an sd-stage that a crashed Stepwise left writing into `run_dir`; True if it did.
 
-    Only a process whose command line names both sd-stage and this run folder is touched
-    (Linux /proc; elsewhere the engine dies with its parent's pipes on its next event).
+    A process is touched only if it is that engine: pid `pid` (and, when the run recorded it,
+    created at `started`: a reused pid is someone else), an executable named sd-stage, and a
+    path argument inside `run_dir` itself (a sibling folder whose name merely starts the same,
+    `out` vs `out2`, does not count). Works wherever psutil does (Linux, Windows, macOS).
     """
-    if not pid or os.name != "posix":
+    if not pid:
         return False
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-    except OSError:
+    info = platform.process_info(pid)
+    if info is None or not _is_engine(info):
         return False
-    text = [part.decode("utf-8", "replace") for part in cmdline]
-    if not text or "sd-stage" not in Path(text[0]).name:
+    if started is not None and not platform.same_start(info.started, started):
         return False
-    if not any(str(run_dir) in part for part in text):
+    if not _works_in(info, Path(run_dir)):
         return False
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
-    deadline = time.monotonic() + ORPHAN_WAIT_S
-    while time.monotonic() < deadline and Path(f"/proc/{pid}").exists():
-        with contextlib.suppress(ChildProcessError, OSError):
-            os.waitpid(pid, os.WNOHANG)
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().split()[2]
-        except (OSError, IndexError):
-            break
-        if state == "Z":
-            break
-        time.sleep(0.05)
+    platform.kill_process(pid)
+    platform.wait_gone(pid, ORPHAN_WAIT_S)
     return True
+
+
+def _is_engine(info: platform.ProcessInfo) -> bool:
+    names = [info.name] + ([Path(info.argv[0]).name] if info.argv else [])
+    return any(name.lower().startswith("sd-stage") for name in names)
+
+
+def _works_in(info: platform.ProcessInfo, run_dir: Path) -> bool:
+    run = _resolved(run_dir)
+    for arg in info.argv[1:]:
+        if not arg or arg.startswith("-"):
+            continue
+        path = Path(arg)
+        if not path.is_absolute():
+            if info.cwd is None:
+                continue
+            path = Path(info.cwd) / path
+        here = _resolved(path)
+        if here == run or run in here.parents:
+            return True
+    return False
+
+
+def _resolved(path: Path) -> Path:
+    try:
+        return path.resolve(strict=False)
+    except (OSError, RuntimeError, ValueError):
+        return Path(os.path.abspath(path))
