@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+from app.core import platform
 from app.core.errors import OutputError
 
 
@@ -29,18 +30,6 @@ def _explain(exc: OSError, path: Path) -> OutputError:
         path=path,
         fix="Check the folder exists and is writable.",
     )
-
-
-def _fsync_dir(folder: Path) -> None:
-    # Makes the rename itself durable; not possible (or needed) on Windows.
-    if os.name == "nt":
-        return
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 def _create_temp(path: Path) -> tuple[int, Path]:
@@ -70,14 +59,15 @@ def atomic_open(path: Path | str) -> Iterator[BinaryIO]:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp, path)
+        # Windows refuses for a moment while a viewer or an indexer has `path` open.
+        platform.replace_file(tmp, path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise _explain(exc, path) from exc
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    _fsync_dir(path.parent)
+    platform.fsync_dir(path.parent)
 
 
 def write_bytes_atomic(path: Path | str, data: bytes) -> None:

@@ -4,7 +4,8 @@ The child is untrusted and may misbehave: stdout lines are parsed with bounds (g
 counted and logged, and only fatal when excessive), stderr is drained on a thread into a log
 file in the run folder so a chatty library can never block on a full pipe, and every wait has
 a timeout. Stopping escalates: ask (cancel) → wait → terminate → wait → kill; the child runs
-in its own process group (POSIX session) so the whole group is signalled.
+in its own process group (POSIX session) so the whole group is signalled, and on Windows in the
+app's kill-on-close job object (app/core/platform.py has every OS difference).
 """
 
 from __future__ import annotations
@@ -13,13 +14,13 @@ import json
 import logging
 import os
 import queue
-import signal
 import subprocess
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
+from app.core import platform
 from app.engine.errors import EngineError, EngineStopped, ProtocolError, error_for_exit
 from app.engine.events import (
     MAX_LINE_BYTES,
@@ -85,15 +86,8 @@ class StageProcess:
         self._log_file.write(f"# argv: {json.dumps(self.argv)}\n".encode())
         self._log_file.flush()
 
-        kwargs: dict[str, object] = {}
-        if os.name == "posix":
-            # Own session = own process group: signals reach the engine and anything it
-            # spawns, and a Ctrl+C in our terminal does not reach it behind our back.
-            kwargs["start_new_session"] = True
-        else:
-            # TODO(windows): also assign the child to a job object with
-            # JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE so it dies with the app even on a crash.
-            kwargs["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP
+        # Own process group (POSIX session; on Windows also no console window), see platform.
+        kwargs = platform.child_popen_kwargs()
         try:
             self._proc = subprocess.Popen(
                 self.argv,
@@ -102,7 +96,7 @@ class StageProcess:
                 stderr=subprocess.PIPE,
                 env=dict(env) if env is not None else None,
                 cwd=cwd,
-                **kwargs,  # type: ignore[arg-type]
+                **kwargs,
             )
         except OSError as exc:
             self._log_file.close()
@@ -112,6 +106,9 @@ class StageProcess:
                 fix="Build it with: python native/build.py",
             ) from exc
         self.pid = self._proc.pid
+        # Windows: in the app's kill-on-close job object, so it dies with the app, even a crash.
+        self.contained = platform.contain_child(self._proc)
+        self.started = platform.process_started(self.pid)  # with pid: the engine's identity
         self._stdout_thread = threading.Thread(
             target=self._read_stdout, name=f"sd-stage-{self.pid}-stdout", daemon=True
         )
@@ -306,16 +303,7 @@ class StageProcess:
         # poll() is None means the child is not reaped, so its pid (= pgid) is still ours.
         if self._proc.poll() is not None:
             return
-        try:
-            if os.name == "posix":
-                sig = signal.SIGTERM if terminate else signal.SIGKILL
-                os.killpg(self._proc.pid, sig)
-            elif terminate:
-                self._proc.terminate()
-            else:
-                self._proc.kill()
-        except (ProcessLookupError, PermissionError):
-            pass
+        platform.signal_child(self._proc, terminate=terminate)
 
     def _wait_quietly(self, timeout_s: float) -> int | None:
         try:
