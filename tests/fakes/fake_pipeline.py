@@ -1,0 +1,270 @@
+"""A fake PipelineAPI for protocol faults only (a failing stage, a stage that never ends until
+cancelled, events out of order). Everything else is tested on the real pipeline;
+tests/pipeline/test_contract.py runs the same scenarios on both.
+
+State lives in memory, keyed by run folder; each folder really exists and gets a result.png.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+from collections.abc import Generator, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.pipeline import events as ev
+from app.pipeline.api import (
+    DeviceInfo,
+    EngineCatalog,
+    ModelInput,
+    RunSnapshot,
+    RunSummary,
+    SamplerInfo,
+    StageSnapshot,
+)
+from app.pipeline.control import RunControl
+from app.pipeline.events import Event
+from app.pipeline.failures import Failure, FailureKind
+from app.pipeline.run_dir import STAGES
+from app.pipeline.spec import JobSpec
+
+# JobSpec fields that change nothing diffuse computes (branch keeps its checkpoints).
+_NEUTRAL = frozenset({"preview", "devices"})
+_PNG = (
+    b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00\x00"
+    b"\x00\x90wS\xde\x00\x00\x00\x0cIDATx\x9cc\xf8\xcf\xc0\x00\x00\x03\x01\x01\x00\xc9\xfe"
+    b"\x92\xef\x00\x00\x00\x00IEND\xaeB`\x82"
+)
+
+
+@dataclass
+class _FakeRun:
+    dir: Path
+    id: str
+    created: str
+    spec: JobSpec
+    states: dict[str, str] = field(default_factory=lambda: dict.fromkeys(STAGES, "pending"))
+    checkpoints: set[int] = field(default_factory=set)
+    last_completed_step: int = 0
+    failure: Failure | None = None
+
+    def __post_init__(self) -> None:
+        if self.spec.image is None and not self.spec.refs:
+            self.states["vae-encode"] = "skipped"
+
+
+class FakePipeline:
+    """PipelineAPI with injectable faults; `step_s` paces the fake diffusion."""
+
+    def __init__(
+        self,
+        root: Path,
+        *,
+        fail_stage: str | None = None,
+        fail_kind: FailureKind = FailureKind.ENGINE_CRASHED,
+        hang_stage: str | None = None,
+        out_of_order: bool = False,
+        step_s: float = 0.0,
+    ) -> None:
+        self.root = Path(root)
+        self.fail_stage, self.fail_kind = fail_stage, fail_kind
+        self.hang_stage, self.out_of_order, self.step_s = hang_stage, out_of_order, step_s
+        self._runs: dict[Path, _FakeRun] = {}
+        self._lock = threading.Lock()
+        self._count = 0
+
+    # --- the engine ---
+    def devices(self) -> list[DeviceInfo]:
+        return [DeviceInfo("cpu", "fake CPU")]
+
+    def catalog(self) -> EngineCatalog:
+        return EngineCatalog(
+            (SamplerInfo("euler", True), SamplerInfo("dpm++2m", False)), ("simple", "discrete")
+        )
+
+    # --- runs ---
+    def create_run(self, spec: JobSpec, run_dir: Path | None = None) -> RunSnapshot:
+        with self._lock:
+            self._count += 1
+            run_id = f"fake-{self._count:04d}"
+        folder = Path(run_dir) if run_dir is not None else self.root / run_id
+        folder.mkdir(parents=True, exist_ok=True)
+        run = _FakeRun(folder, run_id, time.strftime("%Y-%m-%dT%H:%M:%SZ"), spec)
+        self._runs[folder] = run
+        return self._snap(run)
+
+    def snapshot(self, run_dir: Path) -> RunSnapshot:
+        return self._snap(self._run(run_dir))
+
+    def update_run(self, run_dir: Path, changes: Mapping[str, Any]) -> RunSnapshot:
+        run = self._run(run_dir)
+        run.spec = dataclasses.replace(run.spec, **dict(changes))
+        first = "diffuse" if set(changes) <= _NEUTRAL | {"seed", "steps"} else "prepare"
+        for stage in STAGES[STAGES.index(first) :]:
+            if run.states[stage] != "skipped":
+                run.states[stage] = "pending"
+        if first != "diffuse" or not set(changes) <= _NEUTRAL:
+            run.checkpoints.clear()
+        return self._snap(run)
+
+    def branch(self, run_dir: Path, from_step: int, changes: Mapping[str, Any]) -> RunSnapshot:
+        old = self._run(run_dir)
+        new = self._run(self.create_run(dataclasses.replace(old.spec, **dict(changes))).dir)
+        for stage in STAGES[: STAGES.index("diffuse")]:
+            new.states[stage] = (
+                "cached" if old.states[stage] in ("done", "cached") else old.states[stage]
+            )
+        if set(changes) <= _NEUTRAL and from_step > 0:
+            new.checkpoints = {k for k in old.checkpoints if k <= from_step}
+            new.last_completed_step = max(new.checkpoints, default=0)
+        return self._snap(new)
+
+    def unfinished_runs(self) -> list[RunSummary]:
+        out = []
+        for run in sorted(self._runs.values(), key=lambda r: r.id):
+            snap = self._snap(run)
+            if snap.resumable:
+                out.append(
+                    RunSummary(
+                        snap.dir,
+                        snap.id,
+                        snap.created,
+                        snap.spec.prompt,
+                        snap.last_completed_step,
+                        snap.steps,
+                    )
+                )
+        return out
+
+    # --- execution ---
+    def execute(
+        self, run_dir: Path, control: RunControl, *, only: str | None = None
+    ) -> Iterator[Event]:
+        if only is not None and only not in STAGES:
+            raise ValueError(f"unknown stage {only!r}")
+        return self._execute(self._run(run_dir), control, only)
+
+    def decode_step(self, run_dir: Path, step: int, control: RunControl) -> Iterator[Event]:
+        run = self._run(run_dir)
+        if step not in run.checkpoints:
+            yield ev.RunFailed(
+                "vae-decode",
+                FailureKind.INPUT,
+                f"There is no valid checkpoint for step {step}.",
+                None,
+            )
+            return
+        out = run.dir / "steps" / f"step_{step:03d}.png"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(_PNG)
+        yield ev.StageStarted("vae-decode", run.dir)
+        yield ev.StageFinished("vae-decode", 0.0, False, "cpu")
+        yield ev.RunFinished(out)
+
+    def _execute(self, run: _FakeRun, control: RunControl, only: str | None) -> Iterator[Event]:
+        run.failure = None
+        if self.out_of_order:
+            yield ev.StepProgressed(1, run.spec.steps, 0.0, 0.0)  # before any StageStarted
+            yield ev.StageFinished("diffuse", 0.0, False, "cpu")  # never started
+        for stage in STAGES:
+            if only is not None and STAGES.index(stage) > STAGES.index(only):
+                break
+            if run.states[stage] == "skipped":
+                continue
+            if run.states[stage] in ("done", "cached"):
+                if only is None or stage == only:
+                    yield ev.StageStarted(stage, run.dir)
+                    yield ev.StageFinished(stage, 0.0, True, "cpu")
+                continue
+            if only is not None and stage != only:
+                yield self._fail(
+                    run, stage, FailureKind.ORDER, f"Stage {stage} must run before {only}."
+                )
+                return
+            if control.cancel_requested or control.suspend_requested:
+                step = run.last_completed_step
+                yield ev.RunCancelled(step) if control.cancel_requested else ev.RunSuspended(step)
+                return
+            yield ev.StageStarted(stage, run.dir)
+            run.states[stage] = "running"
+            if stage == self.fail_stage:
+                yield self._fail(run, stage, self.fail_kind, f"fake failure in {stage}")
+                return
+            if stage == self.hang_stage:
+                while not control.cancel_requested:  # never ends until cancelled
+                    time.sleep(0.01)
+                run.states[stage] = "pending"
+                yield ev.RunCancelled(run.last_completed_step)
+                return
+            if stage == "diffuse":
+                terminal = yield from self._diffuse(run, control)
+                if terminal is not None:
+                    yield terminal
+                    return
+            run.states[stage] = "done"
+            yield ev.StageFinished(stage, 0.0, False, "cpu")
+        if only is not None and only != "composite":
+            yield ev.RunFinished(run.dir)
+            return
+        (run.dir / "result.png").write_bytes(_PNG)
+        yield ev.RunFinished(run.dir / "result.png")
+
+    def _diffuse(self, run: _FakeRun, control: RunControl) -> Generator[Event, None, Event | None]:
+        steps = run.spec.steps
+        start = max(run.checkpoints, default=0)
+        if start:
+            yield ev.LogLine("diffuse", f"Resuming from the checkpoint after step {start}.")
+        for step in range(start + 1, steps + 1):
+            time.sleep(self.step_s)
+            yield ev.StepProgressed(step, steps, self.step_s, (steps - step) * self.step_s)
+            run.checkpoints.add(step)
+            run.last_completed_step = step
+            yield ev.CheckpointSaved(step, run.dir / "checkpoints" / f"step_{step:03d}.bin")
+            if step < steps and (control.suspend_requested or control.cancel_requested):
+                run.states["diffuse"] = "pending"
+                if control.cancel_requested:
+                    return ev.RunCancelled(step)
+                return ev.RunSuspended(step)
+        return None
+
+    def _fail(self, run: _FakeRun, stage: str, kind: FailureKind, detail: str) -> ev.RunFailed:
+        run.states[stage] = "failed"
+        run.failure = Failure(kind, stage, detail, None)
+        return ev.RunFailed(stage, kind, detail, None)
+
+    # --- helpers ---
+    def _run(self, run_dir: Path) -> _FakeRun:
+        try:
+            return self._runs[Path(run_dir)]
+        except KeyError:
+            from app.core.errors import DamagedFileError
+
+            raise DamagedFileError(f"{run_dir} is not a run folder.", path=run_dir) from None
+
+    def _snap(self, run: _FakeRun) -> RunSnapshot:
+        finished = run.states["composite"] == "done"
+        spec = run.spec
+        size = (
+            ModelInput(spec.width, spec.height, None)
+            if run.states["prepare"] in ("done", "cached")
+            else None
+        )
+        return RunSnapshot(
+            dir=run.dir,
+            id=run.id,
+            created=run.created,
+            spec=spec,
+            stages=tuple(
+                StageSnapshot(s, run.states[s], run.states[s] == "cached", None, None)
+                for s in STAGES
+            ),
+            steps=spec.steps,
+            last_completed_step=run.last_completed_step,
+            checkpoints=tuple(sorted(run.checkpoints)),
+            result=run.dir / "result.png" if finished else None,
+            model_input=size,
+            failure=run.failure,
+        )

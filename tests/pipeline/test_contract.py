@@ -1,0 +1,188 @@
+"""The PipelineAPI contract: the same scenarios on the real Pipeline (real engine, tiny models)
+and on the fake (tests/fakes/fake_pipeline.py), with the same observable results."""
+
+from __future__ import annotations
+
+import inspect
+import threading
+import typing
+from pathlib import Path
+
+import pytest
+
+from app.core.paths import app_paths
+from app.pipeline import events as ev
+from app.pipeline.api import PipelineAPI
+from app.pipeline.control import RunControl
+from app.pipeline.failures import FailureKind
+from app.pipeline.runner import Pipeline
+from app.pipeline.spec import JobSpec, ModelFiles
+from tests.fakes.fake_pipeline import FakePipeline
+
+PROTOCOL_METHODS = (
+    "devices",
+    "catalog",
+    "create_run",
+    "snapshot",
+    "update_run",
+    "branch",
+    "unfinished_runs",
+    "execute",
+    "decode_step",
+)
+
+
+@pytest.fixture(params=["real", "fake"])
+def api(request: pytest.FixtureRequest, tmp_path: Path) -> PipelineAPI:
+    if request.param == "real":
+        return Pipeline(app_paths(), request.getfixturevalue("sd_stage"), cache_limit_mb=16)
+    return FakePipeline(tmp_path / "fake-runs")
+
+
+@pytest.fixture()
+def models(request: pytest.FixtureRequest, api: PipelineAPI, tmp_path: Path) -> ModelFiles:
+    if isinstance(api, Pipeline):
+        m = request.getfixturevalue("tiny_models")
+        return ModelFiles(str(m.diffusion), str(m.llm), str(m.vae))
+    return ModelFiles(*(str(tmp_path / n) for n in ("d.gguf", "l.gguf", "v.safetensors")))
+
+
+def _spec(models: ModelFiles, steps: int = 3, **changes: object) -> JobSpec:
+    values: dict = {
+        "prompt": "a contract",
+        "width": 64,
+        "height": 64,
+        "steps": steps,
+        "preview": "none",
+        **changes,
+    }
+    return JobSpec(models=models, **values)
+
+
+def _run(
+    api: PipelineAPI, run_dir: Path, control: RunControl | None = None, only: str | None = None
+) -> list:
+    events = list(api.execute(run_dir, control or RunControl(), only=only))
+    terminals = [e for e in events if isinstance(e, ev.TERMINAL_EVENTS)]
+    assert len(terminals) == 1 and events[-1] is terminals[0], events[-3:]
+    return events
+
+
+def _steps(events: list) -> list[int]:
+    return [e.step for e in events if isinstance(e, ev.StepProgressed)]
+
+
+def test_both_implement_the_protocol_with_its_signatures(tmp_path: Path) -> None:
+    real = Pipeline(app_paths(), cache_limit_mb=16)
+    fake = FakePipeline(tmp_path)
+    assert isinstance(real, PipelineAPI) and isinstance(fake, PipelineAPI)
+    for name in PROTOCOL_METHODS:
+        want = getattr(PipelineAPI, name)
+        for impl in (Pipeline, FakePipeline):
+            got = getattr(impl, name)
+            w, g = inspect.signature(want), inspect.signature(got)
+            assert [(p.name, p.kind, p.default) for p in w.parameters.values()] == [
+                (p.name, p.kind, p.default) for p in g.parameters.values()
+            ], (impl, name)
+            assert typing.get_type_hints(want) == typing.get_type_hints(got), (impl, name)
+
+
+def test_run_all_then_everything_is_up_to_date(api: PipelineAPI, models: ModelFiles) -> None:
+    run = api.create_run(_spec(models))
+    assert not run.finished and not run.resumable
+    assert isinstance(_run(api, run.dir)[-1], ev.RunFinished)
+    snap = api.snapshot(run.dir)
+    assert snap.finished and snap.result is not None and snap.result.is_file()
+    assert {s.state for s in snap.stages} <= {"done", "cached", "skipped"}
+    assert snap.stage("vae-encode").state == "skipped"
+    assert snap.last_completed_step == 3 and snap.failure is None
+    again = _run(api, run.dir)
+    assert isinstance(again[-1], ev.RunFinished)
+    assert all(e.cached for e in again if isinstance(e, ev.StageFinished))
+    assert api.unfinished_runs() == []
+
+
+def test_only_the_next_stage(api: PipelineAPI, models: ModelFiles) -> None:
+    run = api.create_run(_spec(models))
+    assert isinstance(_run(api, run.dir, only="prepare")[-1], ev.RunFinished)
+    snap = api.snapshot(run.dir)
+    assert snap.stage("prepare").state == "done" and snap.stage("diffuse").state == "pending"
+    failed = _run(api, run.dir, only="diffuse")[-1]
+    assert isinstance(failed, ev.RunFailed) and failed.kind is FailureKind.ORDER
+    assert failed.stage == "llm-encode"
+    failure = api.snapshot(run.dir).failure
+    assert failure is not None and failure.kind is FailureKind.ORDER
+    assert isinstance(_run(api, run.dir, only="llm-encode")[-1], ev.RunFinished)
+    assert api.snapshot(run.dir).failure is None
+
+
+def test_cancel_before_the_first_stage(api: PipelineAPI, models: ModelFiles) -> None:
+    run = api.create_run(_spec(models))
+    control = RunControl()
+    control.cancel()
+    events = _run(api, run.dir, control)
+    assert events == [ev.RunCancelled(0)]
+    assert not api.snapshot(run.dir).finished
+
+
+def test_suspend_then_resume(api: PipelineAPI, models: ModelFiles) -> None:
+    run = api.create_run(_spec(models, steps=6))
+    control = RunControl()
+    events = []
+    for event in api.execute(run.dir, control):
+        events.append(event)
+        if isinstance(event, ev.CheckpointSaved) and not control.suspend_requested:
+            control.suspend()
+    suspended = events[-1]
+    assert isinstance(suspended, ev.RunSuspended), events[-3:]
+    assert 1 <= suspended.step < 6
+    snap = api.snapshot(run.dir)
+    assert not snap.finished and snap.resumable and suspended.step in snap.checkpoints
+    assert [s.dir for s in api.unfinished_runs()] == [run.dir]
+    resumed = _run(api, run.dir)
+    assert isinstance(resumed[-1], ev.RunFinished)
+    assert _steps(resumed) == list(range(suspended.step + 1, 7))
+    assert api.unfinished_runs() == []
+
+
+def test_branch_shares_steps_only_when_diffusion_is_unchanged(
+    api: PipelineAPI, models: ModelFiles
+) -> None:
+    run = api.create_run(_spec(models, steps=4))
+    _run(api, run.dir)
+    same = api.branch(run.dir, 2, {"preview": "proj"})
+    assert same.dir != run.dir and same.spec.preview == "proj"
+    assert _steps(_run(api, same.dir)) == [3, 4]
+    other = api.branch(run.dir, 2, {"seed": 5})
+    assert _steps(_run(api, other.dir)) == [1, 2, 3, 4]
+    assert api.snapshot(other.dir).finished
+
+
+# --- the fake's protocol faults (what the UI tests need it for) ---
+
+
+def test_fake_failing_stage(tmp_path: Path) -> None:
+    fake = FakePipeline(tmp_path, fail_stage="diffuse", fail_kind=FailureKind.OUT_OF_MEMORY)
+    run = fake.create_run(_spec(ModelFiles("d", "l", "v")))
+    failed = _run(fake, run.dir)[-1]
+    assert failed == ev.RunFailed(
+        "diffuse", FailureKind.OUT_OF_MEMORY, "fake failure in diffuse", None
+    )
+    failure = fake.snapshot(run.dir).failure
+    assert failure is not None and failure.kind is FailureKind.OUT_OF_MEMORY
+
+
+def test_fake_stage_that_never_ends_until_cancelled(tmp_path: Path) -> None:
+    fake = FakePipeline(tmp_path, hang_stage="llm-encode")
+    run = fake.create_run(_spec(ModelFiles("d", "l", "v")))
+    control = RunControl()
+    threading.Timer(0.1, control.cancel).start()
+    assert isinstance(_run(fake, run.dir, control)[-1], ev.RunCancelled)
+
+
+def test_fake_events_out_of_order(tmp_path: Path) -> None:
+    fake = FakePipeline(tmp_path, out_of_order=True)
+    run = fake.create_run(_spec(ModelFiles("d", "l", "v")))
+    events = _run(fake, run.dir)
+    assert isinstance(events[0], ev.StepProgressed) and isinstance(events[1], ev.StageFinished)
+    assert isinstance(events[-1], ev.RunFinished)
