@@ -23,8 +23,9 @@ import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path
+from typing import BinaryIO
 
-from app.core.atomic import write_text_atomic
+from app.core.atomic import write_text_atomic, write_with_atomic
 from app.engine.tensorfile import file_sha256
 
 log = logging.getLogger(__name__)
@@ -65,8 +66,10 @@ class StageCache:
         for name in dest:
             src = folder / name
             try:
-                ok = (src.stat().st_size == files[name]["size"]
-                      and file_sha256(src) == files[name]["sha256"])
+                ok = (
+                    src.stat().st_size == files[name]["size"]
+                    and file_sha256(src) == files[name]["sha256"]
+                )
             except OSError:
                 ok = False
             if not ok:
@@ -97,11 +100,21 @@ class StageCache:
                     raise ValueError(f"bad cache file name {name!r}")
                 shutil.copyfile(src, staging / name)
                 _fsync(staging / name)
-                meta_files[name] = {"sha256": file_sha256(staging / name),
-                                    "size": (staging / name).stat().st_size}
-            write_text_atomic(staging / ENTRY_FILE, json.dumps(
-                {"format": CACHE_FORMAT, "kind": kind, "created": time.time(),
-                 "files": meta_files}))
+                meta_files[name] = {
+                    "sha256": file_sha256(staging / name),
+                    "size": (staging / name).stat().st_size,
+                }
+            write_text_atomic(
+                staging / ENTRY_FILE,
+                json.dumps(
+                    {
+                        "format": CACHE_FORMAT,
+                        "kind": kind,
+                        "created": time.time(),
+                        "files": meta_files,
+                    }
+                ),
+            )
             if folder.exists():  # a damaged leftover
                 shutil.rmtree(folder, ignore_errors=True)
             try:
@@ -166,8 +179,14 @@ class StageCache:
             if meta.get("format") != CACHE_FORMAT or not isinstance(meta.get("files"), dict):
                 raise ValueError("format")
             for name, rec in meta["files"].items():
-                if not _NAME.match(name) or not isinstance(rec.get("sha256"), str):
-                    raise ValueError("files")
+                size = rec.get("size")
+                if (
+                    not _NAME.match(name)
+                    or not isinstance(rec.get("sha256"), str)
+                    or not isinstance(size, int)
+                    or isinstance(size, bool)
+                ):
+                    raise ValueError(f"files: {name}")
             return meta
         except FileNotFoundError:
             return None
@@ -192,13 +211,8 @@ def _fsync(path: Path) -> None:
 
 
 def _copy_atomic(src: Path, dest: Path) -> None:
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
-    os.close(fd)
-    try:
-        shutil.copyfile(src, tmp)
-        _fsync(Path(tmp))
-        os.replace(tmp, dest)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    def writer(handle: BinaryIO) -> None:
+        with open(src, "rb") as f:
+            shutil.copyfileobj(f, handle)
+
+    write_with_atomic(dest, writer)

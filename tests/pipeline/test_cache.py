@@ -75,3 +75,21 @@ def test_truncated_file_and_garbage_manifest_are_misses(tmp_path: Path) -> None:
     assert not cache.get(k1, {"f.bin": tmp_path / "o1"})
     assert not cache.get(k2, {"f.bin": tmp_path / "o2"})
     assert cache.entries() == []
+
+
+def test_an_entry_missing_a_field_is_dropped_and_recomputed(tmp_path: Path) -> None:
+    import json
+
+    cache = StageCache(tmp_path / "cache", 10_000_000)
+    key = cache_key("llm-encode", {"prompt": "a fox"})
+    src = _file(tmp_path, "c.bin", b"y" * 64)
+    cache.put(key, "llm-encode", {"conditioning.bin": src})
+    entry = cache.root / key[:2] / key / "entry.json"
+    meta = json.loads(entry.read_text())
+    del meta["files"]["conditioning.bin"]["size"]  # an older or hand-edited entry
+    entry.write_text(json.dumps(meta))
+    out = tmp_path / "out" / "c.bin"
+    assert not cache.get(key, {"conditioning.bin": out})  # a miss, no KeyError
+    assert not entry.parent.exists() and not out.exists()
+    cache.put(key, "llm-encode", {"conditioning.bin": src})
+    assert cache.get(key, {"conditioning.bin": out}) and out.read_bytes() == b"y" * 64

@@ -1,0 +1,91 @@
+"""A seed of -1 is drawn once; the inputs/ copies are verified before use; a format-1 run
+folder (written by the previous version) resumes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from app.core.paths import app_paths
+from app.pipeline import events as ev
+from app.pipeline.control import RunControl
+from app.pipeline.failures import FailureKind
+from app.pipeline.run_dir import RUN_FILE
+from app.pipeline.run_format import checksum
+from app.pipeline.runner import Pipeline
+from app.pipeline.spec import JobSpec, ModelFiles
+
+
+def _models(tmp_path: Path) -> ModelFiles:
+    return ModelFiles(*(str(tmp_path / n) for n in ("d.gguf", "l.gguf", "v.safetensors")))
+
+
+def test_a_random_seed_is_drawn_once_and_recorded(tmp_path: Path) -> None:
+    pipeline = Pipeline(app_paths(), cache_limit_mb=16)
+    run = pipeline.create_run(JobSpec(models=_models(tmp_path), prompt="x", seed=-1))
+    assert 0 <= run.spec.seed
+    assert pipeline.snapshot(run.dir).spec.seed == run.spec.seed  # resume samples the same
+    again = pipeline.update_run(run.dir, {"seed": -1})
+    assert again.spec.seed >= 0
+    assert json.loads((run.dir / RUN_FILE).read_text())["spec"]["seed"] == again.spec.seed
+
+
+def test_a_changed_input_copy_is_a_damaged_failure(tmp_path: Path, sd_stage: Path) -> None:
+    tmp_path.joinpath("in").mkdir()
+    image, mask = tmp_path / "in" / "image.png", tmp_path / "in" / "mask.png"
+    Image.fromarray(np.full((64, 64, 3), 90, np.uint8)).save(image)
+    Image.fromarray(np.full((64, 64), 255, np.uint8)).save(mask)
+    models = _models(tmp_path)
+    for path in (models.diffusion, models.llm, models.vae):
+        Path(path).write_bytes(b"not loaded by prepare")
+    pipeline = Pipeline(app_paths(), sd_stage, cache_limit_mb=16)
+    run = pipeline.create_run(JobSpec(models=models, prompt="x", image=str(image), mask=str(mask)))
+    copy = run.dir / "inputs" / "image.png"
+    Image.fromarray(np.full((64, 64, 3), 200, np.uint8)).save(copy)  # not what was recorded
+    failed = list(pipeline.execute(run.dir, RunControl(), only="prepare"))[-1]
+    assert isinstance(failed, ev.RunFailed) and failed.kind is FailureKind.DAMAGED
+    assert str(copy) in failed.message and failed.stage == "prepare"
+
+
+def _as_format_1(run_dir: Path) -> None:
+    """Rewrites run.json as the previous version wrote it (format 1: "size", no failure)."""
+    path = run_dir / RUN_FILE
+    data = json.loads(path.read_text())
+    mi = data.pop("model_input")
+    data.pop("failure")
+    data["size"] = [mi["width"], mi["height"]]
+    for name, rec in data["stages"].items():
+        if name != "diffuse":
+            rec.pop("checkpoint_key")
+    data["format"] = 1
+    data["checksum"] = checksum(data)
+    path.write_text(json.dumps(data))
+    (run_dir / "run.json.bak").unlink(missing_ok=True)
+
+
+def test_a_suspended_format_1_run_resumes(sd_stage: Path, tiny_models) -> None:
+    pipeline = Pipeline(app_paths(), sd_stage, cache_limit_mb=16)
+    models = ModelFiles(str(tiny_models.diffusion), str(tiny_models.llm), str(tiny_models.vae))
+    spec = JobSpec(models=models, prompt="old run", width=64, height=64, steps=6, preview="none")
+    reference = pipeline.create_run(spec)
+    assert isinstance(list(pipeline.execute(reference.dir, RunControl()))[-1], ev.RunFinished)
+    run = pipeline.create_run(spec)
+    control = RunControl()
+    events = []
+    for event in pipeline.execute(run.dir, control):
+        events.append(event)
+        if isinstance(event, ev.CheckpointSaved) and not control.suspend_requested:
+            control.suspend()
+    assert isinstance(events[-1], ev.RunSuspended), events[-3:]
+    step = events[-1].step
+    _as_format_1(run.dir)
+    snap = pipeline.snapshot(run.dir)
+    assert snap.resumable and snap.last_completed_step == step
+    resumed = list(pipeline.execute(run.dir, RunControl()))
+    assert isinstance(resumed[-1], ev.RunFinished), resumed[-3:]
+    assert [e.step for e in resumed if isinstance(e, ev.StepProgressed)] == list(range(step + 1, 7))
+    assert (run.dir / "result.png").read_bytes() == (reference.dir / "result.png").read_bytes()
+    assert json.loads((run.dir / RUN_FILE).read_text())["format"] == 2
