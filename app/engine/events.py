@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -251,7 +251,7 @@ def _stopped(r: _Fields) -> Stopped:
     return Stopped(reason, r.step())
 
 
-_PARSERS = {
+_PARSERS: dict[str, Callable[[_Fields], Event]] = {
     "hello": lambda r: Hello(
         r.string("version"),
         r.string("pin"),

@@ -114,7 +114,7 @@ def _read_all(f: BinaryIO, size: int, path: Path) -> dict[str, np.ndarray]:
                 header_end,
             )
         data = bytearray(nbytes)
-        if f.readinto(data) != nbytes:
+        if f.readinto(data) != nbytes:  # type: ignore[attr-defined]
             raise bad(f"truncated data of tensor {name!r}", header_end)
         tensors[name] = np.frombuffer(data, dtype=dtype).reshape(tuple(reversed(ne)))
         offset = header_end + nbytes

@@ -139,7 +139,7 @@ class StageCache:
 
     def entries(self) -> list[tuple[str, float, int]]:
         """(key, last use, bytes) of every whole entry."""
-        out = []
+        out: list[tuple[str, float, int]] = []
         if not self.root.is_dir():
             return out
         for shard in self.root.iterdir():

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import threading
-from typing import Any, Protocol
+from typing import Protocol
 
 
 class _Commandable(Protocol):
-    def send(self, command: Any) -> None: ...
+    def send(self, cmd: str) -> object: ...
 
 
 class RunControl:
@@ -89,8 +89,9 @@ class RunControl:
     def wait_while_paused(self, timeout_s: float | None = None) -> None:
         """Blocks between stages while paused, until resumed, suspended or cancelled."""
         with self._lock:
-            self._lock.wait_for(lambda: not self._paused or self._suspend or self._cancel,
-                                timeout=timeout_s)
+            self._lock.wait_for(
+                lambda: not self._paused or self._suspend or self._cancel, timeout=timeout_s
+            )
 
     def _send(self, command: str) -> None:
         if self._process is None:
@@ -99,4 +100,3 @@ class RunControl:
             self._process.send(command)
         except (OSError, ValueError):
             pass  # the process is exiting; the pipeline sees its exit
-

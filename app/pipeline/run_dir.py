@@ -184,10 +184,9 @@ class Run:
         if mi is None:
             return None
         region = mi.get("region")
+        x, y, w, h = (int(v) for v in region) if region is not None else (0, 0, 0, 0)
         return ModelInputRecord(
-            int(mi["width"]),
-            int(mi["height"]),
-            None if region is None else tuple(int(v) for v in region),
+            int(mi["width"]), int(mi["height"]), None if region is None else (x, y, w, h)
         )
 
     @model_input.setter
