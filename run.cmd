@@ -1,5 +1,8 @@
 @echo off
 rem Sets up Stepwise (virtual environment, dependencies) if needed, then starts it.
+rem The first start also builds the engine sd-stage.exe from source once (minutes, with MSVC and
+rem the Vulkan SDK; see native\README.md); later starts skip it. An installed Stepwise
+rem (installer\README.md) needs none of this.
 setlocal
 cd /d "%~dp0"
 set PY=py -3.12

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Sets up Stepwise (virtual environment, dependencies) if needed, then starts it.
 # Arguments are passed on: ./run.sh photo.png opens a picture; ./run.sh run --help for the CLI.
+# The first start also installs the Qt window libraries (Debian, as root) and builds the engine
+# sd-stage from source once (minutes; scripts/setup_env.py says so and shows the compiler's
+# progress); later starts skip both.
 set -euo pipefail
 cd "$(dirname "$0")"
 . scripts/find-python.sh

@@ -1,6 +1,6 @@
 """Creates or refreshes the project's virtual environment (.venv) and what the app needs.
 
-Usage: python scripts/setup_env.py app|test
+Usage: python scripts/setup_env.py app|test|installer
 Runs with the Python that should own the venv (3.12+). Re-running is cheap: the install step is
 skipped while pyproject.toml and the mode are unchanged.
 """
@@ -20,10 +20,37 @@ VENV = ROOT / ".venv"
 MIN_PYTHON = (3, 12)
 # Debian packages: Qt's xcb platform needs these to open a window; the Vulkan build needs
 # headers, the shader compiler, and Mesa's lavapipe for the tests' Vulkan run.
-APT_APP = ["libxcb-cursor0", "libxkbcommon-x11-0", "libegl1", "libgl1", "libfontconfig1",
-           "libdbus-1-3", "fonts-noto-cjk"]
-APT_TEST = ["cmake", "g++", "libvulkan-dev", "glslc", "mesa-vulkan-drivers", "libegl1",
-            "libgl1", "libfontconfig1", "libxkbcommon0", "libdbus-1-3"]
+# Without the libxcb-icccm4 family a bare Debian desktop opens no window ("could not load the Qt
+# platform plugin xcb").
+APT_XCB = [
+    "libxcb-cursor0",
+    "libxcb-icccm4",
+    "libxcb-image0",
+    "libxcb-keysyms1",
+    "libxcb-randr0",
+    "libxcb-render-util0",
+    "libxcb-shape0",
+    "libxcb-xinerama0",
+    "libxcb-xkb1",
+    "libxkbcommon-x11-0",
+]
+APT_APP = [*APT_XCB, "libegl1", "libgl1", "libfontconfig1", "libdbus-1-3", "fonts-noto-cjk"]
+# installer/build.py: the GUI smoke test under Xvfb (screenshot with xwd + netpbm), makensis,
+# and wine for installing the Windows installer.
+APT_INSTALLER = [*APT_APP, "xvfb", "x11-apps", "netpbm", "nsis", "wine64"]
+EXTRAS = {"app": ".", "test": ".[test]", "installer": ".[test,installer]"}
+APT_TEST = [
+    "cmake",
+    "g++",
+    "libvulkan-dev",
+    "glslc",
+    "mesa-vulkan-drivers",
+    "libegl1",
+    "libgl1",
+    "libfontconfig1",
+    "libxkbcommon0",
+    "libdbus-1-3",
+]
 
 
 def venv_python() -> Path:
@@ -37,8 +64,11 @@ def say(text: str) -> None:
 def ensure_venv() -> Path:
     py = venv_python()
     if py.exists():
-        probe = subprocess.run([str(py), "-c", "import sys; print(sys.version_info >= (3, 12))"],
-                               capture_output=True, text=True)
+        probe = subprocess.run(
+            [str(py), "-c", "import sys; print(sys.version_info >= (3, 12))"],
+            capture_output=True,
+            text=True,
+        )
         if probe.stdout.strip() == "True":
             return py
         say("the existing .venv uses an old or broken Python; recreating it")
@@ -49,7 +79,7 @@ def ensure_venv() -> Path:
 
 
 def install(py: Path, mode: str) -> None:
-    spec = "." if mode == "app" else ".[test]"
+    spec = EXTRAS[mode]
     digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + mode.encode()).hexdigest()
     stamp = VENV / f".stepwise-{mode}.stamp"
     if stamp.exists() and stamp.read_text() == digest:
@@ -66,8 +96,9 @@ def ensure_debian_packages(names: list[str]) -> None:
         return
     missing = []
     for name in names:
-        r = subprocess.run(["dpkg-query", "-W", "-f=${Status}", name], capture_output=True,
-                           text=True)
+        r = subprocess.run(
+            ["dpkg-query", "-W", "-f=${Status}", name], capture_output=True, text=True
+        )
         if "install ok installed" not in r.stdout:
             missing.append(name)
     if not missing:
@@ -90,27 +121,41 @@ def build_engine(py: Path, mode: str) -> None:
     tests' fixtures run the same command and find it cached)."""
     build = [str(py), str(ROOT / "native" / "build.py")]
     has_vulkan = bool(shutil.which("glslc") or os.environ.get("VULKAN_SDK"))
-    variants = [["--vulkan"] if has_vulkan else []] if mode == "app" else [[], ["--vulkan"]]
+    variants = [["--vulkan"] if has_vulkan else []] if mode != "test" else [[], ["--vulkan"]]
     for extra in variants:
         name = "Vulkan" if extra else "CPU"
-        say(f"building the engine sd-stage ({name}) if needed; the first time takes minutes")
+        done = subprocess.run([*build, *extra, "--print-path"], cwd=ROOT, capture_output=True)
+        if done.returncode != 0:
+            minutes = "10-30" if extra else "5-10"
+            say(
+                f"first start: building the engine sd-stage ({name}) from source, once. This "
+                f"takes about {minutes} minutes on a small machine; the compiler's progress "
+                "follows. The build is cached (~/.cache/stepwise/build, on Windows "
+                "%LOCALAPPDATA%\\Stepwise\\build): later starts skip it. Ctrl+C stops it; "
+                "the next start continues where it stopped."
+            )
+            if mode == "app":
+                say("Stepwise opens when the build is done.")
         if subprocess.run([*build, *extra], cwd=ROOT).returncode != 0:
             if mode == "app":
-                say("the engine could not be built; the painter works, generating needs "
-                    "sd-stage (see README, Troubleshooting)")
+                say(
+                    "the engine could not be built; the painter works, generating needs "
+                    "sd-stage (see README, Troubleshooting)"
+                )
             else:
                 say(f"the {name} engine could not be built; the tests that need it will fail")
 
 
 def main() -> int:
     mode = sys.argv[1] if len(sys.argv) > 1 else "app"
-    if mode not in ("app", "test"):
+    if mode not in EXTRAS:
         print(__doc__)
         return 2
     if sys.version_info < MIN_PYTHON:
         print("Stepwise needs Python 3.12 or newer; this is " + sys.version.split()[0])
         return 1
-    ensure_debian_packages(APT_APP if mode == "app" else APT_TEST)
+    apt = {"app": APT_APP, "test": APT_TEST, "installer": APT_INSTALLER}[mode]
+    ensure_debian_packages(apt)
     py = ensure_venv()
     install(py, mode)
     build_engine(py, mode)
