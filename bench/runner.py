@@ -207,7 +207,7 @@ def bench_scripted(app: QApplication, steps: int, work: Path, size_px: int) -> l
         settings.generation.prompt = "scripted"
         settings.generation.steps = steps
         pipeline = scripted.ScriptedPipeline(work / "scripted-runs", step_s=0.002)
-        from app.jobs.legacy_pipeline import LegacyPipeline
+        from bench.scripted_adapter import LegacyPipeline
 
         session = RunSession(app_paths(), pipeline=LegacyPipeline(pipeline))
         panel = make_panel(session, settings)

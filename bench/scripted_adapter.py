@@ -1,9 +1,6 @@
-"""`PipelineAPI` over the pipeline's previous interface (Run objects, keyword changes).
-
-The pipeline is being moved onto app/pipeline/api.py; until runner.Pipeline implements it,
-RunSession wraps the old one in this adapter so jobs/ and ui/ code only against the protocol.
-Delete this module when `isinstance(Pipeline(...), PipelineAPI)` holds.
-"""
+"""`PipelineAPI` over tests/jobs/scripted.py's old-style interface (Run objects, keyword
+changes), for bench/runner.py's scripted stream only. Delete it with scripted.py once the
+bench streams from tests/fakes/fake_pipeline.py (which implements the protocol)."""
 
 from __future__ import annotations
 

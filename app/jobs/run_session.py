@@ -53,12 +53,7 @@ def make_pipeline(paths: AppPaths, engine: Path | None) -> PipelineAPI:
     """The real pipeline, behind the PipelineAPI protocol."""
     from app.pipeline.runner import Pipeline
 
-    pipeline: Any = Pipeline(paths, engine)
-    if isinstance(pipeline, PipelineAPI):
-        return pipeline
-    from app.jobs.legacy_pipeline import LegacyPipeline
-
-    return LegacyPipeline(pipeline)
+    return Pipeline(paths, engine)
 
 
 class RunSession(QObject):
