@@ -35,6 +35,7 @@ SPEC = ROOT / "installer" / "stepwise.spec"
 NSI = ROOT / "installer" / "stepwise.nsi"
 WINDOWS = sys.platform == "win32"
 EXE = "Stepwise.exe" if WINDOWS else "Stepwise"
+CLI_EXE = "stepwise-cli.exe" if WINDOWS else "Stepwise"  # Windows: Stepwise.exe has no console
 GUI_SECONDS = 12.0
 
 
@@ -103,7 +104,7 @@ def isolated_env(home: Path) -> dict[str, str]:
 
 
 def smoke(bundle: Path) -> int:
-    exe = bundle / EXE
+    exe = bundle / CLI_EXE
     if not exe.is_file():
         return fail(f"{exe} does not exist; build the bundle first: python installer/build.py")
     WORK.mkdir(parents=True, exist_ok=True)
@@ -118,7 +119,7 @@ def smoke(bundle: Path) -> int:
             if result.returncode != 0:
                 return fail(f"`{exe.name} {' '.join(argv[1:])}` exited {result.returncode}")
         if sys.platform.startswith("linux"):
-            return smoke_gui(exe, env)
+            return smoke_gui(bundle / EXE, env)
     return 0
 
 
