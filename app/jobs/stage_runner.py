@@ -305,14 +305,9 @@ class StageRunner(QThread):
 
     def _on_run_failed(self, e: ev.RunFailed) -> None:
         log_path = "" if e.log_path is None else str(e.log_path)
-        kind = getattr(e, "kind", None)  # RunFailed gains its FailureKind with the new pipeline
-        kind_text = str(kind) if kind is not None else ""
-        detail = str(getattr(e, "message", "") or getattr(e, "detail", ""))
+        stage = e.stage or self._current_stage
         self._terminal(
-            "failed",
-            lambda: self.run_failed.emit(
-                e.stage or self._current_stage, kind_text, detail, log_path
-            ),
+            "failed", lambda: self.run_failed.emit(stage, str(e.kind), e.message, log_path)
         )
 
 
