@@ -298,3 +298,20 @@ def test_platform_is_read_only_in_the_platform_module() -> None:
         "engine/tiny_models.py: os.name !=",
     }
     assert sorted(set(offenders) - allowed) == []
+
+
+def test_non_ascii_and_deep_run_folders_work(tmp_path: Path) -> None:
+    # a Chinese user profile, a model folder with an accent, a run folder nested past 260 chars
+    deep = tmp_path / "用户-李" / "uni-模型-é"
+    for i in range(8):
+        deep = deep / f"運行-{i:02d}-{'é' * 20}"
+    target = deep / "x_t-0001.bin"
+    assert len(str(target)) > 260
+    atomic.write_bytes_atomic(platform.long_path(target), b"latent")
+    assert target.read_bytes() == b"latent"
+    fd = os.open(platform.long_path(deep / ".lock"), os.O_RDWR | os.O_CREAT)
+    try:
+        platform.lock_fd(fd)
+        platform.unlock_fd(fd)
+    finally:
+        os.close(fd)
