@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import QCoreApplication, QTimer
 from PySide6.QtWidgets import (
     QDialog,
@@ -14,6 +12,10 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from app.pipeline.params import PARAMS
+from app.pipeline.sdcli_import import SdCliImport, import_sd_cli
+from app.ui.texts import note_text
 
 PARSE_DELAY_MS = 250
 
@@ -29,7 +31,7 @@ class SdCliImportDialog(QDialog):
         super().__init__(parent)
         self.setObjectName("sdcli_import_dialog")
         self.setWindowTitle(_tr("Import sd-cli command"))
-        self.spec: dict[str, Any] | None = None
+        self.imported: SdCliImport | None = None
         self.edit = QPlainTextEdit(self)
         self.edit.setObjectName("sdcli_command")
         self.edit.setPlaceholderText(
@@ -68,38 +70,44 @@ class SdCliImportDialog(QDialog):
         self.edit.setPlainText(text)
         self.parse()
 
-    def parse(self) -> None:
-        from app.pipeline.sdcli_import import import_sd_cli_command
+    def values(self) -> dict[str, object]:
+        """The form values to apply: everything that shapes the result, and the device and
+        engine switches the command gave (the user's other choices stay)."""
+        if self.imported is None:
+            return {}
+        given = self.imported.given
+        return {
+            p.name: self.imported.values[p.name]
+            for p in PARAMS
+            if p.invalidates is not None or p.name in given
+        }
 
+    def parse(self) -> None:
         text = self.edit.toPlainText()
         ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
         self.notes.clear()
         if not text.strip():
-            self.spec = None
+            self.imported = None
             self.summary.setText("")
             ok.setEnabled(False)
             return
         try:
-            spec, notes = import_sd_cli_command(text)
+            result = import_sd_cli(text)
         except (ValueError, TypeError, KeyError) as exc:
-            self.spec = None
+            self.imported = None
             self.summary.setText(_tr("This command cannot be read: {error}").format(error=exc))
             ok.setEnabled(False)
             return
-        self.spec = spec
-        models = spec.get("models", {})
-        found = [name for name in ("diffusion", "llm", "vae") if models.get(name)]
+        self.imported = result
+        v = result.values
+        found = [n for n in ("diffusion_model", "llm_model", "vae_model") if v.get(n)]
         self.summary.setText(
             _tr("{count} of 3 model files, {w}×{h}, {steps} steps, seed {seed}.").format(
-                count=len(found),
-                w=spec.get("width"),
-                h=spec.get("height"),
-                steps=spec.get("steps"),
-                seed=spec.get("seed"),
+                count=len(found), w=v["width"], h=v["height"], steps=v["steps"], seed=v["seed"]
             )
         )
-        for note in notes:
-            self.notes.addItem("• " + note)
-        if not notes:
+        for note in result.notes:
+            self.notes.addItem("• " + note_text(note))
+        if not result.notes:
             self.notes.addItem(_tr("Nothing to note: Stepwise runs this command as it is."))
         ok.setEnabled(True)

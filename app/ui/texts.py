@@ -131,6 +131,37 @@ _NOTES: dict[NoteCode, str] = {
         "\u201csimple\u201d is used.",
     ),
     NoteCode.LORA_MISSING: QT_TRANSLATE_NOOP("Texts", "<lora:{name}> names no file in {folder}."),
+    NoteCode.FLAG_NO_VALUE: QT_TRANSLATE_NOOP("Texts", "{flag} has no value; ignored."),
+    NoteCode.FLAG_BAD_NUMBER: QT_TRANSLATE_NOOP("Texts", "{flag} {value}: not a number; ignored."),
+    NoteCode.STRAY_WORD: QT_TRANSLATE_NOOP("Texts", "Stray word “{word}” ignored."),
+    NoteCode.SEED_RANDOM: QT_TRANSLATE_NOOP(
+        "Texts",
+        "--seed {value}: a seed is drawn once and kept with the run, so it can be reproduced.",
+    ),
+    NoteCode.OUTPUT_IN_RUN_FOLDER: QT_TRANSLATE_NOOP(
+        "Texts",
+        "--output {value}: the result is saved in the run folder; use Save result… to copy it.",
+    ),
+    NoteCode.SINGLE_MODEL_FILE: QT_TRANSLATE_NOOP(
+        "Texts", "--model {value}: klein needs separate diffusion, text encoder and VAE files."
+    ),
+    NoteCode.MODEL_NOT_GIVEN: QT_TRANSLATE_NOOP(
+        "Texts", "No {flag}: choose the file under Models."
+    ),
+    NoteCode.SIZE_FROM_IMAGE: QT_TRANSLATE_NOOP(
+        "Texts",
+        "-W/-H: with a picture the size comes from the prepared picture (aligned to 16 px).",
+    ),
+    NoteCode.LORA_NO_FOLDER: QT_TRANSLATE_NOOP(
+        "Texts", "The prompt names LoRAs but no LoRA folder is chosen; they will not load."
+    ),
+    NoteCode.LORA_FOLDER_UNUSED: QT_TRANSLATE_NOOP(
+        "Texts", "LoRA folder: no <lora:name:weight> tag in the prompt, so no LoRA is applied."
+    ),
+    NoteCode.LORA_FROM_TAGS: QT_TRANSLATE_NOOP(
+        "Texts",
+        "LoRAs come from the prompt's tags ({loras}); changing one encodes the prompt again.",
+    ),
 }
 
 # The fields a start needs, by Param.name (GenerationModel.refused)
@@ -162,11 +193,15 @@ def failure_text(failure: Failure) -> str:
 
 
 def note_text(note: Note) -> str:
-    template = _tr(_NOTES[note.code])
+    source = _NOTES.get(note.code)
+    if source is None:  # a code newer than this table: its name and parameters, not a crash
+        details = ", ".join(f"{k}={v}" for k, v in note.params.items())
+        return f"{note.code}: {details}" if details else str(note.code)
+    template = _tr(source)
     try:
         return template.format(**note.params)
     except (KeyError, IndexError, ValueError):  # a translation with a wrong placeholder
-        return _NOTES[note.code].format(**note.params)
+        return source.format(**note.params)
 
 
 def missing_text(names: list[str]) -> str:

@@ -5,11 +5,10 @@ reaching the engine (bug 1) and the sampler warning from the engine's catalog (b
 
 from __future__ import annotations
 
-import os
-import signal
 from pathlib import Path
 
 import numpy as np
+import psutil
 import pytest
 from PySide6.QtCore import Qt, QTimer
 
@@ -86,9 +85,9 @@ def engine_pids() -> list[int]:
     found = []
     for pid in child_pids():
         try:
-            if Path(f"/proc/{pid}/comm").read_text().strip().startswith("sd-stage"):
+            if psutil.Process(pid).name().startswith("sd-stage"):
                 found.append(pid)
-        except OSError:
+        except psutil.Error:
             pass
     return found
 
@@ -97,8 +96,8 @@ def engine_cmdlines() -> list[str]:
     lines = []
     for pid in engine_pids():
         try:
-            lines.append(Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode())
-        except OSError:
+            lines.append(" ".join(psutil.Process(pid).cmdline()))
+        except psutil.Error:
             pass
     return lines
 
@@ -178,7 +177,7 @@ def test_sigkill_mid_diffuse_then_resume_is_bit_exact(qtbot, make_panel) -> None
     def kill_at_step(step: int, *_: object) -> None:
         if step >= 3 and not killed:
             for pid in engine_pids():
-                os.kill(pid, signal.SIGKILL)
+                psutil.Process(pid).kill()
                 killed.append(pid)
 
     panel.model.session.runner_started.connect(lambda r: r.step_progress.connect(kill_at_step))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 
 import pytest
 from PySide6.QtCore import QThread
@@ -35,7 +36,7 @@ def test_guard_fails_on_a_live_child_process_and_kills_it(monkeypatch) -> None:
     monkeypatch.setattr(conftest, "GRACE_S", 0.2)
     guard = _guard()
     next(guard)
-    child = subprocess.Popen(["sleep", "30"])
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     with pytest.raises(pytest.fail.Exception, match=f"child process {child.pid}"):
         next(guard)
     assert child.wait(timeout=5) != 0
@@ -44,6 +45,6 @@ def test_guard_fails_on_a_live_child_process_and_kills_it(monkeypatch) -> None:
 def test_guard_passes_when_everything_ended(monkeypatch) -> None:
     guard = _guard()
     next(guard)
-    subprocess.run(["true"], check=True)
+    subprocess.run([sys.executable, "-c", "pass"], check=True)
     with pytest.raises(StopIteration):
         next(guard)

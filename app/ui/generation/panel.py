@@ -21,12 +21,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.jobs.generation import GenerationModel, user_text
+from app.jobs.generation import GenerationModel
 from app.jobs.run_state import RunState
 from app.jobs.stage_runner import StageRunner
 from app.pipeline.api import RunSummary
 from app.pipeline.failures import Failure
-from app.pipeline.params import values_from_spec
 from app.ui.generation.devices import DevicesPane
 from app.ui.generation.log import (
     MEMORY_LOG_LINES,
@@ -267,20 +266,13 @@ class GenerationPanel(QWidget):
         from app.ui.settings_sdcli_import import SdCliImportDialog
 
         dialog = SdCliImportDialog(self)
-        if dialog.exec() and dialog.spec is not None:
-            self.apply_imported(dialog.spec)
+        if dialog.exec() and dialog.imported is not None:
+            self.apply_imported(dialog.values())
 
-    def apply_imported(self, spec: Any) -> None:
-        """Sets the form from an imported sd-cli command (a JobSpec or its dict)."""
-        from app.pipeline.spec import JobSpec, spec_from_dict
-
-        try:
-            job = spec if isinstance(spec, JobSpec) else spec_from_dict(dict(spec))
-        except (TypeError, ValueError, KeyError) as exc:
-            self.set_status(user_text(exc))
-            return
-        values = values_from_spec(job)
-        if job.image is not None:  # the painter's picture is the input, not the command's
+    def apply_imported(self, values: dict[str, object]) -> None:
+        """Sets the form from an imported sd-cli command's values (Param.name → value)."""
+        values = dict(values)
+        if self.model.inputs.image is not None:  # the painter's picture sets the size
             values.pop("width", None)
             values.pop("height", None)
         self.model.form.update(values)

@@ -22,6 +22,50 @@
 <context>
     <name>Texts</name>
     <message>
+        <source>{flag} has no value; ignored.</source>
+        <translation>{flag} 没有值；已忽略。</translation>
+    </message>
+    <message>
+        <source>{flag} {value}: not a number; ignored.</source>
+        <translation>{flag} {value}：不是数字；已忽略。</translation>
+    </message>
+    <message>
+        <source>Stray word “{word}” ignored.</source>
+        <translation>多余的词“{word}”已忽略。</translation>
+    </message>
+    <message>
+        <source>--seed {value}: a seed is drawn once and kept with the run, so it can be reproduced.</source>
+        <translation>--seed {value}：种子只抽取一次并随运行保存，因此可以复现。</translation>
+    </message>
+    <message>
+        <source>--output {value}: the result is saved in the run folder; use Save result… to copy it.</source>
+        <translation>--output {value}：结果保存在运行文件夹中；用“保存结果…”复制出来。</translation>
+    </message>
+    <message>
+        <source>--model {value}: klein needs separate diffusion, text encoder and VAE files.</source>
+        <translation>--model {value}：klein 需要分别的扩散模型、文本编码器和 VAE 文件。</translation>
+    </message>
+    <message>
+        <source>No {flag}: choose the file under Models.</source>
+        <translation>没有 {flag}：请在“模型”中选择文件。</translation>
+    </message>
+    <message>
+        <source>-W/-H: with a picture the size comes from the prepared picture (aligned to 16 px).</source>
+        <translation>-W/-H：有图片时，尺寸来自准备好的图片（对齐到 16 px）。</translation>
+    </message>
+    <message>
+        <source>The prompt names LoRAs but no LoRA folder is chosen; they will not load.</source>
+        <translation>提示词中提到了 LoRA，但没有选择 LoRA 文件夹；它们不会被加载。</translation>
+    </message>
+    <message>
+        <source>LoRA folder: no &lt;lora:name:weight&gt; tag in the prompt, so no LoRA is applied.</source>
+        <translation>LoRA 文件夹：提示词中没有 &lt;lora:name:weight&gt; 标签，因此不会应用 LoRA。</translation>
+    </message>
+    <message>
+        <source>LoRAs come from the prompt's tags ({loras}); changing one encodes the prompt again.</source>
+        <translation>LoRA 来自提示词中的标签（{loras}）；更换 LoRA 会重新编码提示词。</translation>
+    </message>
+    <message>
         <source>&lt;lora:{name}&gt; names no file in {folder}.</source>
         <translation>&lt;lora:{name}&gt; 在 {folder} 中找不到对应的文件。</translation>
     </message>
