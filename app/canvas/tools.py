@@ -206,7 +206,7 @@ class LassoTool:
         self._dragging = False
         if len(points) < 3:
             return False
-        polygon = np.asarray(points, dtype=np.float64)
+        polygon = [(float(x), float(y)) for x, y in points]
         value = 0.0 if erase else 1.0
         label = "Lasso erase" if erase else "Lasso fill"
         return self.document.apply_operation(

@@ -59,7 +59,7 @@ class AlignPlan:
             mode=data["mode"],
             source_size=Size(*(int(v) for v in data["source_size"])),
             aligned_size=Size(*(int(v) for v in data["aligned_size"])),
-            pad=pad,  # type: ignore[arg-type]
+            pad=pad,
             crop=Rect(*(int(v) for v in data["crop"])) if data.get("crop") else None,
         )
 

@@ -51,7 +51,8 @@ def cmd_prepare(args: argparse.Namespace) -> int:
     prepared = prepare(image, mask, options)
     files = export_prepared(args.out, prepared)
     record = prepared.record
-    share = 100.0 * float(np.count_nonzero(prepared.mask)) / prepared.mask.size
+    prepared_mask = prepared.mask if prepared.mask is not None else np.zeros(1, np.uint8)
+    share = 100.0 * float(np.count_nonzero(prepared_mask)) / prepared_mask.size
     print(f"prepared {args.image} ({record.original_size} px) into {args.out}")
     if record.only_masked:
         print(f"  region    {record.region} (mask box + {options.padding_px} px padding)")

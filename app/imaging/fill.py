@@ -74,8 +74,8 @@ def _grown(box: tuple[int, int, int, int], shape: tuple[int, ...]) -> tuple[int,
 
 def _push_pull(image: np.ndarray, known: np.ndarray) -> np.ndarray:
     """Fills unknown pixels with a weighted average of known ones from ever coarser levels."""
-    colour = image.astype(np.float32) * known[:, :, None]
-    weight = known.astype(np.float32)
+    colour: np.ndarray = image.astype(np.float32) * known[:, :, None]
+    weight: np.ndarray = known.astype(np.float32)
     levels: list[tuple[np.ndarray, np.ndarray]] = []
     while min(weight.shape) > _PULL_MIN_SIDE_PX:
         levels.append((colour, weight))
