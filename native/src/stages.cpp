@@ -564,6 +564,66 @@ json read_metadata(const std::string& dir) {
     return meta;
 }
 
+// Runs `body`, turning a metadata.json field of the wrong type (or a step key that is no
+// number) into exit 5 instead of an internal error.
+template <typename F>
+void guard_metadata(const std::string& dir, F body) {
+    try {
+        body();
+    } catch (const StageError&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw StageError(EXIT_BAD_INPUT, "--resume-step: metadata.json in '" + dir + "' is damaged (" +
+                                             std::string(e.what()).substr(0, 120) + "); start again without --resume-step");
+    }
+}
+
+struct ResumePoint {
+    json saved;                      // metadata.json
+    sd::Tensor<float> x;             // x_t of the step
+    std::vector<uint32_t> rng_draws;  // the sampler's noise draws up to the step
+};
+
+// metadata.json, the step's checkpoint (present, its sha256, its shape) and its noise draws:
+// everything --resume-step reads that does not need the model.
+ResumePoint read_resume_point(Run& run, const fs::path& dir) {
+    ResumePoint point;
+    const StageOptions& opt = run.opt;
+    guard_metadata(opt.checkpoint_dir, [&] {
+        point.saved     = read_metadata(opt.checkpoint_dir);
+        json& saved     = point.saved;
+        std::string key = std::to_string(opt.resume_step);
+        if (!saved.contains("checkpoints") || !saved["checkpoints"].is_object() || !saved["checkpoints"].contains(key)) {
+            throw StageError(EXIT_BAD_INPUT, "--resume-step " + key + ": no checkpoint for step " + key + " in '" + opt.checkpoint_dir +
+                                                 "' (last completed step: " + saved.value("last_completed_step", json(nullptr)).dump() + ")");
+        }
+        json entry       = saved["checkpoints"][key];
+        std::string path = (dir / entry["file"].get<std::string>()).string();
+        std::error_code ec;
+        if (!fs::is_regular_file(fs::u8path(path), ec)) {
+            throw StageError(EXIT_BAD_INPUT, "--resume-step " + key + ": checkpoint '" + path + "' is missing; resume from an earlier step");
+        }
+        if (sha256_file(path) != entry["sha256"].get<std::string>()) {
+            throw StageError(EXIT_BAD_INPUT, "--resume-step " + key + ": checkpoint '" + path + "' is damaged (hash mismatch); resume from an earlier step");
+        }
+        SDStageTensors t = read_tensors(path, "--resume-step");
+        check_only_tensor(t, "x_t", "--resume-step", path);
+        point.x    = find_tensor(t, "x_t", "--resume-step", path);
+        int factor = vae_scale_factor(run);
+        check_latent("--resume-step", path, "x_t", point.x, run.gen.get_resolved_width() / factor,
+                     run.gen.get_resolved_height() / factor);
+        point.rng_draws = entry.value("rng_draws", std::vector<uint32_t>{});
+        for (uint32_t n : point.rng_draws) {
+            if (n > static_cast<uint64_t>(16 * point.x.numel())) {
+                throw StageError(EXIT_BAD_INPUT, "--resume-step " + key + ": metadata.json records a noise draw of " + std::to_string(n) +
+                                                     " numbers for a latent of " + std::to_string(point.x.numel()) +
+                                                     "; start again without --resume-step");
+            }
+        }
+    });
+    return point;
+}
+
 ExitCode run_diffuse(Run& run) {
     auto t0 = std::chrono::steady_clock::now();
     StageOptions& opt = run.opt;
@@ -638,6 +698,11 @@ ExitCode run_diffuse(Run& run) {
         fs::remove(fs::u8path(probe), ec);
     }
 
+    ResumePoint resume;
+    if (opt.resume_step >= 0) {
+        resume = read_resume_point(run, dir);  // a damaged checkpoint is refused before the load
+    }
+
     std::string device = apply_backend(run, "diffusion");
     if (opt.preview == "vae") {
         std::string vae_device = apply_backend(run, "vae");
@@ -670,73 +735,46 @@ ExitCode run_diffuse(Run& run) {
     meta["checkpoints"]       = json::object();
     meta["last_completed_step"] = nullptr;
 
-    // Resume: validate metadata and the checkpoint, then start from it.
+    // Resume: the run must be the checkpointed one (read before the load), then start from it.
     sd::Tensor<float> x_start;
     std::vector<uint32_t> rng_draws;
     int start_step = 0;
-    if (opt.resume_step >= 0) try {
-        json saved           = read_metadata(opt.checkpoint_dir);
-        json expected        = meta;
-        expected.erase("checkpoints");
-        expected.erase("last_completed_step");
-        std::string mismatch = first_mismatch(expected, saved);
-        if (!mismatch.empty()) {
-            json::json_pointer ptr(mismatch);
-            std::string field = mismatch.substr(1);
-            std::replace(field.begin(), field.end(), '/', '.');
-            throw StageError(EXIT_BAD_INPUT, "--resume-step: " + field + " differs from the checkpointed run (now " +
-                                                 expected[ptr].dump() + ", was " + (saved.contains(ptr) ? saved[ptr].dump() : std::string("missing")) +
-                                                 "); resume with the same inputs and flags, or start again without --resume-step");
-        }
-        int k           = opt.resume_step;
-        std::string key = std::to_string(k);
-        if (!saved["checkpoints"].contains(key)) {
-            throw StageError(EXIT_BAD_INPUT, "--resume-step " + key + ": no checkpoint for step " + key + " in '" + opt.checkpoint_dir +
-                                                 "' (last completed step: " + saved["last_completed_step"].dump() + ")");
-        }
-        if (k > 0 && !sd_stage_sampler_resumable(params.sample_params.sample_method)) {
-            throw StageError(EXIT_BAD_INPUT, std::string("--resume-step: sampler ") + sd_sample_method_name(params.sample_params.sample_method) +
-                                                 " carries history between steps and cannot resume bit-exactly; use euler, euler_a, heun, dpm2 or dpm++2s_a, or start again");
-        }
-        json entry         = saved["checkpoints"][key];
-        std::string path   = (dir / entry["file"].get<std::string>()).string();
-        std::error_code ec;
-        if (!fs::is_regular_file(fs::u8path(path), ec)) {
-            throw StageError(EXIT_BAD_INPUT, "--resume-step " + key + ": checkpoint '" + path + "' is missing; resume from an earlier step");
-        }
-        if (sha256_file(path) != entry["sha256"]) {
-            throw StageError(EXIT_BAD_INPUT, "--resume-step " + key + ": checkpoint '" + path + "' is damaged (hash mismatch); resume from an earlier step");
-        }
-        SDStageTensors t = read_tensors(path, "--resume-step");
-        check_only_tensor(t, "x_t", "--resume-step", path);
-        x_start = find_tensor(t, "x_t", "--resume-step", path);
-        check_latent("--resume-step", path, "x_t", x_start, params.width / vae_scale_factor(run),
-                     params.height / vae_scale_factor(run));
-        rng_draws = entry.value("rng_draws", std::vector<uint32_t>{});
-        if (rng_draws.size() > static_cast<size_t>(8 * (steps + 1))) {
-            throw StageError(EXIT_BAD_INPUT, "--resume-step " + key + ": metadata.json records " + std::to_string(rng_draws.size()) +
-                                                 " noise draws for " + std::to_string(steps) + " steps; start again without --resume-step");
-        }
-        for (uint32_t n : rng_draws) {
-            if (n > static_cast<uint64_t>(16 * x_start.numel())) {
-                throw StageError(EXIT_BAD_INPUT, "--resume-step " + key + ": metadata.json records a noise draw of " + std::to_string(n) +
-                                                     " numbers for a latent of " + std::to_string(x_start.numel()) +
-                                                     "; start again without --resume-step");
+    if (opt.resume_step >= 0) {
+        guard_metadata(opt.checkpoint_dir, [&] {
+            json& saved    = resume.saved;
+            json expected  = meta;
+            expected.erase("checkpoints");
+            expected.erase("last_completed_step");
+            std::string mismatch = first_mismatch(expected, saved);
+            if (!mismatch.empty()) {
+                json::json_pointer ptr(mismatch);
+                std::string field = mismatch.substr(1);
+                std::replace(field.begin(), field.end(), '/', '.');
+                throw StageError(EXIT_BAD_INPUT, "--resume-step: " + field + " differs from the checkpointed run (now " +
+                                                     expected[ptr].dump() + ", was " + (saved.contains(ptr) ? saved[ptr].dump() : std::string("missing")) +
+                                                     "); resume with the same inputs and flags, or start again without --resume-step");
             }
-        }
-        start_step = k;
-        for (const auto& [step_key, value] : saved["checkpoints"].items()) {
-            if (std::stoi(step_key) <= k) {
-                meta["checkpoints"][step_key] = value;
+            int k           = opt.resume_step;
+            std::string key = std::to_string(k);
+            if (k > 0 && !sd_stage_sampler_resumable(params.sample_params.sample_method)) {
+                throw StageError(EXIT_BAD_INPUT, std::string("--resume-step: sampler ") + sd_sample_method_name(params.sample_params.sample_method) +
+                                                     " carries history between steps and cannot resume bit-exactly; use euler, euler_a, heun, dpm2 or dpm++2s_a, or start again");
             }
-        }
-        meta["last_completed_step"] = k;
-        run.control.set_last_step(k);
-    } catch (const StageError&) {
-        throw;
-    } catch (const std::exception& e) {  // a field of the wrong type, a step key that is no number
-        throw StageError(EXIT_BAD_INPUT, "--resume-step: metadata.json in '" + opt.checkpoint_dir + "' is damaged (" +
-                                             std::string(e.what()).substr(0, 120) + "); start again without --resume-step");
+            if (resume.rng_draws.size() > static_cast<size_t>(8 * (steps + 1))) {
+                throw StageError(EXIT_BAD_INPUT, "--resume-step " + key + ": metadata.json records " + std::to_string(resume.rng_draws.size()) +
+                                                     " noise draws for " + std::to_string(steps) + " steps; start again without --resume-step");
+            }
+            x_start    = std::move(resume.x);
+            rng_draws  = std::move(resume.rng_draws);
+            start_step = k;
+            for (const auto& [step_key, value] : saved["checkpoints"].items()) {
+                if (std::stoi(step_key) <= k) {
+                    meta["checkpoints"][step_key] = value;
+                }
+            }
+            meta["last_completed_step"] = k;
+            run.control.set_last_step(k);
+        });
     }
     run.control.gate();
 
