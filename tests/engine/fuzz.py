@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import random
 import shutil
-import signal
 import struct
 import subprocess
 import time
@@ -33,6 +31,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+
+from app.core import platform
 
 KINDS = ("latent", "init_latent", "ref_latents", "embeddings", "checkpoint")
 ALLOWED_EXITS = frozenset({0, 4, 5})
@@ -339,12 +339,12 @@ def _run(argv: list[str], log: Path, timeout_s: float) -> tuple[int | str, float
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=subprocess.STDOUT,
-            start_new_session=True,
+            **platform.child_popen_kwargs(),
         )
         try:
             code: int | str = proc.wait(timeout_s)
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
+            platform.kill_process(proc.pid)
             proc.wait()
             code = "hang"
     return code, time.monotonic() - started

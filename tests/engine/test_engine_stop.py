@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from app.core import platform
 from app.engine.tensorfile import read_tensors, write_tensors
 from tests.engine.fuzz import Corpus, make_corpus
 
@@ -36,7 +37,7 @@ class Engine:
         self._log = open(log, "wb")  # noqa: SIM115 (closed in wait)
         self.proc = subprocess.Popen(
             argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log,
-            start_new_session=True,
+            **platform.child_popen_kwargs(),
         )  # fmt: skip
         self.events: list[dict] = []
         self._queue: queue.Queue[dict | None] = queue.Queue()

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import signal
+import sys
 
 import pytest
 
@@ -58,6 +59,7 @@ def test_engine_message_is_used_and_kept_to_one_line() -> None:
     assert str(error).startswith("--load-latent x.bin: truncated (run vae-encode again)")
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="Windows has no SIGKILL")
 def test_signal_names_the_signal() -> None:
     assert "SIGKILL" in str(error_for_exit(-signal.SIGKILL))
 

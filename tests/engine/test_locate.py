@@ -27,6 +27,7 @@ def test_environment_variable(tmp_path: Path) -> None:
     assert find_sd_stage(environ={ENGINE_ENV: str(exe)}) == exe
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="Windows has no execute bit")
 def test_missing_or_not_executable_names_the_fix(tmp_path: Path) -> None:
     with pytest.raises(EngineNotFound, match="native/build.py"):
         find_sd_stage(tmp_path / "nope")

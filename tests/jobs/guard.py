@@ -9,14 +9,13 @@ production classes keep no registry of their own.
 from __future__ import annotations
 
 import os
-import signal
 import threading
 import time
 import weakref
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 from PySide6.QtCore import QProcess, QThread
 
@@ -27,30 +26,18 @@ _started_processes: weakref.WeakSet[QProcess] = weakref.WeakSet()
 
 
 def child_pids(root: int | None = None) -> list[int]:
-    """Live (non-zombie) descendants of this process, from /proc (Linux)."""
-    root = os.getpid() if root is None else root
-    parents: dict[int, int] = {}
-    states: dict[int, str] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        # "pid (comm) state ppid ..." — comm may contain spaces, so split after the last ')'
-        rest = stat[stat.rfind(")") + 2 :].split()
-        parents[int(entry.name)] = int(rest[1])
-        states[int(entry.name)] = rest[0]
+    """Live (non-zombie) descendants of this process (psutil: every OS)."""
+    try:
+        children = psutil.Process(os.getpid() if root is None else root).children(recursive=True)
+    except psutil.Error:
+        return []
     found: list[int] = []
-    frontier = [root]
-    while frontier:
-        parent = frontier.pop()
-        for pid, ppid in parents.items():
-            if ppid == parent:
-                frontier.append(pid)
-                if states.get(pid) != "Z":
-                    found.append(pid)
+    for child in children:
+        try:
+            if child.status() != psutil.STATUS_ZOMBIE:
+                found.append(child.pid)
+        except psutil.Error:
+            continue
     return found
 
 
@@ -139,8 +126,8 @@ def leak_check() -> Iterator[None]:
         process.waitForFinished(2000)
     for pid in children:
         try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
+            psutil.Process(pid).kill()
+        except psutil.Error:
             pass
     pytest.fail("; ".join(problems))
 
