@@ -315,3 +315,23 @@ def test_non_ascii_and_deep_run_folders_work(tmp_path: Path) -> None:
         platform.unlock_fd(fd)
     finally:
         os.close(fd)
+
+
+def test_every_engine_child_is_contained_and_identified(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.engine.process import StageProcess
+
+    contained: list[int] = []
+
+    def contain(proc: subprocess.Popen[bytes]) -> bool:
+        contained.append(proc.pid)
+        return True
+
+    monkeypatch.setattr(platform, "contain_child", contain)
+    argv = [sys.executable, "-c", "import sys; sys.stdin.readline()"]  # ends on "cancel"
+    with StageProcess(argv, log_path=tmp_path / "stage.log") as proc:
+        assert contained == [proc.pid]
+        assert proc.contained is True
+        assert proc.started is not None and proc.started == platform.process_started(proc.pid)
+    assert proc.returncode is not None
