@@ -90,6 +90,10 @@ class EngineCrashed(EngineError):
     default_fix = "Try again; if it keeps happening, report it with the engine log."
 
 
+class DeviceError(EngineCrashed):
+    """The GPU was lost while the engine ran (driver reset), or its API would not start."""
+
+
 class ProtocolError(EngineError):
     """The engine's output broke the event protocol (not JSON, wrong types, too long)."""
 
@@ -175,9 +179,9 @@ def error_for_exit(
         cls = EngineOutOfMemory
         message = message or EngineOutOfMemory.default_message
     elif _DEVICE_LOST.search(stderr_tail) and cls in (None, EngineCrashed):
-        cls, message, fix = EngineCrashed, message or _DEVICE_LOST_MESSAGE, _DEVICE_LOST_FIX
+        cls, message, fix = DeviceError, message or _DEVICE_LOST_MESSAGE, _DEVICE_LOST_FIX
     elif _NO_VULKAN.search(stderr_tail) and cls in (None, EngineCrashed):
-        cls, message, fix = EngineCrashed, message or _NO_VULKAN_MESSAGE, _NO_VULKAN_FIX
+        cls, message, fix = DeviceError, message or _NO_VULKAN_MESSAGE, _NO_VULKAN_FIX
     elif cls in (None, EngineCrashed, ModelLoadError, BadInputError) and not message:
         opened = _OPEN_FAILED.search(stderr_tail)
         if opened:

@@ -7,6 +7,7 @@ from pathlib import Path
 from app.core.errors import DamagedFileError, InputError, OutputError, StepwiseError
 from app.engine.errors import (
     BadInputError,
+    DeviceError,
     EngineCrashed,
     EngineOutOfMemory,
     ModelLoadError,
@@ -38,6 +39,7 @@ _KINDS: tuple[tuple[type[BaseException], FailureKind], ...] = (
     (DamagedFileError, FailureKind.DAMAGED),
     (WriteFailedError, FailureKind.OUTPUT),
     (OutputError, FailureKind.OUTPUT),
+    (DeviceError, FailureKind.DEVICE),
     (EngineCrashed, FailureKind.ENGINE_CRASHED),
     (ProtocolError, FailureKind.ENGINE_CRASHED),
     (RunBusy, FailureKind.BUSY),

@@ -9,6 +9,7 @@ from app.core.errors import StepwiseError
 from app.engine.errors import (
     BadInputError,
     Cancelled,
+    DeviceError,
     EngineCrashed,
     EngineError,
     EngineOutOfMemory,
@@ -82,7 +83,7 @@ def test_out_of_memory_crash_is_recognised(stderr: str) -> None:
 
 def test_device_lost_gets_a_plain_message() -> None:
     error = error_for_exit(-signal.SIGABRT, None, "terminate called: vk::DeviceLostError")
-    assert isinstance(error, EngineCrashed)
+    assert isinstance(error, DeviceError) and isinstance(error, EngineCrashed)
     assert "device lost" in str(error)
     assert "driver" in str(error)
 
