@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Build sd-stage (and the reference sd-cli) from the pinned stable-diffusion.cpp plus native/patches.
 
-    python native/build.py [--vulkan] [--sd-src DIR] [--jobs N] [--print-path]
+    python native/build.py [--vulkan] [--target windows] [--sd-src DIR] [--jobs N] [--print-path]
 
 Gets the pinned source (the sdist of stable-diffusion-cpp-python 0.4.7, whose vendor/ folder is
 sd.cpp master-596 90e87bc) with pip, checks its sha256, extracts it, applies native/patches/*.patch
@@ -12,6 +12,8 @@ Cache (STEPWISE_BUILD_CACHE, else %LOCALAPPDATA%/Stepwise/build, else ~/.cache/s
   downloads/            the sdist
   src/<key>/            extracted + patched source, key = source id + patch series
   build/<key>/          CMake build folder, key = source key + options; sd-stage and sd-cli in bin/
+                        (win-cpu-<key>/, win-vulkan-<key>/: the Windows engine cross-built on Linux
+                        with mingw-w64, `--target windows`; native/windows/ holds its build files)
   build/<key>/stepwise-build.json   written last; names the full input hash (source, patches,
                         native/CMakeLists.txt, native/src/*, options). A build without a matching
                         stamp is never trusted: it is rebuilt (incrementally) first.
@@ -44,6 +46,9 @@ SOURCE_STAMP_FILE = "stepwise-source.json"
 
 NATIVE = Path(__file__).resolve().parent
 EXE = ".exe" if os.name == "nt" else ""
+
+sys.path.insert(0, str(NATIVE / "windows"))
+import cross_build as windows  # noqa: E402  (native/windows/cross_build.py: the mingw-w64 settings)
 
 
 class BuildError(Exception):
@@ -129,6 +134,10 @@ def patch_series_hash() -> str:
 
 def native_hash() -> str:
     return hash_tree(NATIVE, ["CMakeLists.txt", "src/*"])
+
+
+def windows_hash() -> str:
+    return hash_tree(NATIVE / "windows")
 
 
 # ---- source ------------------------------------------------------------------------------------
@@ -226,9 +235,9 @@ def _extract_and_patch(root: Path, tree: Path, key: str, sd_src: Path | None) ->
 # ---- build -------------------------------------------------------------------------------------
 
 
-def find_binary(build: Path, name: str) -> Path | None:
+def find_binary(build: Path, name: str, suffix: str = EXE) -> Path | None:
     for folder in (build / "bin", build / "bin" / "Release"):
-        candidate = folder / (name + EXE)
+        candidate = folder / (name + suffix)
         if candidate.is_file():
             return candidate
     return None
@@ -258,30 +267,38 @@ def run_cmake(cmd: list[str], what: str) -> None:
 
 
 def build(args: argparse.Namespace, root: Path, tree: Path, source_id: str, pin: str) -> Path:
-    options = {"vulkan": bool(args.vulkan), "build_type": "Release"}
+    options: dict = {"vulkan": bool(args.vulkan), "build_type": "Release"}
+    cross = windows_cross(args)
+    if cross:
+        options["target"] = windows.TARGET
     patches = patch_series_hash()
     dir_key = hashlib.sha256(json.dumps([source_id, patches, options]).encode()).hexdigest()[:16]
-    full_key = hashlib.sha256(json.dumps([source_id, patches, native_hash(), options, SD_STAGE_VERSION]).encode()).hexdigest()
-    build_dir = root / "build" / (("vulkan-" if args.vulkan else "cpu-") + dir_key)
+    inputs: list = [source_id, patches, native_hash(), options, SD_STAGE_VERSION]
+    if cross or os.name == "nt":
+        inputs.append(windows_hash())  # the manifest, version resource and cross-build files
+    full_key = hashlib.sha256(json.dumps(inputs).encode()).hexdigest()
+    variant = ("win-" if cross else "") + ("vulkan-" if args.vulkan else "cpu-")
+    build_dir = root / "build" / (variant + dir_key)
     stamp = build_dir / STAMP_FILE
-    exe = _stamped_binary(build_dir, stamp, full_key)
+    exe = _stamped_binary(build_dir, stamp, full_key, ".exe" if cross else EXE)
     if exe is not None:
         return exe
     if args.print_path:
         raise NotBuilt()
     with exclusive(root / "build" / f"{build_dir.name}.lock"):
-        exe = _stamped_binary(build_dir, stamp, full_key)  # another build.py may have finished it
+        # another build.py may have finished it
+        exe = _stamped_binary(build_dir, stamp, full_key, ".exe" if cross else EXE)
         if exe is not None:
             return exe
         return _build(args, build_dir, stamp, full_key, tree, pin, patches, options)
 
 
-def _stamped_binary(build_dir: Path, stamp: Path, full_key: str) -> Path | None:
+def _stamped_binary(build_dir: Path, stamp: Path, full_key: str, suffix: str = EXE) -> Path | None:
     if stamp.is_file():
         try:
             if json.loads(stamp.read_text()).get("key") == full_key:
-                exe = find_binary(build_dir, "sd-stage")
-                if exe and find_binary(build_dir, "sd-cli"):
+                exe = find_binary(build_dir, "sd-stage", suffix)
+                if exe and find_binary(build_dir, "sd-cli", suffix):
                     return exe
         except (OSError, ValueError):
             pass
@@ -293,6 +310,11 @@ def _build(args: argparse.Namespace, build_dir: Path, stamp: Path, full_key: str
     if shutil.which("cmake") is None:
         raise BuildError("cmake not found on PATH: install CMake >= 3.18 (Debian: apt install cmake; "
                          "Windows: https://cmake.org/download)")
+    cross = windows_cross(args)
+    suffix = ".exe" if cross else EXE
+    extra = windows.cross_options(build_dir, bool(args.vulkan)) if cross else []
+    if cross or os.name == "nt":
+        extra.append(f"-DCMAKE_PROJECT_sd_stage_INCLUDE={windows.PROJECT_INCLUDE.as_posix()}")
     build_dir.mkdir(parents=True, exist_ok=True)
     stamp.unlink(missing_ok=True)  # from here on the build is incomplete until the stamp is back
     configure = ["cmake", "-S", str(NATIVE), "-B", str(build_dir),
@@ -300,13 +322,13 @@ def _build(args: argparse.Namespace, build_dir: Path, stamp: Path, full_key: str
                  "-DSD_WEBP=OFF", "-DSD_WEBM=OFF",
                  f"-DSD_VULKAN={'ON' if args.vulkan else 'OFF'}",
                  f"-DSD_STAGE_VERSION={SD_STAGE_VERSION}", f"-DSD_STAGE_PIN={pin}",
-                 f"-DSD_STAGE_PATCHES={patches[:12]}"]
+                 f"-DSD_STAGE_PATCHES={patches[:12]}", *extra]
     run_cmake(configure, "CMake configure")
     jobs = str(args.jobs or os.cpu_count() or 2)
     run_cmake(["cmake", "--build", str(build_dir), "--config", "Release", "-j", jobs,
                "--target", "sd-stage", "sd-cli"], "build")
-    exe = find_binary(build_dir, "sd-stage")
-    if exe is None or find_binary(build_dir, "sd-cli") is None:
+    exe = find_binary(build_dir, "sd-stage", suffix)
+    if exe is None or find_binary(build_dir, "sd-cli", suffix) is None:
         raise BuildError(f"the build finished but sd-stage / sd-cli are missing under {build_dir / 'bin'}")
     tmp = stamp.with_suffix(".tmp")
     tmp.write_text(json.dumps({"key": full_key, "version": SD_STAGE_VERSION, "pin": pin,
@@ -319,11 +341,19 @@ class NotBuilt(Exception):
     pass
 
 
+def windows_cross(args: argparse.Namespace) -> bool:
+    """True for `--target windows` on a non-Windows host (on Windows the plain build is native)."""
+    return getattr(args, "target", None) == "windows" and os.name != "nt"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vulkan", action="store_true", help="build with the Vulkan backend")
     parser.add_argument("--sd-src", type=Path, help="use this stable-diffusion.cpp tree instead of the pinned sdist")
     parser.add_argument("--jobs", type=int, help="parallel build jobs (default: all cores)")
+    parser.add_argument("--target", choices=["windows"],
+                        help="windows: cross-build sd-stage.exe with mingw-w64 (on Windows "
+                             "itself the plain build is already the Windows one)")
     parser.add_argument("--print-path", action="store_true",
                         help="print the path of a finished build and exit (1 when not built); without "
                              "--vulkan a Vulkan build is preferred when there is one")
@@ -336,7 +366,7 @@ def main(argv: list[str] | None = None) -> int:
             return print_path(args, root, sd_src)
         tree, source_id, pin = prepare_source(root, sd_src)
         exe = build(args, root, tree, source_id, pin)
-    except BuildError as e:
+    except (BuildError, windows.CrossBuildError) as e:
         print(f"build.py: error: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
@@ -357,12 +387,15 @@ def print_path(args: argparse.Namespace, root: Path, sd_src: Path | None) -> int
     variants = [True] if args.vulkan else [True, False]
     for vulkan in variants:
         try:
-            exe = build(argparse.Namespace(vulkan=vulkan, jobs=None, print_path=True), root, tree, source_id, pin)
+            probe = argparse.Namespace(vulkan=vulkan, jobs=None, print_path=True,
+                                       target=args.target)
+            exe = build(probe, root, tree, source_id, pin)
         except NotBuilt:
             continue
         print(exe.resolve())
         return 0
-    print("build.py: not built yet (run python native/build.py" + (" --vulkan" if args.vulkan else "") + ")",
+    flags = (" --target windows" if args.target else "") + (" --vulkan" if args.vulkan else "")
+    print("build.py: not built yet (run python native/build.py" + flags + ")",
           file=sys.stderr)
     return 1
 

@@ -40,15 +40,26 @@ def _build_engine(*extra: str) -> Path:
     return path
 
 
+def _given_engine(variable: str) -> Path | None:
+    """STEPWISE_TEST_ENGINE[_VULKAN]=PATH: test that sd-stage (sd-cli beside it) instead of
+    building one, e.g. the wine wrappers of scripts/windows_engine_tests.py."""
+    given = os.environ.get(variable)
+    if not given:
+        return None
+    path = Path(given)
+    assert path.is_file(), f"{variable}={given} is not a file"
+    return path
+
+
 @pytest.fixture(scope="session")
 def sd_stage() -> Path:
     """Path of the CPU build of sd-stage; sd-cli (the reference) lies beside it."""
-    return _build_engine()
+    return _given_engine("STEPWISE_TEST_ENGINE") or _build_engine()
 
 
 @pytest.fixture(scope="session")
 def sd_stage_vulkan() -> Path:
-    return _build_engine("--vulkan")
+    return _given_engine("STEPWISE_TEST_ENGINE_VULKAN") or _build_engine("--vulkan")
 
 
 @pytest.fixture(scope="session")
