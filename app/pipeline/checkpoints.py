@@ -15,6 +15,22 @@ from app.pipeline.run_dir import CHECKPOINT_DIR, Run
 
 MAX_METADATA_BYTES = 1024 * 1024
 METADATA_FILE = "metadata.json"
+MAX_MEMO = 4096
+# sha256 by (path, size, mtime_ns): snapshots list valid checkpoints often, and a big photo's
+# checkpoints are megabytes each. A rewritten file has a new mtime and is hashed again.
+_digests: dict[tuple[str, int, int], str] = {}
+
+
+def _sha256(path: Path) -> str:
+    st = path.stat()
+    memo = (str(path), st.st_size, st.st_mtime_ns)
+    digest = _digests.get(memo)
+    if digest is None:
+        digest = file_sha256(path)
+        if len(_digests) >= MAX_MEMO:
+            _digests.clear()
+        _digests[memo] = digest
+    return digest
 
 
 def metadata(run_dir: Path) -> dict[str, Any] | None:
@@ -46,7 +62,7 @@ def valid_checkpoints(run_dir: Path) -> dict[int, Path]:
             continue
         path = run_dir / CHECKPOINT_DIR / name
         try:
-            if file_sha256(path) == digest:
+            if _sha256(path) == digest:
                 out[step] = path
         except (OSError, StepwiseError):
             continue
