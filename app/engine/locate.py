@@ -8,10 +8,11 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from app.core import platform
 from app.engine.errors import EngineError
 
 ENGINE_ENV = "STEPWISE_SD_STAGE"
-BINARY_NAME = "sd-stage.exe" if os.name == "nt" else "sd-stage"
+BINARY_NAME = platform.executable_name("sd-stage")
 PRINT_PATH_TIMEOUT_S = 60.0
 BUILD_TIMEOUT_S = 3600.0  # a first Vulkan build on 2 cores takes several minutes
 BUILD_FIX = "Build it with: python native/build.py"
@@ -117,7 +118,10 @@ def _bundled_candidates() -> list[Path]:
 
 
 def _built_path() -> Path | None:
-    """Ask native/build.py where its build lives, without building."""
+    """Ask native/build.py where its build lives, without building (never in a bundle: there
+    sys.executable is Stepwise itself, not a Python that could run the script)."""
+    if getattr(sys, "frozen", False):
+        return None
     script = build_script()
     if not script.is_file():
         return None

@@ -43,6 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
+from app.core import platform
 from app.engine.tiny_vae import (  # noqa: F401 - VAE_* re-exported for tests/models/generate.py
     VAE_CH_MULT,
     VAE_RES_BLOCKS,
@@ -146,7 +147,7 @@ def generate_models(out_dir: Path | str, spec: TinySpec | None = None) -> ModelS
         for path in (staged.diffusion, staged.llm, staged.vae):
             path.chmod(0o644)
         _write_json(staging / STAMP_FILE, stamp)
-        _fsync_dir(staging)
+        platform.fsync_dir(staging)
         try:
             os.rename(staging, final)
         except OSError:
@@ -155,7 +156,7 @@ def generate_models(out_dir: Path | str, spec: TinySpec | None = None) -> ModelS
             if not _is_complete(final):
                 shutil.rmtree(final, ignore_errors=True)
                 os.rename(staging, final)
-        _fsync_dir(out_dir)
+        platform.fsync_dir(out_dir)
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
@@ -302,17 +303,6 @@ def _write_json(path: Path, data: object) -> None:
 def _fsync_file(path: Path) -> None:
     with open(path, "rb") as f:
         os.fsync(f.fileno())
-
-
-def _fsync_dir(path: Path) -> None:
-    # Directory fsync makes the rename durable on POSIX; Windows cannot open directories.
-    if os.name != "posix":
-        return
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def main(argv: list[str] | None = None) -> int:

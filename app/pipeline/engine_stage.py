@@ -55,6 +55,7 @@ def run_engine(
     with StageProcess(argv, log_path=log, env=engine_environment(), cwd=run.dir) as proc:
         yield ev.LogLine(stage, f"sd-stage pid {proc.pid}: {' '.join(argv[1:4])} …")
         run.engine_pid = proc.pid
+        run.engine_started = proc.started
         run.save()
         control.attach(proc)
         try:
@@ -64,6 +65,7 @@ def run_engine(
         finally:
             control.detach()
             run.engine_pid = None
+            run.engine_started = None
     for out in done.outputs.values():
         if not path_inside(out, run.dir):
             raise EngineError(

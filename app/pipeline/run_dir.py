@@ -23,6 +23,7 @@ run.json, format 2:
      "models": {"diffusion"|"llm"|"vae": {"path", "size", "mtime", "fingerprint"}},
      "engine": {"path": str|null, "version": str|null, "pin": str|null},  # pin: hello event
      "engine_pid": int|null,          # the sd-stage working on the run (orphan check)
+     "engine_started": float|null,    # its creation time: pid + this = the engine's identity
      "model_input": {"width": int, "height": int, "region": [x, y, w, h]|null} | null,
                                       # what the engine is given (set by prepare); region in
                                       # the original photo's pixels, null = all of it / txt2img
@@ -179,6 +180,15 @@ class Run:
         self._data["engine_pid"] = value
 
     @property
+    def engine_started(self) -> float | None:
+        value = self._data.get("engine_started")
+        return float(value) if isinstance(value, int | float) else None
+
+    @engine_started.setter
+    def engine_started(self, value: float | None) -> None:
+        self._data["engine_started"] = value
+
+    @property
     def model_input(self) -> ModelInputRecord | None:
         mi = self._data.get("model_input")
         if mi is None:
@@ -311,6 +321,7 @@ def create_run(runs_dir: Path, spec: JobSpec, run_dir: Path | None = None) -> Ru
         "models": {},
         "engine": {"path": None, "version": None, "pin": None},
         "engine_pid": None,
+        "engine_started": None,
         "model_input": None,
         "stages": {name: empty_stage() for name in STAGES},
         "steps": None,

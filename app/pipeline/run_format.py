@@ -58,6 +58,7 @@ def _upgrade_from_1(data: dict[str, Any], folder: Path) -> None:
         model_input = {"width": width, "height": height, "region": _v1_region(folder)}
     data["model_input"] = model_input
     data.setdefault("engine_pid", None)
+    data.setdefault("engine_started", None)
     data.setdefault("failure", None)
     data["engine"].setdefault("pin", None)
     for rec in data["stages"].values():

@@ -96,7 +96,7 @@ def _execute_locked(
 ) -> Iterator[ev.Event]:
     stage = "prepare"
     try:
-        if stop_orphan_engine(run.engine_pid, run.dir):
+        if stop_orphan_engine(run.engine_pid, run.dir, started=run.engine_started):
             yield ev.LogLine(
                 "diffuse", "Stopped an engine left running by a crashed Stepwise process."
             )
