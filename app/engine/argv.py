@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.core import platform
+
 STAGE_VAE_ENCODE = "vae-encode"
 STAGE_LLM_ENCODE = "llm-encode"
 STAGE_DIFFUSE = "diffuse"
@@ -98,13 +100,13 @@ class VaeEncodeArgs:
             raise ValueError("vae-encode: init_image and save_latent go together")
         if bool(self.ref_images) != (self.save_ref_latents is not None):
             raise ValueError("vae-encode: ref_images and save_ref_latents go together")
-        argv = _stage(self.stage) + ["--vae", str(self.vae)] + _size(self.width, self.height)
+        argv = _stage(self.stage) + ["--vae", _path(self.vae)] + _size(self.width, self.height)
         if self.init_image is not None:
-            argv += ["-i", str(self.init_image), "--save-latent", str(self.save_latent)]
+            argv += ["-i", _path(self.init_image), "--save-latent", _path(self.save_latent)]
         for ref in self.ref_images:
-            argv += ["-r", str(ref)]
+            argv += ["-r", _path(ref)]
         if self.save_ref_latents is not None:
-            argv += ["--save-ref-latents", str(self.save_ref_latents)]
+            argv += ["--save-ref-latents", _path(self.save_ref_latents)]
         return argv + self.common.to_argv()
 
 
@@ -123,13 +125,13 @@ class LlmEncodeArgs:
     stage = STAGE_LLM_ENCODE
 
     def to_argv(self) -> list[str]:
-        argv = _stage(self.stage) + ["--llm", str(self.llm), "-p", self.prompt]
+        argv = _stage(self.stage) + ["--llm", _path(self.llm), "-p", self.prompt]
         if self.negative_prompt:
             argv += ["-n", self.negative_prompt]
         argv += ["--cfg-scale", _num(self.cfg_scale)]
         if self.lora_model_dir is not None:
-            argv += ["--lora-model-dir", str(self.lora_model_dir)]
-        argv += ["--save-embeddings", str(self.save_embeddings)]
+            argv += ["--lora-model-dir", _path(self.lora_model_dir)]
+        argv += ["--save-embeddings", _path(self.save_embeddings)]
         return argv + self.common.to_argv()
 
 
@@ -174,9 +176,9 @@ class DiffuseArgs:
             raise ValueError("resume_step must be within 0..steps")
         argv = _stage(self.stage) + [
             "--diffusion-model",
-            str(self.diffusion_model),
+            _path(self.diffusion_model),
             "--load-embeddings",
-            str(self.load_embeddings),
+            _path(self.load_embeddings),
         ]
         argv += _size(self.width, self.height)
         argv += ["--steps", str(self.steps), "--seed", str(self.seed)]
@@ -185,24 +187,24 @@ class DiffuseArgs:
             argv += ["--scheduler", self.scheduler]
         argv += ["--cfg-scale", _num(self.cfg_scale)]
         if self.init_latent is not None:
-            argv += ["--load-latent", str(self.init_latent)]
+            argv += ["--load-latent", _path(self.init_latent)]
         if self.strength is not None:
             argv += ["--strength", _num(self.strength)]
         if self.mask is not None:
-            argv += ["--mask", str(self.mask)]
+            argv += ["--mask", _path(self.mask)]
         if self.ref_latents is not None:
-            argv += ["--load-ref-latents", str(self.ref_latents)]
+            argv += ["--load-ref-latents", _path(self.ref_latents)]
         if self.prompt:
             argv += ["-p", self.prompt]
         if self.lora_model_dir is not None:
-            argv += ["--lora-model-dir", str(self.lora_model_dir)]
-        argv += ["--checkpoint-dir", str(self.checkpoint_dir)]
+            argv += ["--lora-model-dir", _path(self.lora_model_dir)]
+        argv += ["--checkpoint-dir", _path(self.checkpoint_dir)]
         if self.resume_step is not None:
             argv += ["--resume-step", str(self.resume_step)]
         argv += ["--preview", self.preview]
         if self.vae is not None:
-            argv += ["--vae", str(self.vae)]
-        argv += ["--save-latent", str(self.save_latent)]
+            argv += ["--vae", _path(self.vae)]
+        argv += ["--save-latent", _path(self.save_latent)]
         return argv + self.common.to_argv()
 
 
@@ -218,8 +220,13 @@ class VaeDecodeArgs:
     stage = STAGE_VAE_DECODE
 
     def to_argv(self) -> list[str]:
-        argv = _stage(self.stage) + ["--vae", str(self.vae), "--load-latent", str(self.load_latent)]
-        argv += ["-o", str(self.output)]
+        argv = _stage(self.stage) + [
+            "--vae",
+            _path(self.vae),
+            "--load-latent",
+            _path(self.load_latent),
+        ]
+        argv += ["-o", _path(self.output)]
         return argv + self.common.to_argv()
 
 
@@ -229,6 +236,12 @@ StageArgs = VaeEncodeArgs | LlmEncodeArgs | DiffuseArgs | VaeDecodeArgs
 def build_argv(binary: Path, args: StageArgs) -> list[str]:
     """The full command line: the sd-stage binary, then the stage's flags."""
     return [str(binary), *args.to_argv()]
+
+
+def _path(path: Path | None) -> str:
+    """Path arguments reach the engine at any length (the \\\\?\\ form on Windows)."""
+    assert path is not None  # the checks in to_argv pair every optional path
+    return platform.long_path(path)
 
 
 def _stage(name: str) -> list[str]:
