@@ -11,7 +11,17 @@
 #include <iostream>
 #include <thread>
 
+#ifdef _WIN32
+#ifndef NOMINMAX
+#define NOMINMAX
+#endif
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#include <windows.h>
+#else
 #include <sys/stat.h>
+#endif
 
 #include "sd_stage.hpp"
 
@@ -32,7 +42,7 @@ extern "C" void on_sigint(int) {
 // /dev/null or a file (someone running the engine by hand or from a script) is not a front end.
 bool stdin_is_front_end() {
 #ifdef _WIN32
-    return false;  // TODO(windows): GetFileType(GetStdHandle(STD_INPUT_HANDLE)) == FILE_TYPE_PIPE
+    return GetFileType(GetStdHandle(STD_INPUT_HANDLE)) == FILE_TYPE_PIPE;  // anonymous and named pipes
 #else
     struct stat st;
     return fstat(0, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
