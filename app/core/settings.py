@@ -4,7 +4,6 @@ Version 2 keeps the generation parameters in `job`: a plain dict by parameter na
 names of app.pipeline.params; core cannot import the pipeline, so the values are checked by
 params.clean_values where they are used). A version-1 file is migrated: its models,
 generation, devices and the painter's Prepare choices become `job` entries (V1_TO_JOB).
-The old dataclass sections are still read and written until every caller uses `job`.
 """
 
 from __future__ import annotations
@@ -44,45 +43,6 @@ log = logging.getLogger(__name__)
 
 
 @dataclass
-class ModelSettings:
-    """Model files; empty string = not chosen yet."""
-
-    diffusion_model: str = ""
-    llm: str = ""
-    vae: str = ""
-    lora_dir: str = ""
-
-
-@dataclass
-class DeviceSettings:
-    """Device per stage: "cpu" or "vulkan0", "vulkan1", ... (the engine lists them)."""
-
-    llm: str = "cpu"
-    diffusion: str = "cpu"
-    vae: str = "cpu"
-    threads: int = 0
-    flash_attention: bool = True
-    vae_tiling: bool = False
-    mmap: bool = True
-
-
-@dataclass
-class GenerationSettings:
-    """Defaults right for the distilled klein models (cfg 1, 4 steps, flux2-like schedule)."""
-
-    prompt: str = ""
-    negative_prompt: str = ""
-    steps: int = 4
-    seed: int = 42
-    random_seed: bool = False
-    strength: float = 1.0
-    cfg_scale: float = 1.0
-    sampler: str = "euler"
-    scheduler: str = "simple"
-    preview: str = "proj"
-
-
-@dataclass
 class PaintSettings:
     """Brush and overlay state that the painter restores."""
 
@@ -91,11 +51,6 @@ class PaintSettings:
     brush_opacity: float = 1.0
     overlay_color: str = "#ff3050"
     overlay_opacity: float = 0.5
-    align_mode: str = "pad"
-    fill_mode: str = "grey"
-    only_masked: bool = False
-    region_padding: int = 64
-    feather: int = 8
 
 
 @dataclass
@@ -109,9 +64,6 @@ class Settings:
     window_geometry: str = ""
     window_state: str = ""
     recent_files: list[str] = field(default_factory=list)
-    models: ModelSettings = field(default_factory=ModelSettings)
-    devices: DeviceSettings = field(default_factory=DeviceSettings)
-    generation: GenerationSettings = field(default_factory=GenerationSettings)
     paint: PaintSettings = field(default_factory=PaintSettings)
     # The generation parameters by name (app.pipeline.params); checked where they are used.
     job: dict[str, JobValue] = field(default_factory=dict)
@@ -165,13 +117,16 @@ def _job_dict(raw: dict, where: str, problems: list[str]) -> dict[str, JobValue]
 
 
 def migrate_v1(data: dict) -> dict:
-    """A version-1 settings object with the `job` section built from its old sections (the
-    old sections stay; entries that are not plain values are left out)."""
+    """A version-1 settings object with the `job` section built from its old sections (which
+    are then ignored; entries that are not plain values are left out)."""
     job: dict[str, object] = {}
     for (section, key), name in V1_TO_JOB.items():
         part = data.get(section)
         if isinstance(part, dict) and key in part:
             job[name] = part[key]
+    generation = data.get("generation")
+    if isinstance(generation, dict) and generation.get("random_seed") is True:
+        job["seed"] = -1  # version 2 spells "a new random seed every run" as seed -1
     return {**data, "job": job, "version": SETTINGS_VERSION}
 
 
