@@ -6,8 +6,8 @@ generation panel (target ≤ 50 ms), and how long a second identical run takes n
 
 Two streams are measured side by side in one process:
   engine    the real sd-stage (native/build.py, cached) with the tiny test models, full panel
-  scripted  a scripted pipeline that writes a large preview PNG every few milliseconds, so the
-            worker's decoding and the UI's coalescing are pushed harder than a real engine can
+  scripted  tests/fakes/fake_pipeline.py, writing a large preview PNG every few milliseconds, so
+            the worker's decoding and the UI's coalescing are pushed harder than a real engine can
 """
 
 from __future__ import annotations
@@ -131,13 +131,16 @@ def bench_engine(app: QApplication, engine: Path, steps: int, work: Path) -> lis
     models = generate_models(work / "models")
     image, mask = _selftest_images(work / "in")
     settings = Settings()
-    settings.models.diffusion_model = str(models.diffusion)
-    settings.models.llm = str(models.llm)
-    settings.models.vae = str(models.vae)
-    settings.generation.prompt = "a blue door"
-    settings.generation.steps = steps
-    for stage in ("llm", "diffusion", "vae"):
-        setattr(settings.devices, stage, "cpu")
+    settings.job.update(
+        diffusion_model=str(models.diffusion),
+        llm_model=str(models.llm),
+        vae_model=str(models.vae),
+        prompt="a blue door",
+        steps=steps,
+        llm_device="cpu",
+        diffusion_device="cpu",
+        vae_device="cpu",
+    )
     meter = StallMeter()
     rows = []
     times = []
@@ -178,54 +181,44 @@ def bench_scripted(app: QApplication, steps: int, work: Path, size_px: int) -> l
     from app.core.paths import app_paths
     from app.core.settings import Settings
     from app.jobs.run_session import RunSession
-    from tests.jobs import scripted
+    from tests.fakes.fake_pipeline import FakePipeline
 
-    original = scripted.write_png
-    made: dict[tuple[int, int, int], Path] = {}
-    for step in range(1, steps + 1):
-        color = (step * 50 % 256, 90, 180)
-        if color not in made:
-            made[color] = work / "premade" / f"{len(made)}.png"
-            made[color].parent.mkdir(parents=True, exist_ok=True)
-            Image.new("RGB", (size_px, size_px), color).save(made[color], compress_level=1)
-    result_png = work / "premade" / "result.png"
-    Image.new("RGB", (size_px, size_px), (20, 200, 20)).save(result_png, compress_level=1)
+    premade: list[Path] = []
+    for i in range(6):
+        premade.append(work / "premade" / f"{i}.png")
+        premade[-1].parent.mkdir(parents=True, exist_ok=True)
+        color = (i * 50 % 256, 90, 180)
+        Image.new("RGB", (size_px, size_px), color).save(premade[-1], compress_level=1)
 
-    def big_png(path: Path, color, size=(64, 64)) -> Path:
+    def big_preview(path: Path, step: int) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(made.get(tuple(color), result_png), path)
-        return path
+        shutil.copyfile(premade[step % len(premade)], path)
 
-    scripted.write_png = big_png
-    try:
-        settings = Settings()
-        for field in ("diffusion_model", "llm", "vae"):
-            fake = work / f"{field}.gguf"
-            fake.write_bytes(b"GGUF" + b"\0" * 4096)
-            setattr(settings.models, field, str(fake))
-        settings.models.vae = str(_fake_safetensors(work / "vae.safetensors"))
-        settings.generation.prompt = "scripted"
-        settings.generation.steps = steps
-        pipeline = scripted.ScriptedPipeline(work / "scripted-runs", step_s=0.002)
-        from bench.scripted_adapter import LegacyPipeline
-
-        session = RunSession(app_paths(), pipeline=LegacyPipeline(pipeline))
-        panel = make_panel(session, settings)
-        meter = StallMeter()
-        seconds, ready, saved = timed_run(app, panel, meter)
-        panel.shutdown()
-        return [
-            (
-                f"scripted, {size_px}px previews",
-                f"{seconds:.2f} s",
-                f"{steps} steps",
-                f"{meter.streaming_worst_ms:.1f} ms",
-                f"{meter.worst_ms:.1f} ms",
-                f"{saved}/{ready}",
-            )
-        ]
-    finally:
-        scripted.write_png = original
+    settings = Settings()
+    for name in ("diffusion_model", "llm_model"):
+        fake = work / f"{name}.gguf"
+        fake.write_bytes(b"GGUF" + b"\0" * 4096)
+        settings.job[name] = str(fake)
+    settings.job["vae_model"] = str(_fake_safetensors(work / "vae.safetensors"))
+    settings.job.update(prompt="scripted", steps=steps)
+    pipeline = FakePipeline(work / "scripted-runs", step_s=0.002, preview=big_preview)
+    session = RunSession(app_paths(), pipeline=pipeline)
+    panel = make_panel(session, settings)
+    meter = StallMeter()
+    seconds, ready, saved = timed_run(app, panel, meter)
+    panel.shutdown()
+    if saved != steps:
+        raise RuntimeError(f"the scripted stream saved {saved} previews, not {steps}")
+    return [
+        (
+            f"scripted, {size_px}px previews",
+            f"{seconds:.2f} s",
+            f"{steps} steps",
+            f"{meter.streaming_worst_ms:.1f} ms",
+            f"{meter.worst_ms:.1f} ms",
+            f"{saved}/{ready}",
+        )
+    ]
 
 
 def bench_idle(app: QApplication, seconds: float = 2.0) -> tuple:

@@ -1,6 +1,7 @@
 """A fake PipelineAPI for protocol faults only (a failing stage, a stage that never ends until
-cancelled, events out of order). Everything else is tested on the real pipeline;
-tests/pipeline/test_contract.py runs the same scenarios on both.
+cancelled, events out of order, an exception inside a step, a stream without a terminal event)
+and for timing the UI (a paced stream of real preview PNGs). Everything else is tested on the
+real pipeline; tests/pipeline/test_contract.py runs the same scenarios on both.
 
 State lives in memory, keyed by run folder; each folder really exists and gets a result.png.
 """
@@ -30,6 +31,7 @@ from app.pipeline.events import Event
 from app.pipeline.failures import Failure, FailureKind
 from app.pipeline.run_dir import STAGES
 from app.pipeline.spec import JobSpec
+from tests.fakes.fake_steps import PreviewWriter, diffuse_steps, write_preview_png
 
 # JobSpec fields that change nothing diffuse computes (branch keeps its checkpoints).
 _NEUTRAL = frozenset({"preview", "devices"})
@@ -57,7 +59,12 @@ class _FakeRun:
 
 
 class FakePipeline:
-    """PipelineAPI with injectable faults; `step_s` paces the fake diffusion."""
+    """PipelineAPI with injectable faults; `step_s` paces the fake diffusion.
+
+    raise_at_step: execute() raises inside that diffusion step (a bug in the pipeline).
+    no_terminal: execute() ends without its terminal event (a broken stream).
+    preview: writes each step's preview PNG when the spec asks for previews (not "none").
+    """
 
     def __init__(
         self,
@@ -68,10 +75,14 @@ class FakePipeline:
         hang_stage: str | None = None,
         out_of_order: bool = False,
         step_s: float = 0.0,
+        raise_at_step: int | None = None,
+        no_terminal: bool = False,
+        preview: PreviewWriter = write_preview_png,
     ) -> None:
         self.root = Path(root)
         self.fail_stage, self.fail_kind = fail_stage, fail_kind
         self.hang_stage, self.out_of_order, self.step_s = hang_stage, out_of_order, step_s
+        self.raise_at_step, self.no_terminal, self.preview = raise_at_step, no_terminal, preview
         self._runs: dict[Path, _FakeRun] = {}
         self._lock = threading.Lock()
         self._count = 0
@@ -205,6 +216,8 @@ class FakePipeline:
                     yield terminal
                     return
             run.states[stage] = "done"
+            if stage == "diffuse" and self.no_terminal:
+                return  # the stream just stops: no StageFinished, no terminal event
             yield ev.StageFinished(stage, 0.0, False, "cpu")
         if only is not None and only != "composite":
             yield ev.RunFinished(run.dir)
@@ -213,22 +226,27 @@ class FakePipeline:
         yield ev.RunFinished(run.dir / "result.png")
 
     def _diffuse(self, run: _FakeRun, control: RunControl) -> Generator[Event, None, Event | None]:
-        steps = run.spec.steps
         start = max(run.checkpoints, default=0)
         if start:
             yield ev.LogLine("diffuse", f"Resuming from the checkpoint after step {start}.")
-        for step in range(start + 1, steps + 1):
-            time.sleep(self.step_s)
-            yield ev.StepProgressed(step, steps, self.step_s, (steps - step) * self.step_s)
+
+        def checkpoint(step: int) -> None:
             run.checkpoints.add(step)
             run.last_completed_step = step
-            yield ev.CheckpointSaved(step, run.dir / "checkpoints" / f"step_{step:03d}.bin")
-            if step < steps and (control.suspend_requested or control.cancel_requested):
-                run.states["diffuse"] = "pending"
-                if control.cancel_requested:
-                    return ev.RunCancelled(step)
-                return ev.RunSuspended(step)
-        return None
+
+        terminal = yield from diffuse_steps(
+            run.dir,
+            control,
+            steps=run.spec.steps,
+            start_step=start,
+            step_s=self.step_s,
+            raise_at=self.raise_at_step,
+            preview=self.preview if run.spec.preview != "none" else None,
+            on_checkpoint=checkpoint,
+        )
+        if terminal is not None:
+            run.states["diffuse"] = "pending"
+        return terminal
 
     def _fail(self, run: _FakeRun, stage: str, kind: FailureKind, detail: str) -> ev.RunFailed:
         run.states[stage] = "failed"

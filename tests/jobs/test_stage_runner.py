@@ -1,4 +1,5 @@
-"""StageRunner over a scripted event generator: signals, control, exactly one terminal."""
+"""StageRunner over the fake pipeline's event stream (tests/fakes/fake_pipeline.py, the real
+RunControl) and hand-made generators: signals, control, exactly one terminal."""
 
 from __future__ import annotations
 
@@ -7,12 +8,22 @@ from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication
 
-from app.jobs.stage_runner import StageRunner
+from app.jobs.stage_runner import EventSource, StageRunner
 from app.pipeline import events as ev
+from app.pipeline.control import RunControl
 from app.pipeline.failures import FailureKind
-from tests.jobs.scripted import ScriptedControl, scripted_run
+from app.pipeline.spec import JobSpec, ModelFiles
+from tests.fakes.fake_pipeline import FakePipeline
+from tests.fakes.fake_steps import PREVIEW_PX
 
 TERMINALS = ("run_finished", "run_failed", "run_cancelled", "run_suspended")
+
+
+def _source(fake: FakePipeline, steps: int = 4) -> tuple[Path, EventSource]:
+    """A new run of `steps` on the fake, and the event source that executes it."""
+    spec = JobSpec(ModelFiles("d.gguf", "l.gguf", "v.safetensors"), prompt="a door", steps=steps)
+    run_dir = fake.create_run(spec).dir
+    return run_dir, lambda control: fake.execute(run_dir, control)
 
 
 def _record(runner: StageRunner) -> list[tuple]:
@@ -42,16 +53,15 @@ def _terminals(seen: list[tuple]) -> list[tuple]:
 
 
 def test_full_run_emits_every_stage_step_and_one_terminal(qtbot, tmp_path: Path) -> None:
-    control = ScriptedControl()
-    runner = StageRunner(lambda c: scripted_run(tmp_path, c, steps=5), control)
+    run_dir, source = _source(FakePipeline(tmp_path, step_s=0.01), steps=5)
+    runner = StageRunner(source, RunControl())
     seen = _record(runner)
     with qtbot.waitSignal(runner.run_ended, timeout=10_000):
         runner.start()
     runner.wait(5000)
     qtbot.wait(20)
-    assert [s[1] for s in _names(seen, "stage_started")] == [
+    assert [s[1] for s in _names(seen, "stage_started")] == [  # no image: no vae-encode
         "prepare",
-        "vae-encode",
         "llm-encode",
         "diffuse",
         "vae-decode",
@@ -61,15 +71,15 @@ def test_full_run_emits_every_stage_step_and_one_terminal(qtbot, tmp_path: Path)
     assert [s[1] for s in _names(seen, "preview_saved")] == [1, 2, 3, 4, 5]
     assert all(not s[3].isNull() and s[3].width() <= 96 for s in _names(seen, "preview_saved"))
     ready = _names(seen, "preview_ready")
-    assert ready and ready[-1][1] == 5 and ready[-1][2].width() == 64
+    assert ready and ready[-1][1] == 5 and ready[-1][2].width() == PREVIEW_PX
     assert [s[1] for s in _names(seen, "checkpoint_saved")] == [1, 2, 3, 4, 5]
-    assert _terminals(seen) == [("run_finished", str(tmp_path / "result.png"))]
+    assert _terminals(seen) == [("run_finished", str(run_dir / "result.png"))]
     assert runner.terminal_kind == "finished"
 
 
 def test_previews_coalesce_when_the_ui_lags(qtbot, tmp_path: Path) -> None:
-    control = ScriptedControl()
-    runner = StageRunner(lambda c: scripted_run(tmp_path, c, steps=6, step_s=0.0), control)
+    _, source = _source(FakePipeline(tmp_path, step_s=0.0), steps=6)
+    runner = StageRunner(source, RunControl())
     seen = _record(runner)
     runner.start()
     # The UI thread is busy: no events are processed until the worker is done.
@@ -82,8 +92,8 @@ def test_previews_coalesce_when_the_ui_lags(qtbot, tmp_path: Path) -> None:
 
 
 def test_pause_then_resume(qtbot, tmp_path: Path) -> None:
-    control = ScriptedControl()
-    runner = StageRunner(lambda c: scripted_run(tmp_path, c, steps=30, step_s=0.02), control)
+    _, source = _source(FakePipeline(tmp_path, step_s=0.02), steps=30)
+    runner = StageRunner(source, RunControl())
     seen = _record(runner)
     with qtbot.waitSignal(runner.step_progress, timeout=10_000):
         runner.start()
@@ -103,8 +113,9 @@ def test_pause_then_resume(qtbot, tmp_path: Path) -> None:
 
 
 def test_suspend_then_resume_in_a_new_runner(qtbot, tmp_path: Path) -> None:
-    control = ScriptedControl()
-    runner = StageRunner(lambda c: scripted_run(tmp_path, c, steps=30, step_s=0.02), control)
+    fake = FakePipeline(tmp_path, step_s=0.02)
+    _, source = _source(fake, steps=30)
+    runner = StageRunner(source, RunControl())
     seen = _record(runner)
     with qtbot.waitSignal(runner.step_progress, timeout=10_000):
         runner.start()
@@ -115,9 +126,7 @@ def test_suspend_then_resume_in_a_new_runner(qtbot, tmp_path: Path) -> None:
     assert 1 <= k < 30
     assert _terminals(seen) == [("run_suspended", k)]
 
-    second = StageRunner(
-        lambda c: scripted_run(tmp_path, c, steps=30, start_step=k), ScriptedControl()
-    )
+    second = StageRunner(source, RunControl())  # the same run: starts after step k
     seen2 = _record(second)
     with qtbot.waitSignal(second.run_finished, timeout=10_000):
         second.start()
@@ -126,9 +135,8 @@ def test_suspend_then_resume_in_a_new_runner(qtbot, tmp_path: Path) -> None:
 
 
 def test_cancel_emits_cancelled_once(qtbot, tmp_path: Path) -> None:
-    runner = StageRunner(
-        lambda c: scripted_run(tmp_path, c, steps=50, step_s=0.02), ScriptedControl()
-    )
+    _, source = _source(FakePipeline(tmp_path, step_s=0.02), steps=50)
+    runner = StageRunner(source, RunControl())
     seen = _record(runner)
     with qtbot.waitSignal(runner.step_progress, timeout=10_000):
         runner.start()
@@ -148,7 +156,7 @@ def test_failure_event_becomes_one_failed_signal(qtbot, tmp_path: Path) -> None:
             stage="diffuse", kind=FailureKind.OUT_OF_MEMORY, message="out of memory", log_path=log
         )
 
-    runner = StageRunner(source, ScriptedControl())
+    runner = StageRunner(source, RunControl())
     seen = _record(runner)
     with qtbot.waitSignal(runner.run_failed, timeout=10_000) as failed:
         runner.start()
@@ -158,19 +166,21 @@ def test_failure_event_becomes_one_failed_signal(qtbot, tmp_path: Path) -> None:
 
 
 def test_exception_in_the_pipeline_becomes_one_failed_signal(qtbot, tmp_path: Path) -> None:
-    runner = StageRunner(lambda c: scripted_run(tmp_path, c, raise_at=2), ScriptedControl())
+    _, source = _source(FakePipeline(tmp_path, raise_at_step=2))
+    runner = StageRunner(source, RunControl())
     seen = _record(runner)
     with qtbot.waitSignal(runner.run_failed, timeout=10_000) as failed:
         runner.start()
     runner.wait(5000)
-    assert "scripted crash" in failed.args[2]
+    assert "fake crash in step 2" in failed.args[2]
     assert failed.args[1] == FailureKind.BUG
     assert failed.args[0] == "diffuse"
     assert len(_terminals(seen)) == 1
 
 
 def test_a_source_without_terminal_event_still_ends_with_one(qtbot, tmp_path: Path) -> None:
-    runner = StageRunner(lambda c: scripted_run(tmp_path, c, no_terminal=True), ScriptedControl())
+    _, source = _source(FakePipeline(tmp_path, no_terminal=True))
+    runner = StageRunner(source, RunControl())
     seen = _record(runner)
     with qtbot.waitSignal(runner.run_ended, timeout=10_000):
         runner.start()
@@ -181,14 +191,17 @@ def test_a_source_without_terminal_event_still_ends_with_one(qtbot, tmp_path: Pa
 def test_events_after_the_terminal_are_not_read(qtbot, tmp_path: Path) -> None:
     closed: list[bool] = []
 
+    fake = FakePipeline(tmp_path)
+    _, once = _source(fake, steps=1)
+
     def source(control):
         try:
-            yield from scripted_run(tmp_path, control, steps=1)
-            yield from scripted_run(tmp_path, control, steps=1)
+            yield from once(control)
+            yield from once(control)
         finally:
             closed.append(True)
 
-    runner = StageRunner(source, ScriptedControl())
+    runner = StageRunner(source, RunControl())
     seen = _record(runner)
     with qtbot.waitSignal(runner.run_ended, timeout=10_000):
         runner.start()
@@ -208,7 +221,7 @@ def test_events_are_matched_by_class_not_by_name(qtbot, tmp_path: Path) -> None:
         yield ev.StageStarted("prepare", tmp_path)
         yield ev.RunCancelled(0)
 
-    runner = StageRunner(source, ScriptedControl())
+    runner = StageRunner(source, RunControl())
     seen = _record(runner)
     with qtbot.waitSignal(runner.run_ended, timeout=10_000):
         runner.start()
