@@ -140,10 +140,13 @@ def test_cancel_emits_cancelled_once(qtbot, tmp_path: Path) -> None:
     seen = _record(runner)
     with qtbot.waitSignal(runner.step_progress, timeout=10_000):
         runner.start()
-    with qtbot.waitSignal(runner.run_cancelled, timeout=10_000):
+    with qtbot.waitSignal(runner.run_cancelled, timeout=10_000) as cancelled:
         runner.cancel()
     runner.wait(5000)
     qtbot.wait(20)
+    k = cancelled.args[0]
+    assert 1 <= k < 50  # within the diffusion, not at its end
+    assert [s[1] for s in _names(seen, "step_progress")] == list(range(1, k + 1))
     assert [s[0] for s in _terminals(seen)] == ["run_cancelled"]
 
 
