@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from app.core.errors import DamagedFileError, InputError
+from app.core.errors import DamagedFileError, InputError, OutputError, StepwiseError
 from app.core.paths import AppPaths
 from app.core.settings import load_settings
 from app.engine.argv import VaeDecodeArgs
@@ -27,7 +27,7 @@ from app.engine.errors import Cancelled, Suspended
 from app.engine.locate import find_sd_stage
 from app.engine.process import engine_environment
 from app.engine.tensorfile import file_sha256, read_tensors, write_tensors
-from app.pipeline import checkpoints, scheduler
+from app.pipeline import checkpoints, preflight, scheduler
 from app.pipeline import events as ev
 from app.pipeline.api import (
     DeviceInfo,
@@ -130,6 +130,13 @@ class Pipeline:
             )
         return self._catalogs[memo]
 
+    def _catalog_if_any(self) -> EngineCatalog | None:
+        """The catalog, or None without an engine (the run then reports the engine missing)."""
+        try:
+            return self.catalog()
+        except StepwiseError:
+            return None
+
     def engine_binary(self) -> Path:
         return find_sd_stage(self._engine_path)
 
@@ -154,9 +161,19 @@ class Pipeline:
     # ------------------------------------------------------------------ runs
     def create_run(self, spec: JobSpec, run_dir: Path | None = None) -> RunSnapshot:
         """A new run folder under paths.runs_dir (or `run_dir`) holding copies of the inputs."""
+        preflight.check_job(spec, self._catalog_if_any())  # before the seed is drawn
         spec = _with_seed(spec)
         check_spec_inputs(spec)
-        run = create_run(self.paths.runs_dir, spec, run_dir)
+        preflight.check_run_folder(run_dir if run_dir is not None else self.paths.runs_dir, spec)
+        try:
+            run = create_run(self.paths.runs_dir, spec, run_dir)
+        except OSError as exc:
+            where = run_dir if run_dir is not None else self.paths.runs_dir
+            raise OutputError(
+                f"The run folder {where} cannot be made: {exc.strerror or exc}.",
+                path=where,
+                fix="Choose a writable run folder (--run-dir).",
+            ) from exc
         copy_inputs(run, spec)
         run.save()
         return snapshot_of(run)
@@ -171,7 +188,9 @@ class Pipeline:
     def update_run(self, run_dir: Path, changes: Mapping[str, Any]) -> RunSnapshot:
         """Changes the job of an existing run; only the stages the change affects run again."""
         run = open_run(_dir(run_dir))
-        spec = _with_seed(dataclasses.replace(run.spec, **dict(changes)))
+        changed = dataclasses.replace(run.spec, **dict(changes))
+        preflight.check_job(changed)
+        spec = _with_seed(changed)
         if INPUT_FIELDS & set(changes):
             check_spec_inputs(spec)
             copy_inputs(run, spec)
@@ -213,7 +232,9 @@ class Pipeline:
         equal (the engine refuses a resume whose inputs differ); otherwise diffuse starts over.
         """
         run = open_run(_dir(run_dir))
-        spec = _with_seed(dataclasses.replace(run.spec, **dict(changes)))
+        changed = dataclasses.replace(run.spec, **dict(changes))
+        preflight.check_job(changed)
+        spec = _with_seed(changed)
         if INPUT_FIELDS & set(changes):
             check_spec_inputs(spec)
         new = create_run(self.paths.runs_dir, spec)

@@ -15,7 +15,7 @@ from typing import Protocol
 from app.core.errors import StepwiseError
 from app.engine.errors import Cancelled, EngineError, Suspended
 from app.engine.tensorfile import file_sha256
-from app.pipeline import checkpoints
+from app.pipeline import checkpoints, preflight
 from app.pipeline import events as ev
 from app.pipeline.cache import StageCache
 from app.pipeline.control import RunControl
@@ -101,6 +101,7 @@ def _execute_locked(
                 "diffuse", "Stopped an engine left running by a crashed Stepwise process."
             )
         run.failure = None
+        preflight.check_job(run.spec)  # a resumed or changed run too, before any stage
         engine = res.engine_binary()
         keys = res.stage_keys(run, engine)
         run.set_engine(str(engine), res.engine_version(engine))

@@ -1,0 +1,196 @@
+"""Up-front validation of a job before any stage runs (the GUI and the CLI share it).
+
+Every parameter is checked against its row in app/pipeline/params.py (the one owner of the
+limits), the sampler and scheduler against the engine's catalog when there is one, the model
+files for being readable files of a kind the engine loads (by their first bytes), the run
+folder for being a writable folder, and the disk for room for the run's expected size. A
+failure is an InputError / ModelFileError (FailureKind INPUT / MODEL_FILE) or an OutputError
+(OUTPUT) whose message names the field or folder and the fix; never a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import struct
+from pathlib import Path
+
+from app.core.errors import InputError, OutputError
+from app.pipeline import params as P
+from app.pipeline.api import EngineCatalog
+from app.pipeline.identity import ModelFileError
+from app.pipeline.spec import JobSpec
+
+LATENT_CHANNELS = 128  # FLUX.2 latent channels per 16 px cell
+FLOAT_BYTES = 4
+DISK_MARGIN_BYTES = 64 * 1024 * 1024  # logs, previews, run.json, the cache's copies
+GGUF_MAGIC = b"GGUF"
+ZIP_MAGIC = b"PK\x03\x04"  # a PyTorch .ckpt/.pt
+MAX_SAFETENSORS_HEADER = 100 * 1024 * 1024
+MODEL_ROWS = (P.DIFFUSION_MODEL, P.LLM_MODEL, P.VAE_MODEL)
+
+
+def check_job(spec: JobSpec, catalog: EngineCatalog | None = None) -> None:
+    """Every parameter, sampler/scheduler (against `catalog` when given) and model file."""
+    check_values(spec)
+    if catalog is not None:
+        check_catalog(spec, catalog)
+    check_models(spec)
+
+
+def _flag(p: P.Param) -> str:
+    return p.flags[0] if p.flags else p.name
+
+
+def check_values(spec: JobSpec) -> None:
+    """Each value against its row's kind, choices and range (params.py owns the limits)."""
+    values = P.values_from_spec(spec)
+    for p in P.PARAMS:
+        if p in MODEL_ROWS or p is P.LORA_DIR:
+            continue  # paths: check_models
+        value = values[p.name]
+        ok, _ = P.check_value(p, value)
+        if ok:
+            continue
+        if p.choices is not None:
+            allowed = ", ".join(str(c) for c in p.choices)
+            fix = f"Choose one of: {allowed}."
+        elif p.minimum is not None or p.maximum is not None:
+            fix = f"Use a value from {_num(p.minimum)} to {_num(p.maximum)}."
+        else:
+            fix = f"Use a {p.kind.__name__} value."
+        raise InputError(f"{p.name} ({_flag(p)}) cannot be {value!r}.", fix=fix)
+
+
+def _num(x: float | None) -> str:
+    if x is None:
+        return "any"
+    return str(int(x)) if float(x).is_integer() else str(x)
+
+
+def check_catalog(spec: JobSpec, catalog: EngineCatalog) -> None:
+    """The sampler and scheduler are ones the engine offers."""
+    samplers = tuple(s.name for s in catalog.samplers)
+    if samplers and spec.sampler not in samplers:
+        raise InputError(
+            f"sampler ({_flag(P.SAMPLER)}) {spec.sampler!r} is not one the engine offers.",
+            fix=f"Choose one of: {', '.join(samplers)}.",
+        )
+    if catalog.schedulers and spec.scheduler not in catalog.schedulers:
+        raise InputError(
+            f"scheduler ({_flag(P.SCHEDULER)}) {spec.scheduler!r} is not one the engine offers.",
+            fix=f"Choose one of: {', '.join(catalog.schedulers)}.",
+        )
+
+
+def check_models(spec: JobSpec) -> None:
+    """Each model is given, a readable file, and GGUF, safetensors or a .ckpt (zip) by its
+    first bytes; the LoRA folder, when given, is a folder."""
+    values = P.values_from_spec(spec)
+    for p in MODEL_ROWS:
+        check_model_file(p, str(values[p.name]))
+    lora_dir = spec.models.lora_dir
+    if lora_dir and not Path(lora_dir).is_dir():
+        raise InputError(
+            f"lora_dir ({_flag(P.LORA_DIR)}): {lora_dir} is not a folder.",
+            path=lora_dir,
+            fix="Name the folder that holds the LoRA files, or leave it empty.",
+        )
+
+
+def check_model_file(p: P.Param, path: str) -> None:
+    what = f"{p.name} ({_flag(p)})"
+    if not path:
+        raise ModelFileError(f"No {what} is given.", fix=f"Name the file with {_flag(p)}.")
+    file = Path(path)
+    if not file.exists():
+        raise ModelFileError(f"The {what} {path} does not exist.", path=path, fix="Check the path.")
+    if not file.is_file():
+        raise ModelFileError(
+            f"The {what} {path} is not a file.", path=path, fix="Name the model file itself."
+        )
+    try:
+        with open(file, "rb") as f:
+            head = f.read(9)
+    except OSError as exc:
+        raise ModelFileError(
+            f"The {what} {path} cannot be read: {exc.strerror or exc}.",
+            path=path,
+            fix="Check its permissions.",
+        ) from exc
+    if not _model_magic(head):
+        raise ModelFileError(
+            f"The {what} {path} is not a GGUF or safetensors model.",
+            path=path,
+            fix="Choose the model file (.gguf or .safetensors); this one is truncated or other.",
+        )
+
+
+def _model_magic(head: bytes) -> bool:
+    if head.startswith(GGUF_MAGIC) or head.startswith(ZIP_MAGIC):
+        return True
+    if len(head) == 9:  # safetensors: u64 little-endian header length, then a JSON object
+        (size,) = struct.unpack("<Q", head[:8])
+        return 2 <= size <= MAX_SAFETENSORS_HEADER and head[8:9] == b"{"
+    return False
+
+
+def expected_run_bytes(spec: JobSpec) -> int:
+    """A generous estimate of what a run writes: a latent per step checkpoint, the encoded
+    image and references, the decoded and composited PNGs (as raw RGBA), plus a margin."""
+    cells = max(spec.width // P.ALIGN_PX, 1) * max(spec.height // P.ALIGN_PX, 1)
+    latent = LATENT_CHANNELS * cells * FLOAT_BYTES
+    latents = (max(spec.steps, 0) + 3 + len(spec.refs)) * latent
+    pictures = 4 * spec.width * spec.height * 4
+    return latents + pictures + DISK_MARGIN_BYTES
+
+
+def check_run_folder(folder: Path, spec: JobSpec | None = None) -> None:
+    """`folder` is (or can become) a writable folder with room for the run (OutputError)."""
+    folder = Path(folder)
+    existing = folder
+    while not existing.exists():
+        if existing.parent == existing:
+            break
+        existing = existing.parent
+    if existing.exists() and not existing.is_dir():
+        raise OutputError(
+            f"The run folder {folder} cannot be made: {existing} is a file, not a folder.",
+            path=folder,
+            fix="Choose a run folder (--run-dir) that is not under a file.",
+        )
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise OutputError(
+            f"The run folder {folder} cannot be written: {existing} is read-only.",
+            path=folder,
+            fix="Choose a writable run folder (--run-dir).",
+        )
+    if spec is None:
+        return
+    try:
+        free = shutil.disk_usage(existing).free
+    except OSError:
+        return  # the write itself reports it
+    need = expected_run_bytes(spec)
+    if free < need:
+        raise OutputError(
+            f"The disk of {folder} has {free // 2**20} MB free; the run needs about "
+            f"{need // 2**20} MB.",
+            path=folder,
+            fix="Free some space or choose a run folder on another disk (--run-dir).",
+        )
+
+
+def probe_writable(folder: Path) -> None:
+    """The folder exists now: a real write proves it (a read-only mount passes os.access as
+    root). Raises OutputError naming the folder."""
+    probe = folder / f".stepwise-probe-{os.getpid()}.tmp"
+    try:
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise OutputError(
+            f"The run folder {folder} cannot be written: {exc.strerror or exc}.",
+            path=folder,
+            fix="Choose a writable run folder (--run-dir).",
+        ) from exc
