@@ -36,6 +36,10 @@ from app.engine.events import (
 log = logging.getLogger(__name__)
 
 CANCEL_GRACE_S = 60.0  # a cancel takes effect after the current step, which may be slow
+# How long the pipeline lets the engine obey a suspend/cancel before it climbs the ladder
+# (terminate → kill). The engine reads commands in every stage, so a healthy one exits in well
+# under a second; a kill mid-step is safe (atomic files), a suspend then loses that step only.
+STOP_DEADLINE_S = 15.0
 TERMINATE_GRACE_S = 5.0
 KILL_WAIT_S = 5.0
 CLOSE_GRACE_S = 2.0  # close() runs on error paths; killing mid-step is safe (atomic files)
@@ -375,6 +379,7 @@ def engine_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]
 
 __all__ = [
     "CANCEL_GRACE_S",
+    "STOP_DEADLINE_S",
     "KILL_WAIT_S",
     "TERMINATE_GRACE_S",
     "EngineHung",

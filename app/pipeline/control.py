@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import threading
+import time
 from typing import Protocol
+
+from app.engine.process import STOP_DEADLINE_S
 
 
 class _Commandable(Protocol):
@@ -17,12 +20,15 @@ class RunControl:
     before starting the next one (a pause then waits there, a suspend or cancel ends the run).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, stop_deadline_s: float = STOP_DEADLINE_S) -> None:
         self._lock = threading.Condition()
         self._paused = False
         self._suspend = False
         self._cancel = False
+        self._stop_asked: float | None = None  # time.monotonic() of the first suspend/cancel
         self._process: _Commandable | None = None
+        # The engine must exit this long after a suspend/cancel, else it is terminated/killed.
+        self.stop_deadline_s = stop_deadline_s
 
     # --- called by the UI ---
     def pause(self) -> None:
@@ -40,12 +46,14 @@ class RunControl:
     def suspend(self) -> None:
         with self._lock:
             self._suspend = True
+            self._stop_asked = self._stop_asked or time.monotonic()
             self._send("suspend")
             self._lock.notify_all()
 
     def cancel(self) -> None:
         with self._lock:
             self._cancel = True
+            self._stop_asked = self._stop_asked or time.monotonic()
             self._send("cancel")
             self._lock.notify_all()
 
@@ -63,6 +71,13 @@ class RunControl:
     def cancel_requested(self) -> bool:
         with self._lock:
             return self._cancel
+
+    def stop_overdue(self) -> bool:
+        """A suspend/cancel was asked more than stop_deadline_s ago (the pipeline then forces
+        the engine out: app/pipeline/engine_stage.py)."""
+        with self._lock:
+            asked = self._stop_asked
+        return asked is not None and time.monotonic() - asked > self.stop_deadline_s
 
     @property
     def process_id(self) -> int | None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import logging
+import threading
 from collections.abc import Generator, Iterator
 from pathlib import Path
 
 from app.engine import events as engine_events
 from app.engine.argv import CommonArgs, Placement, StageArgs, build_argv
-from app.engine.errors import EngineError
+from app.engine.errors import Cancelled, EngineError, EngineStopped, Suspended
 from app.engine.events import path_inside
 from app.engine.process import StageProcess, engine_environment
 from app.pipeline import events as ev
@@ -15,7 +17,10 @@ from app.pipeline.control import RunControl
 from app.pipeline.run_dir import LOG_DIR, Run
 from app.pipeline.spec import JobSpec
 
+log = logging.getLogger(__name__)
+
 ENGINE_EXIT_WAIT_S = 120.0
+WATCH_INTERVAL_S = 0.1
 # The model whose load event tells the device a stage runs on (not diffuse's preview VAE).
 STAGE_MODEL = {
     "vae-encode": "vae",
@@ -58,11 +63,18 @@ def run_engine(
         run.engine_started = proc.started
         run.save()
         control.attach(proc)
+        watchdog = StopWatchdog(proc, control)
         try:
             for event in proc.events():
                 yield from _translate(run, stage, event, record)
-            done = proc.result(ENGINE_EXIT_WAIT_S)
+            try:
+                done = proc.result(ENGINE_EXIT_WAIT_S)
+            except EngineError:
+                if watchdog.forced:  # it ignored the request: still the stop the user asked
+                    raise watchdog.stopped() from None
+                raise
         finally:
+            watchdog.close()
             control.detach()
             run.engine_pid = None
             run.engine_started = None
@@ -71,6 +83,46 @@ def run_engine(
             raise EngineError(
                 f"The engine reported an output outside the run folder: {out}", path=log
             )
+
+
+class StopWatchdog:
+    """Gives a suspend/cancel its deadline: once control.stop_overdue(), the engine is
+    terminated, then killed (StageProcess.stop's ladder), so stopping never waits forever."""
+
+    def __init__(self, proc: StageProcess, control: RunControl) -> None:
+        self.proc = proc
+        self.control = control
+        self.forced = False
+        self._done = threading.Event()
+        self._thread = threading.Thread(
+            target=self._watch, name=f"sd-stage-{proc.pid}-watchdog", daemon=True
+        )
+        self._thread.start()
+
+    def _watch(self) -> None:
+        while not self._done.wait(WATCH_INTERVAL_S):
+            if self.proc.returncode is not None:
+                return
+            if self.control.stop_overdue():
+                log.warning(
+                    "sd-stage %s did not stop within %g s of the request; forcing it",
+                    self.proc.pid,
+                    self.control.stop_deadline_s,
+                )
+                self.forced = True
+                self.proc.stop(grace_s=0)  # terminate, then kill
+                return
+
+    def stopped(self) -> EngineStopped:
+        """The stop the user asked for, at the last step the engine saved."""
+        step = self.proc.last_checkpoint.step if self.proc.last_checkpoint else None
+        if self.control.cancel_requested:
+            return Cancelled(step=step)
+        return Suspended(step=step)
+
+    def close(self) -> None:
+        self._done.set()
+        self._thread.join(timeout=5.0)
 
 
 def _translate(
