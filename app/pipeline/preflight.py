@@ -179,18 +179,3 @@ def check_run_folder(folder: Path, spec: JobSpec | None = None) -> None:
             path=folder,
             fix="Free some space or choose a run folder on another disk (--run-dir).",
         )
-
-
-def probe_writable(folder: Path) -> None:
-    """The folder exists now: a real write proves it (a read-only mount passes os.access as
-    root). Raises OutputError naming the folder."""
-    probe = folder / f".stepwise-probe-{os.getpid()}.tmp"
-    try:
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as exc:
-        raise OutputError(
-            f"The run folder {folder} cannot be written: {exc.strerror or exc}.",
-            path=folder,
-            fix="Choose a writable run folder (--run-dir).",
-        ) from exc

@@ -108,9 +108,11 @@ def test_a_locked_run_is_not_executed_twice(tmp_path: Path) -> None:
     from app.pipeline.runner import Pipeline
 
     pipeline = Pipeline(app_paths(), cache_limit_mb=16)
-    run = pipeline.create_run(
-        _spec().__class__(models=_spec().models, prompt="x"), tmp_path / "run"
-    )
+    for name in ("d.gguf", "l.gguf"):  # create_run checks the models' first bytes (preflight)
+        (tmp_path / name).write_bytes(b"GGUF" + bytes(28))
+    (tmp_path / "v.safetensors").write_bytes(b"\x02" + bytes(7) + b"{}")
+    models = ModelFiles(*(str(tmp_path / n) for n in ("d.gguf", "l.gguf", "v.safetensors")))
+    run = pipeline.create_run(JobSpec(models=models, prompt="x"), tmp_path / "run")
     with RunLock(run.dir):
         events = list(pipeline.execute(run, RunControl()))
     assert len(events) == 1 and isinstance(events[0], ev.RunFailed)

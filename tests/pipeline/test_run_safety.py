@@ -20,6 +20,10 @@ from app.pipeline.spec import JobSpec, ModelFiles
 
 
 def _models(tmp_path: Path) -> ModelFiles:
+    """Files with a model's first bytes (create_run's preflight reads them), never loaded."""
+    for name in ("d.gguf", "l.gguf"):
+        (tmp_path / name).write_bytes(b"GGUF" + bytes(28))
+    (tmp_path / "v.safetensors").write_bytes(b"\x02" + bytes(7) + b"{}")
     return ModelFiles(*(str(tmp_path / n) for n in ("d.gguf", "l.gguf", "v.safetensors")))
 
 
@@ -38,9 +42,7 @@ def test_a_changed_input_copy_is_a_damaged_failure(tmp_path: Path, sd_stage: Pat
     image, mask = tmp_path / "in" / "image.png", tmp_path / "in" / "mask.png"
     Image.fromarray(np.full((64, 64, 3), 90, np.uint8)).save(image)
     Image.fromarray(np.full((64, 64), 255, np.uint8)).save(mask)
-    models = _models(tmp_path)
-    for path in (models.diffusion, models.llm, models.vae):
-        Path(path).write_bytes(b"not loaded by prepare")
+    models = _models(tmp_path)  # not loaded by prepare
     pipeline = Pipeline(app_paths(), sd_stage, cache_limit_mb=16)
     run = pipeline.create_run(JobSpec(models=models, prompt="x", image=str(image), mask=str(mask)))
     copy = run.dir / "inputs" / "image.png"

@@ -36,10 +36,14 @@ def _spec(models, **changes) -> JobSpec:
 def test_a_run_that_failed_before_doing_anything_is_not_offered(
     pipeline: Pipeline, tmp_path: Path
 ) -> None:
+    for name in ("missing.gguf", "l.gguf"):
+        (tmp_path / name).write_bytes(b"GGUF" + bytes(28))
+    (tmp_path / "v.safetensors").write_bytes(b"\x02" + bytes(7) + b"{}")
     models = ModelFiles(
         str(tmp_path / "missing.gguf"), str(tmp_path / "l.gguf"), str(tmp_path / "v.safetensors")
     )
     run = pipeline.create_run(JobSpec(models=models, prompt="never started"))
+    (tmp_path / "missing.gguf").unlink()  # gone after the run was made: execute refuses it
     events = list(pipeline.execute(run.dir, RunControl()))
     assert isinstance(events[-1], ev.RunFailed)
     assert events[-1].kind is FailureKind.MODEL_FILE and "missing.gguf" in events[-1].message
