@@ -13,7 +13,7 @@ from tests.cli.conftest import run_cli
 
 def _fresh_run(tmp_path: Path):
     for name in ("d.gguf", "l.gguf", "v.safetensors"):
-        (tmp_path / name).write_bytes(b"model")
+        (tmp_path / name).write_bytes(b"GGUF" + bytes(28))  # a model's first bytes (preflight)
     spec = JobSpec(
         models=ModelFiles(
             str(tmp_path / "d.gguf"), str(tmp_path / "l.gguf"), str(tmp_path / "v.safetensors")
@@ -56,7 +56,7 @@ def test_run_without_models_is_a_plain_error(tmp_path: Path) -> None:
 
 def test_missing_engine_fails_with_exit_1(tmp_path: Path) -> None:
     for name in ("d.gguf", "l.gguf", "v.safetensors"):
-        (tmp_path / name).write_bytes(b"model")
+        (tmp_path / name).write_bytes(b"GGUF" + bytes(28))  # a model's first bytes (preflight)
     done = run_cli(
         "run",
         "--diffusion-model",
@@ -84,7 +84,7 @@ def test_resume_of_a_finished_or_missing_run(tmp_path: Path) -> None:
 
 def test_run_accepts_the_users_sd_cli_flags(tmp_path: Path) -> None:
     for name in ("d.gguf", "l.gguf", "v.safetensors"):
-        (tmp_path / name).write_bytes(b"model")
+        (tmp_path / name).write_bytes(b"GGUF" + bytes(28))  # a model's first bytes (preflight)
     done = run_cli(
         "run",
         "--diffusion-model",
