@@ -118,7 +118,7 @@ def check_model_file(p: P.Param, path: str) -> None:
             path=path,
             fix="Check its permissions.",
         ) from exc
-    if not _model_magic(head):
+    if not model_magic_ok(head):
         raise ModelFileError(
             f"The {what} {path} is not a GGUF or safetensors model.",
             path=path,
@@ -126,7 +126,9 @@ def check_model_file(p: P.Param, path: str) -> None:
         )
 
 
-def _model_magic(head: bytes) -> bool:
+def model_magic_ok(head: bytes) -> bool:
+    """The first 9 bytes of a file are those of a GGUF, safetensors or zip (.ckpt) model
+    (public: the GUI's model check can share it)."""
     if head.startswith(GGUF_MAGIC) or head.startswith(ZIP_MAGIC):
         return True
     if len(head) == 9:  # safetensors: u64 little-endian header length, then a JSON object
