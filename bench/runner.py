@@ -125,7 +125,7 @@ def bench_engine(app: QApplication, engine: Path, steps: int, work: Path) -> lis
     from app.core.paths import app_paths
     from app.core.settings import Settings
     from app.jobs.run_session import RunSession
-    from app.pipeline.commands import _selftest_images
+    from app.pipeline.selftest import selftest_images as _selftest_images
     from tests.models.generate import generate_models
 
     models = generate_models(work / "models")

@@ -24,7 +24,7 @@ Handler = Callable[[argparse.Namespace], int]
 
 def _handler(name: str) -> Handler:
     if name in ("prepare", "composite"):
-        from app.imaging import commands as imaging_commands
+        from app.cli import imaging_commands
 
         return getattr(imaging_commands, f"cmd_{name}")
     from app.cli import commands

@@ -24,7 +24,7 @@ def pipeline(sd_stage: Path) -> Pipeline:
 
 @pytest.fixture()
 def images(tmp_path: Path) -> tuple[Path, Path, Path]:
-    from app.pipeline.commands import _selftest_images
+    from app.pipeline.selftest import selftest_images as _selftest_images
 
     image, mask = _selftest_images(tmp_path / "in")
     other = np.zeros((128, 128), np.uint8)

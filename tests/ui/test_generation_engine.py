@@ -20,7 +20,6 @@ from app.jobs.generation import GenerationModel
 from app.jobs.job_form import JobForm
 from app.jobs.run_session import RunSession
 from app.jobs.run_state import RunState
-from app.pipeline.commands import _selftest_images
 from app.pipeline.params import (
     DIFFUSION_DEVICE,
     DIFFUSION_MODEL,
@@ -31,6 +30,7 @@ from app.pipeline.params import (
     VAE_DEVICE,
     VAE_MODEL,
 )
+from app.pipeline.selftest import selftest_images as _selftest_images
 from app.ui.generation import GenerationPanel, install_generation_panel
 from app.ui.main_window import MainWindow
 from tests.jobs.guard import child_pids

@@ -1,4 +1,4 @@
-"""CLI commands over imaging: `prepare` and `composite` (parsers in app/cli.py)."""
+"""CLI commands over imaging: `prepare` and `composite` (parsers in app/cli/parser.py)."""
 
 from __future__ import annotations
 
