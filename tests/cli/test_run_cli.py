@@ -211,7 +211,9 @@ def test_selftest_reports_devices(tmp_path: Path, sd_stage: Path) -> None:
 def test_failures_exit_1_with_a_plain_message(tmp_path: Path, model_args, inputs) -> None:
     image, mask = inputs
     broken = tmp_path / "not-a-model.gguf"
-    broken.write_bytes(b"nope" * 100)
+    # GGUF's magic passes the up-front check (tests/cli/test_preflight_cli.py refuses files
+    # without it); the rest is garbage that only the engine's loader finds.
+    broken.write_bytes(b"GGUF" + b"nope" * 100)
     args = list(model_args)
     args[args.index("--llm") + 1] = str(broken)
     done = run_cli(
