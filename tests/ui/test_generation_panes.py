@@ -154,3 +154,18 @@ def test_a_missing_engine_is_explained_by_its_kind(qtbot, panel: GenerationPanel
     text = panel.error_banner.text()
     assert panel.error_banner.isVisible()
     assert "The engine sd-stage is missing" in text and "Settings" in text  # where to fix it
+
+
+def test_vae_tile_size_is_offered_with_tiling_and_reaches_the_job(panel: GenerationPanel) -> None:
+    from app.pipeline.params import VAE_TILE_SIZE, VAE_TILING, spec_from_values
+
+    pane = panel.devices_pane
+    pane.vae_tiling.setChecked(False)
+    assert not pane.vae_tile_size.isEnabled()
+    pane.vae_tiling.setChecked(True)
+    assert pane.vae_tile_size.isEnabled()
+    pane.vae_tile_size.setValue(16)
+    form = panel.model.form
+    assert form.get(VAE_TILING) is True and form.get(VAE_TILE_SIZE) == 16
+    spec = spec_from_values(form.values())
+    assert spec.devices.vae_tiling and spec.devices.vae_tile_size == 16

@@ -10,12 +10,19 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QLabel,
     QPushButton,
+    QSpinBox,
     QWidget,
 )
 
 from app.jobs.generation import GenerationModel
 from app.pipeline.api import DeviceInfo
-from app.pipeline.params import DIFFUSION_DEVICE, LLM_DEVICE, VAE_DEVICE, VAE_TILING
+from app.pipeline.params import (
+    DIFFUSION_DEVICE,
+    LLM_DEVICE,
+    VAE_DEVICE,
+    VAE_TILE_SIZE,
+    VAE_TILING,
+)
 from app.ui.bind import bind
 
 
@@ -40,16 +47,23 @@ class DevicesPane(QGroupBox):
             self.device_combos[stage] = combo
             layout.addRow(title, combo)
         self.vae_tiling = QCheckBox(_tr("VAE tiling (less memory)"), self)
+        self.vae_tile_size = QSpinBox(self)
+        self.vae_tile_size.setObjectName("generation_vae_tile_size")
+        self.vae_tile_size.setToolTip(_tr("Smaller tiles need less memory and take longer."))
         self.detect_devices = QPushButton(_tr("Detect devices"), self)
         self.detect_devices.setObjectName("generation_detect_devices")
         self.device_note = QLabel(self)
         self.device_note.setWordWrap(True)
         layout.addRow(self.vae_tiling)
+        layout.addRow(_tr("VAE tile size (latent cells)"), self.vae_tile_size)
         layout.addRow(self.detect_devices, self.device_note)
         self.set_devices(model.devices)
         for stage, combo in self.device_combos.items():
             bind(combo, model.form, self._params[stage])
         bind(self.vae_tiling, model.form, VAE_TILING)
+        bind(self.vae_tile_size, model.form, VAE_TILE_SIZE)
+        self.vae_tile_size.setEnabled(model.form.get(VAE_TILING))
+        self.vae_tiling.toggled.connect(self.vae_tile_size.setEnabled)
         self.detect_devices.clicked.connect(self.probe)
         model.devices_changed.connect(self._devices_found)
         model.devices_failed.connect(self._devices_failed)

@@ -234,6 +234,14 @@
         <translation>VAE 分块（更省内存）</translation>
     </message>
     <message>
+        <source>VAE tile size (latent cells)</source>
+        <translation>VAE 分块大小（潜空间单元）</translation>
+    </message>
+    <message>
+        <source>Smaller tiles need less memory and take longer.</source>
+        <translation>分块越小越省内存，但耗时更长。</translation>
+    </message>
+    <message>
         <source>Detect devices</source>
         <translation>检测设备</translation>
     </message>
