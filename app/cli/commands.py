@@ -7,7 +7,6 @@ import json
 import shutil
 import sys
 from pathlib import Path
-from typing import Any
 
 from app.cli.execute import execute, print_event
 from app.cli.exits import Exit
@@ -17,8 +16,9 @@ from app.core.errors import StepwiseError
 from app.core.paths import app_paths
 from app.core.settings import load_settings
 from app.pipeline.advice import job_notes
-from app.pipeline.api import PipelineAPI, RunSnapshot
-from app.pipeline.params import spec_from_values, values_from_spec
+from app.pipeline.api import PipelineAPI
+from app.pipeline.params import spec_from_values
+from app.pipeline.status import status_json
 
 
 def _pipeline(args: argparse.Namespace) -> PipelineAPI:
@@ -61,43 +61,6 @@ def cmd_resume(args: argparse.Namespace) -> int:
     of = f" of {run.steps}" if run.steps else ""
     print(f"resuming {run.dir} (last completed step {run.last_completed_step}{of})", flush=True)
     return execute(pipeline, run.dir)
-
-
-def status_json(run: RunSnapshot) -> dict[str, Any]:
-    """`status --json`: the stages, the steps, the result, what the engine was given
-    (model_input) and every parameter of the run by its table name (params)."""
-    mi = run.model_input
-    failure = run.failure
-    return {
-        "run_dir": str(run.dir),
-        "id": run.id,
-        "stages": [
-            {
-                "name": s.name,
-                "state": s.state,
-                "cached": s.cached,
-                "seconds": s.seconds,
-                "device": s.device,
-            }
-            for s in run.stages
-        ],
-        "steps": run.steps,
-        "last_completed_step": run.last_completed_step,
-        "checkpoints": list(run.checkpoints),
-        "result": None if run.result is None else str(run.result),
-        "model_input": None
-        if mi is None
-        else {
-            "width": mi.width,
-            "height": mi.height,
-            "region": None if mi.region is None else list(mi.region),
-        },
-        "failure": None
-        if failure is None
-        else {"kind": str(failure.kind), "stage": failure.stage, "detail": failure.detail},
-        "params": values_from_spec(run.spec),
-        "inputs": {"image": run.spec.image, "mask": run.spec.mask, "refs": list(run.spec.refs)},
-    }
 
 
 def cmd_status(args: argparse.Namespace) -> int:

@@ -246,37 +246,6 @@ class Run:
         rec = self.stage(stage).outputs.get(name)
         return self.dir / rec.file if rec else None
 
-    def to_status(self) -> dict[str, Any]:
-        """The status JSON of `python -m app status --json`."""
-        mi = self.model_input
-        failure = self.failure
-        return {
-            "run_dir": str(self.dir),
-            "stages": [
-                {
-                    "name": s.name,
-                    "state": s.state,
-                    "cached": s.cached,
-                    "seconds": s.seconds,
-                    "device": s.device,
-                }
-                for s in self.stages()
-            ],
-            "steps": self.steps,
-            "last_completed_step": self.last_completed_step,
-            "result": str(self.result) if self.finished and self.result else None,
-            "model_input": None
-            if mi is None
-            else {
-                "width": mi.width,
-                "height": mi.height,
-                "region": None if mi.region is None else list(mi.region),
-            },
-            "failure": None
-            if failure is None
-            else {"kind": str(failure.kind), "stage": failure.stage, "detail": failure.detail},
-        }
-
     # --- writing ---
     def spec_changed(self, spec: JobSpec) -> None:
         self.spec = spec

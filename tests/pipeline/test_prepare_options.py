@@ -14,9 +14,9 @@ from app.imaging.prepare import PrepareOptions
 from app.pipeline import events as ev
 from app.pipeline.api import ModelInput
 from app.pipeline.control import RunControl
-from app.pipeline.run_dir import open_run
 from app.pipeline.runner import Pipeline
 from app.pipeline.spec import JobSpec, ModelFiles
+from app.pipeline.status import status_json
 
 W, H = 192, 160
 
@@ -56,7 +56,7 @@ def test_crop_and_only_masked_reach_the_engine(sd_stage: Path, tiny_models, tmp_
     expected = ModelInput(w - w % 16, h - h % 16, (x, y, w, h))
     snap = pipeline.snapshot(run.dir)
     assert snap.model_input == expected
-    status = open_run(run.dir).to_status()
+    status = status_json(snap)
     assert status["model_input"] == {
         "width": expected.width,
         "height": expected.height,

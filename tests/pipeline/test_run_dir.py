@@ -19,7 +19,9 @@ from app.pipeline.run_dir import (
     remove_leftover_temps,
 )
 from app.pipeline.run_format import checksum
+from app.pipeline.runner import snapshot_of
 from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles
+from app.pipeline.status import status_json
 
 
 def _spec() -> JobSpec:
@@ -160,12 +162,12 @@ def test_failure_and_model_input_round_trip(tmp_path: Path) -> None:
     again = open_run(run.dir)
     assert again.failure == Failure(FailureKind.OUT_OF_MEMORY, "diffuse", "out of VRAM", log)
     assert again.model_input == ModelInputRecord(256, 128, (10, 20, 300, 150))
-    assert again.to_status()["model_input"] == {
+    assert status_json(snapshot_of(again))["model_input"] == {
         "width": 256,
         "height": 128,
         "region": [10, 20, 300, 150],
     }
-    assert again.to_status()["failure"]["kind"] == "out_of_memory"
+    assert status_json(snapshot_of(again))["failure"]["kind"] == "out_of_memory"
 
 
 def test_missing_manifest_with_a_good_backup_opens(tmp_path: Path) -> None:
