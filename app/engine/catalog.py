@@ -10,18 +10,16 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from app.engine.errors import ProtocolError
 from app.engine.events import MAX_LIST_ITEMS
+from app.engine.listing import REBUILD_FIX, ask_engine
 
-LIST_SAMPLERS_TIMEOUT_S = 60.0
-MAX_OUTPUT_BYTES = 64 * 1024
 _NAME = re.compile(r"^[A-Za-z0-9_+.-]{1,64}$")
-_FIX = "Rebuild the engine with `python native/build.py`."
+_FIX = REBUILD_FIX
 
 
 @dataclass(frozen=True)
@@ -38,23 +36,7 @@ class Catalog:
 
 def list_catalog(engine: Path, env: dict[str, str] | None = None) -> Catalog:
     """Runs the engine once; its answer is untrusted: parsed strictly (ProtocolError)."""
-    try:
-        done = subprocess.run(
-            [str(engine), "--list-samplers"],
-            capture_output=True,
-            timeout=LIST_SAMPLERS_TIMEOUT_S,
-            env=env,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise ProtocolError(
-            f"{engine} could not list its samplers ({exc}).", path=engine, fix=_FIX
-        ) from exc
-    if done.returncode != 0:
-        raise ProtocolError(
-            f"{engine} gave no sampler list (exit code {done.returncode}).", path=engine, fix=_FIX
-        )
-    return parse_catalog(done.stdout[:MAX_OUTPUT_BYTES], engine)
+    return parse_catalog(ask_engine(engine, "--list-samplers", "sampler", env), engine)
 
 
 def parse_catalog(stdout: bytes, engine: Path) -> Catalog:

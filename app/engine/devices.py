@@ -3,43 +3,28 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 from app.engine.errors import ProtocolError
 from app.engine.events import MAX_LIST_ITEMS, Device
+from app.engine.listing import REBUILD_FIX, ask_engine
 
-LIST_DEVICES_TIMEOUT_S = 60.0  # a Vulkan driver may take seconds to enumerate
-MAX_OUTPUT_BYTES = 64 * 1024
 MAX_NAME_CHARS = 256
 
 
 def list_devices(engine: Path, env: dict[str, str] | None = None) -> list[Device]:
     """Runs the engine once; its answer is untrusted and bounded like any event."""
+    stdout = ask_engine(engine, "--list-devices", "device", env)
+    lines = stdout.decode("utf-8", "replace").strip().splitlines()
     try:
-        done = subprocess.run(
-            [str(engine), "--list-devices"],
-            capture_output=True,
-            timeout=LIST_DEVICES_TIMEOUT_S,
-            env=env,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise ProtocolError(
-            f"{engine} could not list its devices ({exc}).",
-            path=engine,
-            fix="Rebuild the engine with `python native/build.py`.",
-        ) from exc
-    lines = done.stdout[:MAX_OUTPUT_BYTES].decode("utf-8", "replace").strip().splitlines()
-    try:
-        data = json.loads(lines[-1]) if done.returncode == 0 and lines else None
+        data = json.loads(lines[-1]) if lines else None
     except json.JSONDecodeError:
         data = None
     if not isinstance(data, list):
         raise ProtocolError(
-            f"{engine} gave no device list (exit code {done.returncode}).",
+            f"{engine} gave no device list (its answer is not a JSON list).",
             path=engine,
-            fix="Rebuild the engine with `python native/build.py`.",
+            fix=REBUILD_FIX,
         )
     devices = []
     for item in data[:MAX_LIST_ITEMS]:
