@@ -10,6 +10,7 @@ failure is an InputError / ModelFileError (FailureKind INPUT / MODEL_FILE) or an
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import struct
@@ -110,20 +111,38 @@ def check_model_file(p: P.Param, path: str) -> None:
             f"The {what} {path} is not a file.", path=path, fix="Name the model file itself."
         )
     try:
-        with open(file, "rb") as f:
-            head = f.read(9)
+        looks_right = model_header_ok(file)
     except OSError as exc:
         raise ModelFileError(
             f"The {what} {path} cannot be read: {exc.strerror or exc}.",
             path=path,
             fix="Check its permissions.",
         ) from exc
-    if not model_magic_ok(head):
+    if not looks_right:
         raise ModelFileError(
             f"The {what} {path} is not a GGUF or safetensors model.",
             path=path,
             fix="Choose the model file (.gguf or .safetensors); this one is truncated or other.",
         )
+
+
+def model_header_ok(path: Path) -> bool:
+    """The file starts like a model: GGUF magic, a zip (.ckpt), or a safetensors header (a
+    sane length, then a JSON object that parses). The one check the GUI's model fields and
+    the preflight share. Raises OSError when the file cannot be read."""
+    with open(path, "rb") as f:
+        head = f.read(9)
+        if not model_magic_ok(head):
+            return False
+        if head.startswith(GGUF_MAGIC) or head.startswith(ZIP_MAGIC):
+            return True
+        (size,) = struct.unpack("<Q", head[:8])
+        f.seek(8)
+        try:
+            json.loads(f.read(size))
+        except (ValueError, UnicodeDecodeError):
+            return False
+    return True
 
 
 def model_magic_ok(head: bytes) -> bool:

@@ -178,8 +178,11 @@ def test_suspend_then_resume_in_a_new_session(qtbot, make_model) -> None:
 def test_a_run_that_failed_before_starting_is_not_offered(qtbot, make_model, tmp_path) -> None:
     """Bug 2: nothing to resume, so no "Resume … at step 0"."""
     model = make_model()
+    # Looks like a safetensors file (it passes the up-front check), but the engine cannot
+    # load it: the run exists and fails in its first engine stage, with nothing to resume.
     broken = tmp_path / "broken-vae.safetensors"
-    broken.write_bytes(b"not a model")
+    header = b'{"x": 1}'
+    broken.write_bytes(len(header).to_bytes(8, "little") + header)
     model.form.set(VAE_MODEL, str(broken))
     model.run_all()
     wait_state(qtbot, model, RunState.FAILED)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import struct
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +16,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.pipeline.preflight import model_header_ok
+
 # kind -> accepted extensions
 MODEL_EXTENSIONS: dict[str, tuple[str, ...]] = {
     "diffusion": (".gguf", ".safetensors"),
@@ -29,7 +29,6 @@ MODEL_EXTENSIONS: dict[str, tuple[str, ...]] = {
 MIN_MODEL_BYTES = 1024
 # Real klein files are hundreds of MB to GB; smaller ones get a gentle note, not a refusal.
 TYPICAL_MIN_BYTES = {"diffusion": 500 * 1024**2, "llm": 500 * 1024**2, "vae": 50 * 1024**2}
-SAFETENSORS_MAX_HEADER_BYTES = 100 * 1024**2
 
 
 def _tr(text: str) -> str:
@@ -52,26 +51,6 @@ def _kind_name(kind: str) -> str:
         "vae": _tr("VAE"),
         "lora": _tr("LoRA folder"),
     }.get(kind, kind)
-
-
-def _header_ok(path: Path) -> bool:
-    """GGUF starts with its magic; safetensors with a sane JSON header length and '{'."""
-    with path.open("rb") as f:
-        head = f.read(9)
-    if path.suffix.lower() == ".gguf":
-        return head[:4] == b"GGUF"
-    if len(head) < 9:
-        return False
-    (length,) = struct.unpack("<Q", head[:8])
-    if length <= 1 or length > SAFETENSORS_MAX_HEADER_BYTES or head[8:9] != b"{":
-        return False
-    with path.open("rb") as f:
-        f.seek(8)
-        try:
-            json.loads(f.read(length))
-        except (ValueError, UnicodeDecodeError):
-            return False
-    return True
 
 
 def check_model_file(path_text: str, kind: str) -> FileCheck:
@@ -112,7 +91,7 @@ def check_model_file(path_text: str, kind: str) -> FileCheck:
         )
     try:
         size = path.stat().st_size
-        header_ok = size >= MIN_MODEL_BYTES and _header_ok(path)
+        header_ok = size >= MIN_MODEL_BYTES and model_header_ok(path)
     except OSError as exc:
         return FileCheck(
             False,
