@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import (
@@ -73,6 +74,8 @@ class MainWindow(QMainWindow):
         # The job's parameters; the Prepare panel and the Generate panel bind to the same form.
         self.job_form = job_form if job_form is not None else form_from_settings(settings)
         self.document = MaskDocument(self)
+        # Asked before the window closes; each returns False to keep it open (a run in progress).
+        self.close_guards: list[Callable[[], bool]] = []
         self.paint_state = PaintState(self)
         self.canvas_view = CanvasView(self.document, self.paint_state)
         self.mask_controller = MaskController(self.document, self)
@@ -349,7 +352,7 @@ class MainWindow(QMainWindow):
         return None
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
-        if not self._confirm_discard():
+        if not self._confirm_discard() or not all(guard() for guard in self.close_guards):
             event.ignore()
             return
         self.store_settings()

@@ -169,3 +169,20 @@ def test_vae_tile_size_is_offered_with_tiling_and_reaches_the_job(panel: Generat
     assert form.get(VAE_TILING) is True and form.get(VAE_TILE_SIZE) == 16
     spec = spec_from_values(form.values())
     assert spec.devices.vae_tiling and spec.devices.vae_tile_size == 16
+
+
+def test_closing_during_a_run_asks_to_suspend(panel: GenerationPanel, dialogs, monkeypatch) -> None:
+    from PySide6.QtWidgets import QMessageBox
+
+    from app.ui.generation.setup import confirm_quit_during_run
+
+    suspended: list[bool] = []
+    monkeypatch.setattr(panel.model, "suspend", lambda: suspended.append(True))
+    assert confirm_quit_during_run(panel) is True  # idle: nothing to ask
+    assert dialogs.shown == []
+    monkeypatch.setattr(panel.model, "state", RunState.RUNNING)
+    dialogs.answers = [QMessageBox.StandardButton.Cancel]
+    assert confirm_quit_during_run(panel) is False and suspended == []
+    dialogs.answers = [QMessageBox.StandardButton.Yes]
+    assert confirm_quit_during_run(panel) is True and suspended == [True]
+    assert [kind for kind, _t, _x in dialogs.shown] == ["question", "question"]

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject, QTimer
+from PySide6.QtWidgets import QMessageBox
 
 from app.canvas import files as canvas_files
 from app.core.errors import StepwiseError
@@ -169,6 +170,31 @@ def install(window: Any, paths: AppPaths, settings: Settings) -> GenerationPanel
             demo.start()
 
         action.triggered.connect(try_demo)
+    guards = getattr(window, "close_guards", None)
+    if guards is not None:
+        guards.append(lambda: confirm_quit_during_run(panel))
     window.generation_panel = panel
     window.generation_demo = demo
     return panel
+
+
+def confirm_quit_during_run(panel: GenerationPanel) -> bool:
+    """Closing while a run works: "Suspend and quit?" — yes suspends (progress kept, the run is
+    offered at the next start; the quit then waits for the engine, within its stop deadline)."""
+    if not panel.model.state.busy:
+        return True
+    answer = QMessageBox.question(
+        panel,
+        _tr("A run is in progress"),
+        _tr(
+            "Suspend the run and quit? Its finished steps are kept and Stepwise offers to "
+            "resume it at the next start."
+        ),
+        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+        QMessageBox.StandardButton.Yes,
+    )
+    if answer != QMessageBox.StandardButton.Yes:
+        return False
+    panel.set_status(_tr("Suspending after the current step, then quitting…"))
+    panel.model.suspend()
+    return True

@@ -234,6 +234,18 @@
         <translation>VAE 分块（更省内存）</translation>
     </message>
     <message>
+        <source>A run is in progress</source>
+        <translation>正在运行</translation>
+    </message>
+    <message>
+        <source>Suspend the run and quit? Its finished steps are kept and Stepwise offers to resume it at the next start.</source>
+        <translation>挂起运行并退出吗？已完成的步骤会保留，下次启动 Stepwise 时会提示继续。</translation>
+    </message>
+    <message>
+        <source>Suspending after the current step, then quitting…</source>
+        <translation>当前步骤完成后挂起，然后退出…</translation>
+    </message>
+    <message>
         <source>VAE tile size (latent cells)</source>
         <translation>VAE 分块大小（潜空间单元）</translation>
     </message>
