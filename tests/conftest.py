@@ -29,12 +29,17 @@ def _build_engine(*extra: str) -> Path:
     import subprocess
     import sys
 
-    result = subprocess.run([sys.executable, str(REPO_ROOT / "native" / "build.py"), *extra],
-                            cwd=REPO_ROOT, capture_output=True, text=True,
-                            timeout=BUILD_TIMEOUT_S)
+    result = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "native" / "build.py"), *extra],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=BUILD_TIMEOUT_S,
+    )
     assert result.returncode == 0, (
         f"native/build.py {' '.join(extra)} failed:\n{result.stdout[-4000:]}\n"
-        f"{result.stderr[-4000:]}")
+        f"{result.stderr[-4000:]}"
+    )
     path = Path(result.stdout.strip().splitlines()[-1])
     assert path.is_file(), f"build.py printed {path}, which does not exist"
     return path

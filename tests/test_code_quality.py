@@ -18,15 +18,22 @@ def _tool(name: str) -> str:
 
 
 def test_ruff_check_passes() -> None:
-    result = subprocess.run([_tool("ruff"), "check", "app", "tests", "bench", "scripts",
-                             "native/build.py"], cwd=ROOT, capture_output=True, text=True)
+    result = subprocess.run(
+        [_tool("ruff"), "check", "app", "tests", "bench", "scripts", "native/build.py"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
 
 
 def test_ruff_format_is_applied() -> None:
-    result = subprocess.run([_tool("ruff"), "format", "--check", "app", "tests", "bench",
-                             "scripts", "native/build.py"], cwd=ROOT, capture_output=True,
-                            text=True)
+    result = subprocess.run(
+        [_tool("ruff"), "format", "--check", "app", "tests", "bench", "scripts", "native/build.py"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
 
 
