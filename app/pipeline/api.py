@@ -120,6 +120,12 @@ class RunSummary:
     last_completed_step: int
     steps: int | None
 
+    @classmethod
+    def of(cls, snap: RunSnapshot) -> RunSummary:
+        return cls(
+            snap.dir, snap.id, snap.created, snap.spec.prompt, snap.last_completed_step, snap.steps
+        )
+
 
 @runtime_checkable
 class PipelineAPI(Protocol):

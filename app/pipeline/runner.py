@@ -213,16 +213,7 @@ class Pipeline:
             except DamagedFileError:
                 continue
             if snap.resumable:
-                out.append(
-                    RunSummary(
-                        snap.dir,
-                        snap.id,
-                        snap.created,
-                        snap.spec.prompt,
-                        snap.last_completed_step,
-                        snap.steps,
-                    )
-                )
+                out.append(RunSummary.of(snap))
         return out
 
     def branch(self, run_dir: Path, from_step: int, changes: Mapping[str, Any]) -> RunSnapshot:

@@ -138,16 +138,7 @@ class FakePipeline:
         for run in sorted(self._runs.values(), key=lambda r: r.id):
             snap = self._snap(run)
             if snap.resumable:
-                out.append(
-                    RunSummary(
-                        snap.dir,
-                        snap.id,
-                        snap.created,
-                        snap.spec.prompt,
-                        snap.last_completed_step,
-                        snap.steps,
-                    )
-                )
+                out.append(RunSummary.of(snap))
         return out
 
     # --- execution ---
