@@ -18,6 +18,7 @@ FORMAT = 1
 KIND = "stepwise-prepare"
 MAX_PADDING_PX = 4096
 MAX_FEATHER_PX = 256
+MAX_MASKED_TARGET = 4096
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,9 @@ class PrepareOptions:
     only_masked: bool = False
     padding_px: int = 64
     feather_px: int = 8
+    # With only_masked: the region is scaled so its area is about masked_target² px (aligned to
+    # 16, never above the job's maximum size) and scaled back; 0 keeps the region's own size.
+    masked_target: int = 1024
 
     def check(self) -> None:
         """Raises InputError for a value a user could have typed wrong."""

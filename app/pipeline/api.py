@@ -21,10 +21,15 @@ from app.pipeline.spec import JobSpec
 
 @dataclass(frozen=True)
 class DeviceInfo:
-    """A device the engine can use: name ("cpu", "vulkan0", ...) and its description."""
+    """A device the engine can use: name ("cpu", "vulkan0", ...) and its description, and the
+    memory facts the engine reports (None where it cannot tell)."""
 
     name: str
     description: str
+    total_bytes: int | None = None  # device memory
+    free_bytes: int | None = None  # free when the engine asked
+    max_alloc_bytes: int | None = None  # the largest single allocation the driver accepts
+    fp16: bool | None = None  # the device computes in fp16
 
     def __iter__(self) -> Iterator[str]:
         """Unpacks as the (name, description) pair devices() returned before (compatibility)."""

@@ -22,7 +22,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from app.imaging.align import ALIGN_MODES
 from app.imaging.align import ALIGN_PX as ALIGN_PX  # re-exported: 16 px per latent cell
 from app.imaging.fill import FILL_MODES
-from app.imaging.prepare_record import MAX_FEATHER_PX, MAX_PADDING_PX, PrepareOptions
+from app.imaging.prepare_record import (
+    MAX_FEATHER_PX,
+    MAX_MASKED_TARGET,
+    MAX_PADDING_PX,
+    PrepareOptions,
+)
 
 if TYPE_CHECKING:
     from app.pipeline.spec import JobSpec
@@ -177,6 +182,15 @@ VAE_TILE_SIZE = Param(
     "VAE tile size in latent cells with --vae-tiling (smaller: less memory)",
     sdcli_flags=("--vae-tile-size",), minimum=8, maximum=256, metavar="N",
 )  # fmt: skip
+FIT_MEMORY = Param(
+    "fit_memory", bool, True, "devices.fit_memory", ("--fit-memory",),
+    "plan each stage's memory first and choose settings that fit the device",
+)  # fmt: skip
+MAX_ALLOC_MB = Param(
+    "max_alloc_mb", int, 0, "devices.max_alloc_mb", ("--max-alloc-mb",),
+    "the GPU's largest single allocation, MB (0: as the driver reports; lower it for drivers "
+    "that refuse less than they claim)", minimum=0, maximum=1048576, metavar="MB",
+)  # fmt: skip
 MMAP = Param(
     "mmap", bool, True, "devices.mmap", ("--mmap",), "memory-map the model files",
     sdcli_flags=("--mmap",),
@@ -209,6 +223,12 @@ FEATHER = Param(
     minimum=0, maximum=MAX_FEATHER_PX, metavar="PX",
 )  # fmt: skip
 
+MASKED_TARGET = Param(
+    "masked_target", int, _PREPARE.masked_target, "prepare.masked_target", ("--masked-target",),
+    "with --only-masked: scale the region to about N×N px for the model and back (0: keep)",
+    invalidates="prepare", minimum=0, maximum=MAX_MASKED_TARGET, metavar="PX",
+)  # fmt: skip
+
 PARAMS: tuple[Param, ...] = (
     DIFFUSION_MODEL,
     LLM_MODEL,
@@ -232,12 +252,15 @@ PARAMS: tuple[Param, ...] = (
     FLASH_ATTENTION,
     VAE_TILING,
     VAE_TILE_SIZE,
+    FIT_MEMORY,
+    MAX_ALLOC_MB,
     MMAP,
     ALIGN,
     FILL,
     ONLY_MASKED,
     PADDING,
     FEATHER,
+    MASKED_TARGET,
 )
 BY_NAME: dict[str, Param] = {p.name: p for p in PARAMS}
 

@@ -34,6 +34,8 @@ class DeviceChoice:
     flash_attention: bool = P.FLASH_ATTENTION.default
     vae_tiling: bool = P.VAE_TILING.default
     vae_tile_size: int = P.VAE_TILE_SIZE.default
+    fit_memory: bool = P.FIT_MEMORY.default
+    max_alloc_mb: int = P.MAX_ALLOC_MB.default
     mmap: bool = P.MMAP.default
 
 

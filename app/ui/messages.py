@@ -9,7 +9,7 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from app.core.errors import StepwiseError
+from app.core.errors import ERROR_CONTEXT, StepwiseError
 
 log = logging.getLogger(__name__)
 TR_CONTEXT = "Messages"
@@ -22,7 +22,7 @@ def _tr(text: str) -> str:
 def describe_error(exc: BaseException, path: Path | str | None = None) -> str:
     """A sentence or two for the user; never a traceback."""
     if isinstance(exc, StepwiseError):
-        return exc.user_message()
+        return exc.user_message(lambda text: QCoreApplication.translate(ERROR_CONTEXT, text))
     where = f" ({path})" if path else ""
     if isinstance(exc, MemoryError):
         return (
