@@ -8,7 +8,7 @@ no caller ever holds the live object a worker mutates.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -163,6 +163,21 @@ class PipelineAPI(Protocol):
     def unfinished_runs(self) -> list[RunSummary]:
         """Runs with something to resume (a finished engine stage or a checkpoint), oldest
         first; runs that failed before doing anything are not offered."""
+        ...
+
+    def list_runs(self) -> list[RunSnapshot]:
+        """Every run that opens, newest first (the Runs panel); damaged ones are left out."""
+        ...
+
+    def run_inputs(self, run_dir: Path) -> tuple[Path | None, Path | None]:
+        """The run's verified copies of its image and mask (None where the job has none);
+        DamagedFileError when a copy changed since the run began."""
+        ...
+
+    def discard_run(self, run_dir: Path, trash: Callable[[Path], bool] | None = None) -> None:
+        """Removes a run folder: `trash(folder)` moves it to the OS trash (True when it did),
+        else it is deleted. RunBusy while another process executes it; InputError when the
+        folder is not a run of this pipeline's runs folder."""
         ...
 
     def execute(

@@ -12,8 +12,9 @@ from __future__ import annotations
 import dataclasses
 import logging
 import secrets
+import shutil
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,7 @@ from app.pipeline.control import RunControl
 from app.pipeline.engine_stage import common_args, log_path, run_engine
 from app.pipeline.failure_kinds import failure_for
 from app.pipeline.identity import model_identity
-from app.pipeline.inputs import check_spec_inputs, copy_inputs, copy_inputs_from
+from app.pipeline.inputs import check_spec_inputs, copy_inputs, copy_inputs_from, verify_inputs
 from app.pipeline.keys import lora_identities, prompt_loras, stage_keys
 from app.pipeline.run_dir import (
     ENGINE_STAGES,
@@ -55,6 +56,7 @@ from app.pipeline.run_dir import (
     create_run,
     open_run,
 )
+from app.pipeline.run_lock import RunLock
 from app.pipeline.spec import JobSpec
 
 log = logging.getLogger(__name__)
@@ -215,6 +217,55 @@ class Pipeline:
             if snap.resumable:
                 out.append(RunSummary.of(snap))
         return out
+
+    def list_runs(self) -> list[RunSnapshot]:
+        """Every run that opens, newest first; damaged ones are left out."""
+        root = self.paths.runs_dir
+        if not root.is_dir():
+            return []
+        out: list[RunSnapshot] = []
+        for folder in root.iterdir():
+            if not (folder / RUN_FILE).is_file():
+                continue
+            try:
+                out.append(snapshot_of(open_run(folder)))
+            except (DamagedFileError, OSError):
+                continue
+        return sorted(out, key=lambda s: (s.created, s.id), reverse=True)
+
+    def run_inputs(self, run_dir: Path) -> tuple[Path | None, Path | None]:
+        """The run's verified copies of its image and mask (None where the job has none)."""
+        run = open_run(_dir(run_dir))
+        verify_inputs(run)
+        image, mask = run.inputs.image, run.inputs.mask
+        return (
+            run.dir / image.file if image is not None else None,
+            run.dir / mask.file if mask is not None else None,
+        )
+
+    def discard_run(self, run_dir: Path, trash: Callable[[Path], bool] | None = None) -> None:
+        """Moves a run folder to the trash (`trash(folder)` True) or deletes it."""
+        folder = _dir(run_dir).resolve()
+        root = self.paths.runs_dir.resolve()
+        if folder.parent != root or not (folder / RUN_FILE).is_file():
+            raise InputError(
+                "{path} is not a run in the runs folder {root}.",
+                path=folder,
+                values={"root": root},
+            )
+        with RunLock(folder):  # RunBusy while another process executes it
+            pass
+        if trash is not None and trash(folder):
+            return
+        try:
+            shutil.rmtree(folder)
+        except OSError as exc:
+            raise OutputError(
+                "The run folder {path} could not be deleted: {reason}.",
+                path=folder,
+                values={"reason": exc.strerror or exc},
+                fix="Close programs that use files in it, then try again.",
+            ) from exc
 
     def branch(self, run_dir: Path, from_step: int, changes: Mapping[str, Any]) -> RunSnapshot:
         """A new run with `changes` that shares this run's outputs still valid for it.

@@ -9,9 +9,10 @@ State lives in memory, keyed by run folder; each folder really exists and gets a
 from __future__ import annotations
 
 import dataclasses
+import shutil
 import threading
 import time
-from collections.abc import Generator, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -140,6 +141,23 @@ class FakePipeline:
             if snap.resumable:
                 out.append(RunSummary.of(snap))
         return out
+
+    def list_runs(self) -> list[RunSnapshot]:
+        runs = sorted(self._runs.values(), key=lambda r: (r.created, r.id), reverse=True)
+        return [self._snap(run) for run in runs]
+
+    def run_inputs(self, run_dir: Path) -> tuple[Path | None, Path | None]:
+        spec = self._run(run_dir).spec  # the fake keeps no copies: the job's own files
+        return (
+            Path(spec.image) if spec.image else None,
+            Path(spec.mask) if spec.mask else None,
+        )
+
+    def discard_run(self, run_dir: Path, trash: Callable[[Path], bool] | None = None) -> None:
+        run = self._run(run_dir)
+        if trash is None or not trash(run.dir):
+            shutil.rmtree(run.dir, ignore_errors=True)
+        del self._runs[run.dir]
 
     # --- execution ---
     def execute(

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import inspect
 import threading
+import time
 import typing
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from app.core.paths import app_paths
+from app.imaging.io import encode_png
 from app.pipeline import events as ev
 from app.pipeline.api import PipelineAPI
 from app.pipeline.control import RunControl
@@ -27,6 +30,9 @@ PROTOCOL_METHODS = (
     "update_run",
     "branch",
     "unfinished_runs",
+    "list_runs",
+    "run_inputs",
+    "discard_run",
     "execute",
     "decode_step",
 )
@@ -156,6 +162,34 @@ def test_branch_shares_steps_only_when_diffusion_is_unchanged(
     other = api.branch(run.dir, 2, {"seed": 5})
     assert _steps(_run(api, other.dir)) == [1, 2, 3, 4]
     assert api.snapshot(other.dir).finished
+
+
+def test_list_runs_newest_first_their_inputs_and_discard(
+    api: PipelineAPI, models: ModelFiles, tmp_path: Path
+) -> None:
+    image, mask = tmp_path / "photo.png", tmp_path / "photo-mask.png"
+    image.write_bytes(encode_png(np.full((64, 64, 3), 90, np.uint8)))
+    mask.write_bytes(encode_png(np.full((64, 64), 255, np.uint8)))
+    older = api.create_run(_spec(models, image=str(image), mask=str(mask)))
+    time.sleep(1.05)  # run ids and dates have a resolution of one second
+    newer = api.create_run(_spec(models))
+    assert [s.dir for s in api.list_runs()] == [newer.dir, older.dir]
+    got_image, got_mask = api.run_inputs(older.dir)
+    assert got_image is not None and got_image.read_bytes() == image.read_bytes()
+    assert got_mask is not None and got_mask.read_bytes() == mask.read_bytes()
+    assert api.run_inputs(newer.dir) == (None, None)
+    trashed: list[Path] = []
+    api.discard_run(older.dir, trash=lambda folder: trashed.append(folder) or False)
+    assert trashed == [older.dir] and not older.dir.exists()  # the trash said no: deleted
+    moved = tmp_path / "trash"
+
+    def to_trash(folder: Path) -> bool:
+        folder.rename(moved)
+        return True
+
+    api.discard_run(newer.dir, trash=to_trash)
+    assert moved.is_dir() and not newer.dir.exists()
+    assert api.list_runs() == []
 
 
 # --- the fake's protocol faults (what the UI tests need it for) ---
