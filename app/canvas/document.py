@@ -8,7 +8,14 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import QObject, QRect, Signal
 
-from app.canvas.history import HISTORY_LIMIT_BYTES, MaskEdit, MaskHistory, StrokeBackup
+from app.canvas.history import (
+    HISTORY_LIMIT_BYTES,
+    Edit,
+    MaskEdit,
+    MaskHistory,
+    PictureEdit,
+    StrokeBackup,
+)
 
 MaskOperation = Callable[[np.ndarray], np.ndarray]
 
@@ -96,6 +103,26 @@ class MaskDocument(QObject):
         self.image = np.ascontiguousarray(image)
         self.image_changed.emit()
 
+    def use_as_picture(self, label: str, image: np.ndarray, path: Path | None = None) -> None:
+        """The picture becomes `image` (e.g. a generated result) with an empty mask, as one
+        undoable step: undo brings the old picture, its mask and its path back."""
+        if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+            raise ValueError("image must be uint8 HxWx3")
+        if self._stroke is not None:
+            self.end_stroke()
+        old = PictureEdit(label, self.image, self.mask, self.image_path)
+        self.image = np.ascontiguousarray(image)
+        self.mask = np.zeros(image.shape[:2], np.float32)
+        self.image_path = path
+        self.history.push(old)
+        self.set_modified(True)
+        self._picture_swapped()
+
+    def _picture_swapped(self) -> None:
+        self.image_changed.emit()
+        self.mask_changed.emit(self.full_rect())
+        self.history_changed.emit()
+
     # --- mask edits -----------------------------------------------------------------------
 
     def apply_operation(self, label: str, operation: MaskOperation) -> bool:
@@ -162,12 +189,16 @@ class MaskDocument(QObject):
     def redo(self) -> bool:
         return self._step(self.history.redo)
 
-    def _step(self, step: Callable[[np.ndarray], MaskEdit | None]) -> bool:
+    def _step(self, step: Callable[[np.ndarray, MaskDocument], Edit | None]) -> bool:
         if self._stroke is not None:
             self.end_stroke()
-        edit = step(self.mask)
+        edit = step(self.mask, self)
         if edit is None:
             return False
+        if isinstance(edit, PictureEdit):
+            self.set_modified(True)
+            self._picture_swapped()
+            return True
         x, y, w, h = edit.rect
         self.set_modified(True)
         self.mask_changed.emit(QRect(x, y, w, h))

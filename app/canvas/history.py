@@ -1,14 +1,18 @@
-"""Undo history of the mask: each entry is a rectangle plus the values that are not in the mask.
+"""Undo history of the document: each mask entry is a rectangle plus the values that are not in
+the mask; a picture entry ("Use as new image") holds the whole other picture, mask and path.
 
-An entry holds only the pixels of its dirty rectangle. Undo swaps those pixels with the mask's
-current ones, so the same buffer then serves for redo; the history never copies the whole mask
-unless an operation really changed all of it.
+A mask entry holds only the pixels of its dirty rectangle. Undo swaps those pixels with the
+mask's current ones, so the same buffer then serves for redo; the history never copies the whole
+mask unless an operation really changed all of it. A picture entry swaps the document's image,
+mask and path the same way (undo brings the old photo and its mask back, redo the new one).
 """
 
 from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
@@ -42,13 +46,49 @@ class MaskEdit:
         self.values = current
 
 
+class Layers(Protocol):
+    """What a picture entry swaps: the document's arrays and the picture's file."""
+
+    image: np.ndarray
+    mask: np.ndarray
+    image_path: Path | None
+
+
+@dataclass
+class PictureEdit:
+    """The whole picture replaced: `image`, `mask` and `path` are the other state's (undo:
+    the old photo, redo: the new picture)."""
+
+    label: str
+    image: np.ndarray
+    mask: np.ndarray
+    path: Path | None
+
+    @property
+    def rect(self) -> tuple[int, int, int, int]:
+        h, w = self.mask.shape[:2]
+        return 0, 0, w, h
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.image.nbytes + self.mask.nbytes)
+
+    def swap_layers(self, layers: Layers) -> None:
+        image, mask, path = layers.image, layers.mask, layers.image_path
+        layers.image, layers.mask, layers.image_path = self.image, self.mask, self.path
+        self.image, self.mask, self.path = image, mask, path
+
+
+Edit = MaskEdit | PictureEdit
+
+
 class MaskHistory:
-    """Bounded undo / redo stacks of MaskEdit; the oldest steps go first when over the limit."""
+    """Bounded undo / redo stacks of edits; the oldest steps go first when over the limit."""
 
     def __init__(self, limit_bytes: int = HISTORY_LIMIT_BYTES) -> None:
         self.limit_bytes = limit_bytes
-        self._undo: deque[MaskEdit] = deque()
-        self._redo: list[MaskEdit] = []
+        self._undo: deque[Edit] = deque()
+        self._redo: list[Edit] = []
 
     @property
     def used_bytes(self) -> int:
@@ -73,7 +113,7 @@ class MaskHistory:
         self._undo.clear()
         self._redo.clear()
 
-    def push(self, edit: MaskEdit) -> None:
+    def push(self, edit: Edit) -> None:
         self._redo.clear()
         self._undo.append(edit)
         # The newest step is kept even when it alone exceeds the limit: losing the step the
@@ -82,21 +122,31 @@ class MaskHistory:
         while total > self.limit_bytes and len(self._undo) > 1:
             total -= self._undo.popleft().nbytes
 
-    def undo(self, mask: np.ndarray) -> MaskEdit | None:
+    def undo(self, mask: np.ndarray, layers: Layers | None = None) -> Edit | None:
+        """Undoes the newest step in `mask` (a picture step needs the document as `layers`)."""
         if not self._undo:
             return None
+        _swap(self._undo[-1], mask, layers)
         edit = self._undo.pop()
-        edit.swap_into(mask)
         self._redo.append(edit)
         return edit
 
-    def redo(self, mask: np.ndarray) -> MaskEdit | None:
+    def redo(self, mask: np.ndarray, layers: Layers | None = None) -> Edit | None:
         if not self._redo:
             return None
+        _swap(self._redo[-1], mask, layers)
         edit = self._redo.pop()
-        edit.swap_into(mask)
         self._undo.append(edit)
         return edit
+
+
+def _swap(edit: Edit, mask: np.ndarray, layers: Layers | None) -> None:
+    if isinstance(edit, MaskEdit):
+        edit.swap_into(mask)
+    elif layers is None:
+        raise ValueError("undoing a picture step needs the document")
+    else:
+        edit.swap_layers(layers)
 
 
 class StrokeBackup:

@@ -19,3 +19,13 @@ def array_to_qimage(array: np.ndarray) -> QImage:
     else:
         raise ValueError("expected HxW or HxWx3")
     return QImage(array.data, w, h, bpl, fmt).copy()
+
+
+def qimage_to_array(image: QImage) -> np.ndarray:
+    """A QImage (any format) to a uint8 HxWx3 RGB array that owns its pixels."""
+    if image.isNull():
+        return np.zeros((0, 0, 3), np.uint8)
+    rgb = image.convertToFormat(QImage.Format.Format_RGB888)
+    h, w, bpl = rgb.height(), rgb.width(), rgb.bytesPerLine()
+    rows = np.frombuffer(rgb.constBits(), np.uint8, count=bpl * h).reshape(h, bpl)
+    return rows[:, : 3 * w].reshape(h, w, 3).copy()

@@ -9,6 +9,8 @@ import numpy as np
 from PySide6.QtCore import QCoreApplication, QPointF, QRect, QRectF, Qt
 from PySide6.QtGui import QColor, QImage, QPainter, QPen, QPolygonF, QTransform
 
+OVERLAY_BAND_PIXELS = 1 << 20
+
 
 class ViewMode(StrEnum):
     COMPOSITE = "composite"
@@ -32,6 +34,39 @@ def overlay_lut(rgb: tuple[int, int, int], opacity: float) -> np.ndarray:
     alpha = np.rint(level * opacity).astype(np.uint32)
     r, g, b = ((alpha * c + 127) // 255 for c in rgb)
     return (alpha << 24) | (r << 16) | (g << 8) | b
+
+
+class OverlayCache:
+    """The mask overlay as a premultiplied ARGB32 image of the mask's size, refreshed per dirty
+    rectangle (B, G, R, A in `pixels`)."""
+
+    def __init__(self) -> None:
+        self.pixels = np.zeros((0, 0, 4), np.uint8)
+        self.image = QImage()
+
+    def resize(self, w: int, h: int) -> bool:
+        """Zeroes the buffer for a new mask size; False when the size is unchanged."""
+        if self.pixels.shape[:2] == (h, w):
+            return False
+        self.pixels = np.zeros((h, w, 4), np.uint8)
+        fmt = QImage.Format.Format_ARGB32_Premultiplied
+        self.image = QImage(self.pixels.data, w, h, 4 * w, fmt) if w and h else QImage()
+        return True
+
+    def refresh(self, mask: np.ndarray, rect: QRect, rgb: tuple[int, int, int], opacity: float):
+        """Recolours `rect` (already clipped to the mask) from the mask's levels."""
+        if rect.isEmpty() or self.pixels.size == 0:
+            return
+        x0, y0, x1, y1 = rect.left(), rect.top(), rect.right() + 1, rect.bottom() + 1
+        lut = overlay_lut(rgb, opacity)
+        pixels = self.pixels.view(np.uint32)[..., 0]
+        # Row bands keep the temporaries small on a 8192×8192 mask.
+        band = max(1, OVERLAY_BAND_PIXELS // max(1, x1 - x0))
+        for top in range(y0, y1, band):
+            bottom = min(y1, top + band)
+            levels = mask[top:bottom, x0:x1] * 255.0
+            levels += 0.5
+            pixels[top:bottom, x0:x1] = lut[levels.astype(np.uint8)]
 
 
 def paint_picture(

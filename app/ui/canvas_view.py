@@ -21,28 +21,25 @@ from PySide6.QtWidgets import QWidget
 from app.canvas.document import MaskDocument
 from app.canvas.tools import BrushTool, LassoTool, PaintState, ToolKind
 from app.ui.canvas_paint import (
+    OverlayCache,
     ViewMode,
     image_to_qimage_rgb32,
-    overlay_lut,
     paint_empty_hint,
     paint_picture,
     paint_tool_outlines,
 )
+from app.ui.canvas_viewport import CanvasViewport
+from app.ui.workspace.canvas_layer import CanvasLayer
 
-ZOOM_MIN = 0.02
-ZOOM_MAX = 32.0
-ZOOM_STEP = 1.25
-FIT_MARGIN_PX = 16
 BACKGROUND = QColor("#1b1d21")
-OVERLAY_BAND_PIXELS = 1 << 20
 
 
-class CanvasView(QWidget):
+class CanvasView(CanvasViewport):
     """Draws only what is exposed and keeps a cached overlay image updated per dirty rectangle."""
 
-    zoom_changed = Signal(float)
     cursor_moved = Signal(QPoint)  # image pixel under the pointer; (-1, -1) when outside
     view_mode_changed = Signal(str)
+    layer_dismissed = Signal()  # the user started painting over a generated picture
 
     def __init__(
         self, document: MaskDocument, state: PaintState, parent: QWidget | None = None
@@ -52,19 +49,17 @@ class CanvasView(QWidget):
         self.state = state
         self.brush_tool = BrushTool(document, state)
         self.lasso_tool = LassoTool(document)
-        self._zoom = 1.0
-        self._offset = QPointF(0, 0)  # widget position of image pixel (0, 0)
-        self._fit_pending = True
         self._view_mode = ViewMode.COMPOSITE
         self._overlay_color = QColor("#ff3050")
         self._overlay_opacity = 0.5
         self._image_qimage = QImage()
-        self._overlay_buf = np.zeros((0, 0, 4), np.uint8)
-        self._overlay_qimage = QImage()
+        self._overlay = OverlayCache()
+        self.layer = CanvasLayer(self)  # the generated picture over the photo (workspace)
         self._cursor_widget: QPointF | None = None
         self._painting_tool: BrushTool | LassoTool | None = None
         self._pan_anchor: QPointF | None = None
         self._space_down = False
+        self.layer.changed.connect(self._layer_changed)
         self.setMouseTracking(True)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
@@ -75,71 +70,12 @@ class CanvasView(QWidget):
         state.tool_changed.connect(self._on_tool_changed)
         self._on_image_changed()
 
-    @property
-    def zoom(self) -> float:
-        return self._zoom
-
-    def widget_to_image(self, pos: QPointF) -> QPointF:
-        return QPointF(
-            (pos.x() - self._offset.x()) / self._zoom, (pos.y() - self._offset.y()) / self._zoom
-        )
-
-    def image_to_widget(self, pos: QPointF) -> QPointF:
-        return QPointF(
-            pos.x() * self._zoom + self._offset.x(), pos.y() * self._zoom + self._offset.y()
-        )
-
-    def image_rect_to_widget(self, rect: QRect) -> QRect:
-        top_left = self.image_to_widget(QPointF(rect.topLeft()))
-        size = rect.size().toSizeF() * self._zoom
-        return QRectF(top_left, size).toAlignedRect().adjusted(-2, -2, 2, 2)
-
-    def set_zoom(self, zoom: float, anchor: QPointF | None = None) -> None:
-        """Zooms keeping the image point under `anchor` (default: the centre) in place."""
-        zoom = min(ZOOM_MAX, max(ZOOM_MIN, zoom))
-        if anchor is None:
-            anchor = QPointF(self.width() / 2, self.height() / 2)
-        fixed = self.widget_to_image(anchor)
-        self._zoom = zoom
-        self._offset = QPointF(anchor.x() - fixed.x() * zoom, anchor.y() - fixed.y() * zoom)
-        self._fit_pending = False
-        self.zoom_changed.emit(zoom)
-        self.update()
-
-    def set_view(self, zoom: float, offset: QPointF) -> None:
-        """Places image pixel (0, 0) at widget point `offset` at the given zoom."""
-        self._zoom = min(ZOOM_MAX, max(ZOOM_MIN, zoom))
-        self._offset = QPointF(offset)
-        self._fit_pending = False
-        self.zoom_changed.emit(self._zoom)
-        self.update()
-
-    def zoom_by(self, steps: float, anchor: QPointF | None = None) -> None:
-        self.set_zoom(self._zoom * ZOOM_STEP**steps, anchor)
-
-    def zoom_actual_size(self) -> None:
-        self.set_zoom(1.0)
-
-    def zoom_to_fit(self) -> None:
-        if self.document.is_empty():
-            return
-        avail_w = max(1, self.width() - 2 * FIT_MARGIN_PX)
-        avail_h = max(1, self.height() - 2 * FIT_MARGIN_PX)
-        zoom = min(avail_w / self.document.width, avail_h / self.document.height, ZOOM_MAX)
-        zoom = max(ZOOM_MIN, zoom)
-        self._zoom = zoom
-        self._offset = QPointF(
-            (self.width() - self.document.width * zoom) / 2,
-            (self.height() - self.document.height * zoom) / 2,
-        )
-        self._fit_pending = True
-        self.zoom_changed.emit(zoom)
-        self.update()
-
-    def pan_by(self, dx: float, dy: float) -> None:
-        self._offset += QPointF(dx, dy)
-        self._fit_pending = False
-        self.update()
+    def picture_rect(self) -> QRect:
+        """The photo's rect in image pixels; without a photo, the generated picture's."""
+        frame = self.layer.frame
+        if self.document.is_empty() and frame is not None:
+            return QRect(0, 0, frame.at.width, frame.at.height)
+        return self.document.full_rect()
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
         super().resizeEvent(event)
@@ -174,28 +110,24 @@ class CanvasView(QWidget):
 
     def overlay_pixels(self) -> np.ndarray:
         """The cached overlay (B, G, R, A premultiplied); for tests and diagnostics."""
-        return self._overlay_buf
+        return self._overlay.pixels
 
     def _on_image_changed(self) -> None:
         doc = self.document
         h, w = doc.image.shape[:2]
-        size_changed = self._overlay_buf.shape[:2] != (h, w)
         self._image_qimage = image_to_qimage_rgb32(doc.image)
-        if size_changed:
-            self._overlay_buf = np.zeros((h, w, 4), np.uint8)
-            self._overlay_qimage = (
-                QImage(
-                    self._overlay_buf.data, w, h, 4 * w, QImage.Format.Format_ARGB32_Premultiplied
-                )
-                if w and h
-                else QImage()
-            )
+        if self._overlay.resize(w, h):
             # A new document's mask is empty, which the zeroed buffer already shows; a
             # mask_changed signal follows for anything else.
             if self.isVisible():
                 self.zoom_to_fit()
             else:
                 self._fit_pending = True
+        self.update()
+
+    def _layer_changed(self) -> None:
+        if self.document.is_empty() and self._fit_pending:
+            self.zoom_to_fit()
         self.update()
 
     def _on_mask_changed(self, rect: QRect) -> None:
@@ -210,24 +142,15 @@ class CanvasView(QWidget):
 
     def _refresh_overlay(self, rect: QRect) -> None:
         rect = rect.intersected(self.document.full_rect())
-        if rect.isEmpty() or self._overlay_buf.size == 0:
-            return
-        x0, y0, x1, y1 = rect.left(), rect.top(), rect.right() + 1, rect.bottom() + 1
-        lut = overlay_lut(*self._overlay_style())
-        pixels = self._overlay_buf.view(np.uint32)[..., 0]
-        # Row bands keep the temporaries small on a 8192×8192 mask.
-        band = max(1, OVERLAY_BAND_PIXELS // max(1, x1 - x0))
-        for top in range(y0, y1, band):
-            bottom = min(y1, top + band)
-            levels = self.document.mask[top:bottom, x0:x1] * 255.0
-            levels += 0.5
-            pixels[top:bottom, x0:x1] = lut[levels.astype(np.uint8)]
+        self._overlay.refresh(self.document.mask, rect, *self._overlay_style())
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
         painter = QPainter(self)
         exposed = event.rect()
         painter.fillRect(exposed, BACKGROUND)
-        if self.document.is_empty():
+        if self.document.is_empty() and self.layer.visible:
+            self.layer.paint(painter, self._zoom, self._offset, self.picture_rect())
+        elif self.document.is_empty():
             paint_empty_hint(painter, self.rect())
         else:
             self._paint_image(painter, exposed)
@@ -246,10 +169,11 @@ class CanvasView(QWidget):
             src,
             self._zoom,
             self._offset,
-            self._view_mode,
+            ViewMode.IMAGE_ONLY if self.layer.visible else self._view_mode,
             self._image_qimage,
-            self._overlay_qimage,
+            self._overlay.image,
         )
+        self.layer.paint(painter, self._zoom, self._offset, self.document.full_rect())
 
     def _paint_tool_overlay(self, painter: QPainter) -> None:
         lasso = None
@@ -291,8 +215,13 @@ class CanvasView(QWidget):
         self._update_cursor()
         self.update()
 
-    def _update_cursor(self) -> None:
-        if self._pan_anchor is not None:
+    def _grabs_split(self, pos: QPointF) -> bool:
+        return self.layer.grabs_split(pos.x(), self._zoom, self._offset, self.picture_rect())
+
+    def _update_cursor(self, pos: QPointF | None = None) -> None:
+        if self.layer.dragging_split or (pos is not None and self._grabs_split(pos)):
+            self.setCursor(Qt.CursorShape.SplitHCursor)
+        elif self._pan_anchor is not None:
             self.setCursor(Qt.CursorShape.ClosedHandCursor)
         elif self._space_down:
             self.setCursor(Qt.CursorShape.OpenHandCursor)
@@ -304,6 +233,8 @@ class CanvasView(QWidget):
     def _move_cursor(self, pos: QPointF | None) -> None:
         old = self._cursor_widget
         self._cursor_widget = pos
+        if self.layer.split is not None:
+            self._update_cursor(pos)
         if self.lasso_tool.active():
             self.update()
         else:
@@ -326,8 +257,14 @@ class CanvasView(QWidget):
             self._pan_anchor = pos
             self._update_cursor()
             return
+        if button == Qt.MouseButton.LeftButton and self._grabs_split(pos):
+            self.layer.dragging_split = True
+            return
         if button != Qt.MouseButton.LeftButton or self.document.is_empty():
             return
+        if self.layer.visible:  # painting again: back to the photo and its mask
+            self.layer.clear()
+            self.layer_dismissed.emit()
         tool = self._tool_for_state()
         self._painting_tool = tool
         tool.press(self.widget_to_image(pos))
@@ -339,6 +276,8 @@ class CanvasView(QWidget):
             delta = pos - self._pan_anchor
             self._pan_anchor = pos
             self.pan_by(delta.x(), delta.y())
+        elif self.layer.dragging_split:
+            self.layer.drag_split(pos.x(), self._zoom, self._offset, self.picture_rect())
         elif self._painting_tool is not None:
             self._painting_tool.move(self.widget_to_image(pos))
         self._move_cursor(pos)
@@ -351,6 +290,7 @@ class CanvasView(QWidget):
             self._pan_anchor = None
             self._update_cursor()
             return
+        self.layer.dragging_split = False
         tool, self._painting_tool = self._painting_tool, None
         if isinstance(tool, BrushTool):
             tool.release(self.widget_to_image(event.position()))
@@ -386,7 +326,9 @@ class CanvasView(QWidget):
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
         key = event.key()
-        if key == Qt.Key.Key_Space and not event.isAutoRepeat():
+        if key == Qt.Key.Key_Backslash and not event.isAutoRepeat():
+            self.layer.set_before_held(True)  # before / after: the photo while held
+        elif key == Qt.Key.Key_Space and not event.isAutoRepeat():
             self._space_down = True
             self._update_cursor()
             self.update(self._cursor_region(self._cursor_widget))
@@ -403,7 +345,9 @@ class CanvasView(QWidget):
             super().keyPressEvent(event)
 
     def keyReleaseEvent(self, event: QKeyEvent) -> None:  # noqa: N802
-        if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
+        if event.key() == Qt.Key.Key_Backslash and not event.isAutoRepeat():
+            self.layer.set_before_held(False)
+        elif event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
             self._space_down = False
             self._pan_anchor = None
             self._update_cursor()

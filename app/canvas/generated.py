@@ -1,0 +1,91 @@
+"""Where a generated frame (a step preview, a decoded step, the result) goes in the photo.
+
+A run's prepared folder (app/imaging) records how the photo became the model's input: the
+region, the alignment (and, with "only masked", the scale). `RunPlacement` reads it once per run
+and maps any frame of the run through the same code that composites the result
+(`composite_prepared`), so a step preview on the canvas is blended exactly like the result will
+be: through the feathered mask, with every other pixel the photo's own. Frames smaller than the
+model input (the 1/8-size latent projection) are scaled up to it first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from app.imaging.composite import place_result
+from app.imaging.geometry import Rect, Size
+from app.imaging.io import load_image, load_mask
+from app.imaging.prepare import composite_prepared
+from app.imaging.prepare_record import PrepareRecord
+from app.imaging.prepared_folder import ORIGINAL_FILE, SOFT_MASK_FILE, load_prepared
+
+PREPARED_DIR = "prepared"  # in a run folder (app/pipeline/run_records.PREPARED_DIR)
+
+
+@dataclass(frozen=True)
+class PlacedFrame:
+    """Pixels to draw over the photo at `at` (photo coordinates); whole = the full picture."""
+
+    pixels: np.ndarray  # HxWx3 uint8, at.size
+    at: Rect
+    photo_size: Size
+
+    def whole(self, photo: np.ndarray) -> np.ndarray:
+        """The photo with these pixels in place (what "Use as new image" takes)."""
+        out = photo.copy()
+        out[self.at.slices()] = self.pixels
+        return out
+
+
+class RunPlacement:
+    """A run's prepare record with its original photo and soft mask, loaded once."""
+
+    def __init__(self, record: PrepareRecord, original: np.ndarray, soft: np.ndarray | None):
+        self.record = record
+        self.original = original
+        self.soft_mask = soft
+
+    @classmethod
+    def of_run(cls, run_dir: Path | str) -> RunPlacement:
+        """Reads and verifies `run_dir/prepared` (StepwiseError when missing or damaged)."""
+        loaded = load_prepared(Path(run_dir) / PREPARED_DIR)
+        record = loaded.record
+        original = load_image(loaded.folder / ORIGINAL_FILE)
+        soft = None
+        if record.mask_sha256 is not None:
+            soft = load_mask(loaded.folder / SOFT_MASK_FILE, record.original_size)
+        return cls(record, original, soft)
+
+    @property
+    def photo_size(self) -> Size:
+        return self.record.original_size
+
+    def model_sized(self, frame: np.ndarray) -> np.ndarray:
+        size = self.record.input_size
+        if Size.of(frame) == size:
+            return frame
+        grow = frame.shape[1] < size.width
+        method = cv2.INTER_LINEAR if grow else cv2.INTER_AREA
+        return cv2.resize(frame, tuple(size), interpolation=method)
+
+    def raw(self, frame: np.ndarray) -> PlacedFrame:
+        """The frame as the model made it, over the part of the photo it covers."""
+        pixels, at = place_result(self.model_sized(frame), self.record.align, self.record.region)
+        return PlacedFrame(np.ascontiguousarray(pixels), at, self.photo_size)
+
+    def composited(self, frame: np.ndarray) -> PlacedFrame:
+        """The frame blended into the photo through the soft mask, as the result will be."""
+        model = self.model_sized(frame)
+        full = composite_prepared(self.record, self.original, self.soft_mask, model)
+        _pixels, at = place_result(model, self.record.align, self.record.region)
+        return PlacedFrame(np.ascontiguousarray(full[at.slices()]), at, self.photo_size)
+
+
+def whole_frame(frame: np.ndarray) -> PlacedFrame:
+    """A frame that is a whole picture (a result, or text to image without a photo)."""
+    h, w = frame.shape[:2]
+    return PlacedFrame(np.ascontiguousarray(frame), Rect(0, 0, w, h), Size(w, h))
