@@ -47,6 +47,8 @@ def cmd_prepare(args: argparse.Namespace) -> int:
         only_masked=args.only_masked,
         padding_px=args.padding,
         feather_px=args.feather,
+        # The prepare parser may not offer --masked-target: the table's default then.
+        masked_target=getattr(args, "masked_target", PrepareOptions.masked_target),
     )
     prepared = prepare(image, mask, options)
     files = export_prepared(args.out, prepared)
@@ -56,6 +58,12 @@ def cmd_prepare(args: argparse.Namespace) -> int:
     print(f"prepared {args.image} ({record.original_size} px) into {args.out}")
     if record.only_masked:
         print(f"  region    {record.region} (mask box + {options.padding_px} px padding)")
+        if record.scaled is not None:
+            factor = record.scaled.width / record.region.width
+            print(
+                f"  scaled    to {record.scaled} px (×{factor:.2f}, target "
+                f"{options.masked_target}² px) for the model, and back when compositing"
+            )
     print(
         f"  {INPUT_FILE:<10}{record.input_size} px, {_describe_alignment(record)}, "
         f"fill {record.fill}"

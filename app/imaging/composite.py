@@ -87,16 +87,23 @@ def blend(
     return out
 
 
-def place_result(result: np.ndarray, plan: AlignPlan, region: Rect) -> tuple[np.ndarray, Rect]:
-    """Undoes alignment and region crop: the pixels and where they go in the original picture."""
+def place_result(
+    result: np.ndarray, plan: AlignPlan, region: Rect, scale: AlignPlan | None = None
+) -> tuple[np.ndarray, Rect]:
+    """Undoes alignment, the region's scaling (if any) and the region crop: the pixels and
+    where they go in the original picture."""
     if Size.of(result) != plan.aligned_size:
         width, height = plan.aligned_size
         raise InputError(
-            f"The generated picture is {Size.of(result)} px but the prepared input is "
-            f"{plan.aligned_size} px.",
-            fix=f"Generate at exactly that size (sd-cli: -W {width} -H {height}).",
-        )
+            "The generated picture is {got} px but the prepared input is {want} px.",
+            fix="Generate at exactly that size (sd-cli: -W {width} -H {height}).",
+            values={"got": Size.of(result), "want": plan.aligned_size, "width": width,
+                    "height": height},
+        )  # fmt: skip
     pixels, within = unalign_image(plan, result)
+    if scale is not None:
+        # A scaled region is a multiple of 16 px, so its alignment kept all of it.
+        pixels, within = unalign_image(scale, pixels)
     return pixels, Rect(region.x + within.x, region.y + within.y, within.width, within.height)
 
 
@@ -107,17 +114,90 @@ def composite_result(
     plan: AlignPlan,
     region: Rect,
     feather_px: int,
+    scale: AlignPlan | None = None,
 ) -> np.ndarray:
     """The original with the generated `result` (aligned size) blended in.
 
     binary_mask is uint8 HxW in the original frame (None: take the result wherever it
     reaches, as for a whole-picture repaint).
     """
-    pixels, at = place_result(result, plan, region)
-    if binary_mask is None:
-        return blend(original, pixels, at, np.full(pixels.shape[:2], WEIGHT_FULL, np.uint8), at)
-    found = feather_window(binary_mask, feather_px)
-    if found is None:
-        return original.copy()
-    # Weights only around the mask: a small edit of a big photo costs little more than a copy.
-    return blend(original, pixels, at, *found)
+    compositor = SoftCompositor(original, binary_mask, plan, region, feather_px, scale)
+    return compositor.composite(result)
+
+
+class SoftCompositor:
+    """Maps model-size pictures into the photo through the soft mask, many times over.
+
+    Built once per prepared input; the feathered weights and the photo's share of the blend are
+    computed here, so each call costs one resize back to the region plus an integer blend of
+    the feather window — cheap enough for every step preview of a 1-MP run (see
+    tests/imaging/test_masked_target.py for the figure). `patch` gives only the pixels that
+    can differ from the photo (and where they sit), for a canvas that repaints just that
+    rectangle; `composite` gives the whole picture. Pixels outside the window are the photo's,
+    bit for bit; so are pixels inside it where the weight is 0.
+    """
+
+    def __init__(
+        self,
+        original: np.ndarray,
+        binary_mask: np.ndarray | None,
+        plan: AlignPlan,
+        region: Rect,
+        feather_px: int,
+        scale: AlignPlan | None = None,
+    ) -> None:
+        self.original, self.plan, self.region, self.scale = original, plan, region, scale
+        inner = plan.kept
+        if scale is not None:
+            inner = Rect(0, 0, *scale.source_size)
+        at = Rect(region.x + inner.x, region.y + inner.y, inner.width, inner.height)
+        weights: np.ndarray | None = None
+        weights_at = at
+        if binary_mask is None:
+            weights = np.full((at.height, at.width), WEIGHT_FULL, np.uint8)
+        else:
+            found = feather_window(binary_mask, feather_px)
+            if found is not None:
+                weights, weights_at = found
+        self.box = Rect(0, 0, 0, 0)
+        box = None if weights is None else bounding_box(weights)
+        if box is not None:
+            box = Rect(box.x + weights_at.x, box.y + weights_at.y, box.width, box.height)
+            self.box = box.intersect(at)
+        if self.box.is_empty():
+            return
+        in_weights = Rect(
+            self.box.x - weights_at.x, self.box.y - weights_at.y, self.box.width, self.box.height
+        )
+        assert weights is not None
+        w = weights[in_weights.slices()][:, :, None].astype(np.uint16)
+        self._weights = w
+        # The photo's share plus the rounding term, ≤ 255·255 + 127: fits uint16.
+        self._kept = original[self.box.slices()].astype(np.uint16) * (WEIGHT_FULL - w) + 127
+
+    def patch(self, picture: np.ndarray, any_size: bool = False) -> tuple[np.ndarray, Rect]:
+        """The blended pixels of the rectangle `box` of the photo, and `box` (empty when the
+        mask is). `picture` is HxWx3 uint8 of the model's input size (the decoded result, a
+        vae step preview); with any_size a picture of another size (a proj preview, 1/8 of
+        it) is resized to it first, otherwise that is an InputError."""
+        if any_size and Size.of(picture) != self.plan.aligned_size:
+            picture = cv2.resize(
+                picture, tuple(self.plan.aligned_size), interpolation=cv2.INTER_LINEAR
+            )
+        if self.box.is_empty():
+            if Size.of(picture) != self.plan.aligned_size:
+                place_result(picture, self.plan, self.region)  # raises the size error
+            return self.original[0:0, 0:0].copy(), self.box
+        pixels, at = place_result(picture, self.plan, self.region, self.scale)
+        inside = Rect(self.box.x - at.x, self.box.y - at.y, self.box.width, self.box.height)
+        g = pixels[inside.slices()].astype(np.uint16)
+        blended = (self._kept + g * self._weights) // WEIGHT_FULL
+        return blended.astype(np.uint8), self.box
+
+    def composite(self, picture: np.ndarray, any_size: bool = False) -> np.ndarray:
+        """A copy of the photo with `picture` blended in (see `patch`)."""
+        pixels, box = self.patch(picture, any_size)
+        out = self.original.copy()
+        if not box.is_empty():
+            out[box.slices()] = pixels
+        return out

@@ -210,3 +210,18 @@ def bounding_box(mask: np.ndarray) -> Rect | None:
 def is_empty(mask: np.ndarray) -> bool:
     """True when no pixel asks for repainting."""
     return not mask.any()
+
+
+def engine_cells(mask: np.ndarray, cell_px: int = 16) -> np.ndarray:
+    """What the engine repaints: uint8 0/255 of the same size, 255 on every `cell_px` cell
+    that holds any repaint pixel (≥ 50 %). The engine rounds the mask to 0/1 and shrinks it to
+    one value per 16-px latent cell by maximum (sdcpp-facts.md, "Mask"), so the soft edge is
+    lost there and comes back only in the composite. A partial cell at the right or bottom
+    edge counts like a whole one."""
+    height, width = mask.shape
+    rows, cols = -(-height // cell_px), -(-width // cell_px)
+    padded = np.zeros((rows * cell_px, cols * cell_px), np.uint8)
+    padded[:height, :width] = binarise(mask)
+    cells = padded.reshape(rows, cell_px, cols, cell_px).max(axis=(1, 3))
+    full = np.repeat(np.repeat(cells, cell_px, axis=0), cell_px, axis=1)[:height, :width]
+    return np.where(full > 0, np.uint8(255), np.uint8(0))

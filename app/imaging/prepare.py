@@ -1,9 +1,11 @@
 """Preparing a picture and mask for the engine, and mapping the generated result back.
 
-prepare() aligns to 16 px, optionally crops to the masked region ('only masked') and pre-fills
-the area to repaint; composite_prepared() undoes all of that on the engine's output. The
-record of what was done is prepare_record.py; the folder on disk is prepared_folder.py (its
-names are re-exported here, so callers need only this module).
+prepare() aligns to 16 px, optionally crops to the masked region ('only masked', scaled to the
+target size) and pre-fills the area to repaint; composite_prepared() undoes all of that on the
+engine's output, and soft_compositor() does the same for every step preview of a run (built
+once, cheap per picture). plan_model_input() says the model's input size without touching a
+pixel (what a panel shows). The record of what was done is prepare_record.py; the folder on
+disk is prepared_folder.py (its names are re-exported here, so callers need only this module).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import numpy as np
 
 from app.core.errors import InputError
 from app.imaging.align import AlignPlan, align_image, align_mask, plan_alignment
-from app.imaging.composite import composite_result
+from app.imaging.composite import SoftCompositor
 from app.imaging.fill import fill_masked
 from app.imaging.geometry import Rect, Size
 from app.imaging.io import MaskSizeError, load_image, load_mask
@@ -37,7 +39,7 @@ from app.imaging.prepared_folder import (
     export_prepared,
     load_prepared,
 )
-from app.imaging.region import masked_region
+from app.imaging.region import masked_region, scaled_region_size
 
 __all__ = [
     "INPUT_FILE",
@@ -49,21 +51,35 @@ __all__ = [
     "PrepareRecord",
     "Prepared",
     "PreparedFolder",
+    "SoftCompositor",
     "composite_prepared",
     "export_prepared",
     "load_prepared",
     "pixel_sha256",
+    "plan_model_input",
     "prepare",
+    "soft_compositor",
 ]
 
+MaxSize = Size | tuple[int, int] | None
+_EMPTY_MASK = "The mask is empty: paint the area to repaint."
+_EMPTY_MASK_FIX = "White (or at least 50 % grey) marks what to regenerate."
 
-def prepare(image: np.ndarray, mask: np.ndarray | None, options: PrepareOptions) -> Prepared:
+
+def prepare(
+    image: np.ndarray,
+    mask: np.ndarray | None,
+    options: PrepareOptions,
+    max_size: MaxSize = None,
+) -> Prepared:
     """Aligns, crops to the masked region if asked, and pre-fills the repaint area.
 
     image: HxWx3 uint8 RGB. mask: HxW uint8 (0..255) or float32 (0..1), ≥ 50 % = repaint; a
     different size raises MaskSizeError, an empty one InputError. mask=None is for callers
-    without a mask (txt2img, whole-picture img2img): only alignment happens. The arrays are
-    not copied; the record's pixel hashes catch a caller that changes them afterwards.
+    without a mask (txt2img, whole-picture img2img): only alignment happens. With
+    only_masked and a masked_target, the region is scaled to about masked_target² px, no side
+    above max_size (the job's width × height; None: no cap). The arrays are not copied; the
+    record's pixel hashes catch a caller that changes them afterwards.
     """
     options.check()
     if image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3:
@@ -79,7 +95,9 @@ def prepare(image: np.ndarray, mask: np.ndarray | None, options: PrepareOptions)
     with ThreadPoolExecutor(max_workers=1) as pool:
         image_hash = pool.submit(pixel_sha256, image)
         mask_hash = pool.submit(pixel_sha256, soft) if soft is not None else None
-        image_out, mask_out, region, plan, notes = _prepare_pixels(image, soft, options)
+        image_out, mask_out, region, scaled, plan, notes = _prepare_pixels(
+            image, soft, options, max_size
+        )
         record = PrepareRecord(
             original_size=size,
             region=region,
@@ -90,32 +108,48 @@ def prepare(image: np.ndarray, mask: np.ndarray | None, options: PrepareOptions)
             padding_px=options.padding_px,
             image_sha256=image_hash.result(),
             mask_sha256=mask_hash.result() if mask_hash is not None else None,
+            scaled=scaled,
         )
     return Prepared(image_out, mask_out, record, options, image, soft, notes)
 
 
+def plan_model_input(
+    image_size: Size | tuple[int, int],
+    mask_box: Rect | None,
+    options: PrepareOptions,
+    max_size: MaxSize = None,
+) -> tuple[Rect, Size | None, AlignPlan]:
+    """Where the model's input comes from and how big it is, touching no pixel: the region of
+    the picture, the size it is scaled to (None: its own) and the alignment plan, whose
+    aligned_size is the model's input size. mask_box is the binary mask's bounding box (None:
+    no mask, or an empty one: the whole picture)."""
+    size = Size(int(image_size[0]), int(image_size[1]))
+    region, scaled = Rect(0, 0, *size), None
+    if options.only_masked and mask_box is not None:
+        # The feather must fit inside the region, or it would be cut off with a seam.
+        region = masked_region(mask_box, size, max(options.padding_px, options.feather_px + 1))
+        scaled = scaled_region_size(region.size, options.masked_target, max_size)
+    return region, scaled, plan_alignment(scaled or region.size, options.align)
+
+
 def _prepare_pixels(
-    image: np.ndarray, soft: np.ndarray | None, options: PrepareOptions
-) -> tuple[np.ndarray, np.ndarray | None, Rect, AlignPlan, list[str]]:
+    image: np.ndarray, soft: np.ndarray | None, options: PrepareOptions, max_size: MaxSize
+) -> tuple[np.ndarray, np.ndarray | None, Rect, Size | None, AlignPlan, list[str]]:
     size = Size.of(image)
     notes: list[str] = []
-    region = Rect(0, 0, *size)
     if soft is None:
-        plan = plan_alignment(region.size, options.align)
-        return align_image(plan, image), None, region, plan, notes
+        region, scaled, plan = plan_model_input(size, None, options)
+        return align_image(plan, image), None, region, scaled, plan, notes
     binary = binarise(soft)
     box = bounding_box(binary)
     if box is None:
-        raise InputError(
-            "The mask is empty: paint the area to repaint.",
-            fix="White (or at least 50 % grey) marks what to regenerate.",
-        )
-    if options.only_masked:
-        # The feather must fit inside the region, or it would be cut off with a seam.
-        region = masked_region(box, size, max(options.padding_px, options.feather_px + 1))
-    plan = plan_alignment(region.size, options.align)
-    aligned = align_image(plan, image[region.slices()])
-    binary_region = binary[region.slices()]
+        raise InputError(_EMPTY_MASK, fix=_EMPTY_MASK_FIX)
+    region, scaled, plan = plan_model_input(size, box, options, max_size)
+    part, binary_region = image[region.slices()], binary[region.slices()]
+    if scaled is not None:
+        scale = AlignPlan("scale", region.size, scaled)
+        part, binary_region = align_image(scale, part), align_mask(scale, binary_region)
+    aligned = align_image(plan, part)
     aligned_mask = align_mask(plan, binary_region)
     if plan.mode == "crop":
         lost = int(np.count_nonzero(binary_region)) - int(np.count_nonzero(aligned_mask))
@@ -126,7 +160,7 @@ def _prepare_pixels(
             )
     # align_image always returns a new array, so filling it in place is safe.
     filled = fill_masked(aligned, aligned_mask, options.fill, in_place=True)
-    return filled, aligned_mask, region, plan, notes
+    return filled, aligned_mask, region, scaled, plan, notes
 
 
 PreparedSource = Prepared | PreparedFolder | PrepareRecord | Path | str
@@ -152,6 +186,19 @@ def composite_prepared(source: PreparedSource, *arrays: np.ndarray | None) -> np
         raise TypeError("composite_prepared(source, result) or (source, image, mask, result)")
     if result is None:
         raise TypeError("composite_prepared needs the generated picture")
+    return soft_compositor(source, original_image, original_mask).composite(result)
+
+
+def soft_compositor(
+    source: PreparedSource,
+    original_image: np.ndarray | None = None,
+    original_mask: np.ndarray | None = None,
+) -> SoftCompositor:
+    """The compositor of a prepared input: `.patch(picture, any_size=True)` maps a step
+    preview (or `.composite(result)` the decoded result) into the photo through the soft
+    mask, exactly as the final composite does. Build it once per run (it reads and checks the
+    originals, and computes the feathered weights) and call it for every step; see
+    composite.SoftCompositor. `source` and the originals are as for composite_prepared."""
     folder: Path | None = None
     if isinstance(source, Prepared):
         record = source.record
@@ -164,11 +211,11 @@ def composite_prepared(source: PreparedSource, *arrays: np.ndarray | None) -> np
         record, folder = loaded.record, loaded.folder
     if original_image is None:
         if folder is None:
-            raise TypeError("composite_prepared needs the original picture with a bare record")
+            raise TypeError("a bare record needs the original picture")
         original_image = load_image(folder / ORIGINAL_FILE)
     if original_mask is None and record.mask_sha256 is not None:
         if folder is None:
-            raise TypeError("composite_prepared needs the original mask with a bare record")
+            raise TypeError("a bare record needs the original mask")
         original_mask = load_mask(folder / SOFT_MASK_FILE, record.original_size)
     if pixel_sha256(original_image) != record.image_sha256:
         raise InputError(
@@ -184,6 +231,11 @@ def composite_prepared(source: PreparedSource, *arrays: np.ndarray | None) -> np
                 fix="Use the original mask, or prepare again with this one.",
             )
         binary = binarise(soft)
-    return composite_result(
-        original_image, binary, result, record.align, record.region, record.feather_px
+    return SoftCompositor(
+        original_image,
+        binary,
+        record.align,
+        record.region,
+        record.feather_px,
+        record.scale_plan,
     )

@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 
 from app.core.errors import InputError
-from app.imaging.align import ALIGN_MODES, AlignMode, AlignPlan, plan_alignment
+from app.imaging.align import ALIGN_MODES, ALIGN_PX, AlignMode, AlignPlan, plan_alignment
 from app.imaging.fill import FILL_MODES, FillMode
 from app.imaging.geometry import Rect, Size
 
@@ -19,6 +19,12 @@ KIND = "stepwise-prepare"
 MAX_PADDING_PX = 4096
 MAX_FEATHER_PX = 256
 MAX_MASKED_TARGET = 4096
+_OUT_OF_RANGE = {
+    "padding": "Padding {value} px is out of range.",
+    "feather": "Feather {value} px is out of range.",
+    "masked_target": "The target size {value} px for the masked area is out of range.",
+}
+_USE_RANGE = "Use 0 to {max} px."
 
 
 @dataclass(frozen=True)
@@ -37,19 +43,26 @@ class PrepareOptions:
     def check(self) -> None:
         """Raises InputError for a value a user could have typed wrong."""
         if self.align not in ALIGN_MODES:
-            raise InputError(f"Unknown alignment {self.align!r}.", fix="Use pad, crop or scale.")
+            raise InputError(
+                "Unknown alignment {value}.",
+                fix="Use pad, crop or scale.",
+                values={"value": repr(self.align)},
+            )
         if self.fill not in FILL_MODES:
-            raise InputError(f"Unknown fill {self.fill!r}.", fix="Use grey, blur or none.")
-        if not 0 <= self.padding_px <= MAX_PADDING_PX:
             raise InputError(
-                f"Padding {self.padding_px} px is out of range.",
-                fix=f"Use 0 to {MAX_PADDING_PX} px.",
+                "Unknown fill {value}.",
+                fix="Use grey, blur or none.",
+                values={"value": repr(self.fill)},
             )
-        if not 0 <= self.feather_px <= MAX_FEATHER_PX:
-            raise InputError(
-                f"Feather {self.feather_px} px is out of range.",
-                fix=f"Use 0 to {MAX_FEATHER_PX} px.",
-            )
+        for what, value, limit in (
+            ("padding", self.padding_px, MAX_PADDING_PX),
+            ("feather", self.feather_px, MAX_FEATHER_PX),
+            ("masked_target", self.masked_target, MAX_MASKED_TARGET),
+        ):
+            if not 0 <= value <= limit:
+                raise InputError(
+                    _OUT_OF_RANGE[what], fix=_USE_RANGE, values={"value": value, "max": limit}
+                )
 
 
 @dataclass(frozen=True)
@@ -65,10 +78,26 @@ class PrepareRecord:
     padding_px: int
     image_sha256: str
     mask_sha256: str | None  # None: no mask, the whole picture is repainted
+    # 'Only masked' with a target size: the region is resized to this (sides multiples of 16)
+    # before alignment, and back before compositing. None: generated at the region's own size
+    # (and every record written before the target size existed).
+    scaled: Size | None = None
 
     @property
     def input_size(self) -> Size:
         return self.align.aligned_size
+
+    @property
+    def generated_size(self) -> Size:
+        """The region's size as the model sees it, before alignment (its own when unscaled)."""
+        return self.scaled or self.region.size
+
+    @property
+    def scale_plan(self) -> AlignPlan | None:
+        """The region ↔ generated-size resize as an alignment plan (None: not scaled)."""
+        if self.scaled is None:
+            return None
+        return AlignPlan("scale", self.region.size, self.scaled)
 
     def to_json(self) -> dict:
         return {
@@ -87,6 +116,13 @@ class PrepareRecord:
             "feather_px": self.feather_px,
             "only_masked": self.only_masked,
             "padding_px": self.padding_px,
+            "scale": None
+            if self.scaled is None
+            else {
+                "width": self.scaled.width,
+                "height": self.scaled.height,
+                "factor": round(self.scaled.width / self.region.width, 6),
+            },
         }
 
     @classmethod
@@ -103,20 +139,35 @@ class PrepareRecord:
             padding_px=int(data["padding_px"]),
             image_sha256=str(original["image_sha256"]),
             mask_sha256=None if original["mask_sha256"] is None else str(original["mask_sha256"]),
+            scaled=_scaled_from_json(data.get("scale")),
         )
         whole = Rect(0, 0, *record.original_size)
         if record.region.is_empty() or record.region.intersect(whole) != record.region:
             raise ValueError("the region lies outside the picture")
-        if record.align.source_size != record.region.size:
+        if record.scaled is not None and (
+            min(record.scaled) < 1
+            or record.scaled.width % ALIGN_PX
+            or record.scaled.height % ALIGN_PX
+        ):
+            raise ValueError("the scaled size is not a multiple of 16 px")
+        if record.align.source_size != record.generated_size:
             raise ValueError("the alignment does not match the region")
         if record.fill not in FILL_MODES:
             raise ValueError(f"unknown fill {record.fill!r}")
         if (
             record.align.aligned_size
-            != plan_alignment(record.region.size, record.align.mode).aligned_size
+            != plan_alignment(record.generated_size, record.align.mode).aligned_size
         ):
             raise ValueError("the aligned size does not follow from the region")
         return record
+
+
+def _scaled_from_json(data: object) -> Size | None:
+    if data is None:  # not scaled, or a record from before the target size
+        return None
+    if not isinstance(data, dict):
+        raise ValueError("the scale is not an object")
+    return Size(int(data["width"]), int(data["height"]))
 
 
 @dataclass

@@ -101,7 +101,10 @@ def test_only_masked_via_the_cli(tmp_path: Path, stepwise_home: Path) -> None:
     assert done.returncode == 0, done.stderr
     engine_input = load_image(tmp_path / "p" / "input.png")
     assert engine_input.shape[0] % 16 == 0 and engine_input.shape[1] % 16 == 0
-    assert engine_input.shape[0] < 200 and engine_input.shape[1] < 200
+    # The 110×110 region (30 px mask + 40 px padding, grown to 16) is scaled up to the
+    # default target of 1024² px for the model.
+    assert engine_input.shape[:2] == (1024, 1024)
+    assert "scaled    to 1024×1024 px" in done.stdout
     Image.fromarray(np.zeros_like(engine_input)).save(tmp_path / "result.png")
     done = run_app(
         "composite",

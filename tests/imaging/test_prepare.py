@@ -121,8 +121,10 @@ def test_only_masked_region_is_aligned_and_composites_into_the_big_picture(
 ) -> None:
     big = make_picture(2000, 1500, seed=5)
     mask = rect_mask(2000, 1500, 1203, 700, 41, 33)
-    options = prep.PrepareOptions(only_masked=True, padding_px=32, feather_px=4)
+    # masked_target 0: the region at its own size (the behaviour before the target size).
+    options = prep.PrepareOptions(only_masked=True, padding_px=32, feather_px=4, masked_target=0)
     prepared = prep.prepare(big, mask, options)
+    assert prepared.record.scaled is None
     region = prepared.record.region
     assert prepared.image.shape[0] % 16 == 0 and prepared.image.shape[1] % 16 == 0
     assert prepared.image.shape[:2] == (region.height, region.width)  # no padding needed
@@ -256,7 +258,10 @@ def test_crop_mode_notes_lost_mask_pixels(picture: np.ndarray) -> None:
 @pytest.mark.parametrize("align", ["pad", "crop", "scale"])
 @pytest.mark.parametrize("only_masked", [False, True])
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_round_trip_invariants_for_every_mode(align: str, only_masked: bool, seed: int) -> None:
+@pytest.mark.parametrize("target", [0, 320])
+def test_round_trip_invariants_for_every_mode(
+    align: str, only_masked: bool, seed: int, target: int
+) -> None:
     rng = np.random.default_rng(seed)
     width, height = (int(v) for v in rng.integers(40, 300, size=2))
     picture = make_picture(width, height, seed=seed)
@@ -264,7 +269,11 @@ def test_round_trip_invariants_for_every_mode(align: str, only_masked: bool, see
     mask = rect_mask(width, height, x, y, int(rng.integers(3, 40)), int(rng.integers(3, 40)))
     feather = int(rng.integers(0, 12))
     options = prep.PrepareOptions(
-        align=align, only_masked=only_masked, padding_px=16, feather_px=feather
+        align=align,
+        only_masked=only_masked,
+        padding_px=16,
+        feather_px=feather,
+        masked_target=target,
     )
     prepared = prep.prepare(picture, mask, options)
     h, w = prepared.image.shape[:2]
