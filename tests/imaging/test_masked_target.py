@@ -7,6 +7,7 @@ import json
 import time
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -75,6 +76,13 @@ def test_prepare_scales_the_region_and_composites_it_back_exactly_outside_the_ma
         soft = (weights > 0) & (weights < 255)  # the feather outside the mask blends both
         assert np.count_nonzero(soft) > 1000
         assert np.count_nonzero(np.all(out[soft] == photo[soft], axis=1)) < 0.05 * soft.sum()
+    # A picture with detail lands where it belongs: scaled back to the region, pixel for pixel.
+    detailed = make_picture(1136, 928, seed=9)
+    out = prep.composite_prepared(prepared, detailed)
+    back = cv2.resize(detailed, (256, 208), interpolation=cv2.INTER_AREA)
+    region = record.region
+    inside = (slice(400 - region.y, 550 - region.y), slice(1000 - region.x, 1200 - region.x))
+    assert np.array_equal(out[400:550, 1000:1200], back[inside])
 
 
 def test_a_record_without_a_scale_still_reads_and_composites(tmp_path: Path) -> None:
