@@ -49,7 +49,16 @@ NATIVE = Path(__file__).resolve().parent
 EXE = ".exe" if os.name == "nt" else ""
 
 sys.path.insert(0, str(NATIVE / "windows"))
+sys.path.insert(0, str(NATIVE))
+import build_progress  # noqa: E402  (native/build_progress.py: stages, compile k/N, estimate)
 import cross_build as windows  # noqa: E402  (native/windows/cross_build.py: the mingw-w64 settings)
+
+PROGRESS: build_progress.BuildProgress | None = None  # the running build's, set by main()
+
+
+def progress_stage(name: str) -> None:
+    if PROGRESS is not None:
+        PROGRESS.stage(name)
 
 
 class BuildError(Exception):
@@ -150,6 +159,7 @@ def fetch_sdist(root: Path) -> Path:
     downloads = root / "downloads"
     sdist = downloads / SDIST_NAME
     if not sdist.is_file():
+        progress_stage("download")
         downloads.mkdir(parents=True, exist_ok=True)
         log(f"downloading {SDIST_REQUIREMENT} (sdist, ~21 MB) with pip")
         cmd = [
@@ -229,6 +239,7 @@ def prepare_source(root: Path, sd_src: Path | None) -> tuple[Path, str, str]:
 
 def _extract_and_patch(root: Path, tree: Path, key: str, sd_src: Path | None) -> None:
     (root / "src").mkdir(parents=True, exist_ok=True)
+    progress_stage("patch")
     tmp = Path(tempfile.mkdtemp(prefix=f"{key}.tmp-", dir=root / "src"))
     try:
         staged = tmp / "stable-diffusion.cpp"
@@ -276,6 +287,8 @@ def run_cmake(cmd: list[str], what: str) -> None:
     assert proc.stdout is not None
     for line in proc.stdout:
         sys.stderr.write(line)
+        if PROGRESS is not None:
+            PROGRESS.compile_line(line)
         tail.append(line)
         del tail[:-200]
     if proc.wait() == 0:
@@ -377,8 +390,10 @@ def _build(
         f"-DSD_STAGE_PATCHES={patches[:12]}",
         *extra,
     ]
+    progress_stage("configure")
     run_cmake(configure, "CMake configure")
     jobs = str(args.jobs or os.cpu_count() or 2)
+    progress_stage("compile")
     run_cmake(
         [
             "cmake",
@@ -446,13 +461,17 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     root = cache_root()
+    global PROGRESS
+    built = False
     try:
         root.mkdir(parents=True, exist_ok=True)
         sd_src = args.sd_src.resolve() if args.sd_src else None
         if args.print_path:
             return print_path(args, root, sd_src)
+        PROGRESS = build_progress.BuildProgress(root / "build")
         tree, source_id, pin = prepare_source(root, sd_src)
         exe = build(args, root, tree, source_id, pin)
+        built = True
     except (BuildError, windows.CrossBuildError) as e:
         print(f"build.py: error: {e}", file=sys.stderr)
         return 1
@@ -461,6 +480,9 @@ def main(argv: list[str] | None = None) -> int:
             "build.py: interrupted; the unfinished build will be redone next time", file=sys.stderr
         )
         return 130
+    finally:
+        if PROGRESS is not None:
+            PROGRESS.finish(ok=built)
     print(exe.resolve())
     return 0
 
@@ -484,6 +506,11 @@ def print_path(args: argparse.Namespace, root: Path, sd_src: Path | None) -> int
             continue
         print(exe.resolve())
         return 0
+    running = build_progress.running_build(root / "build")
+    if running is not None:
+        # Said on stderr and by the exit code: Stepwise tells its user instead of failing.
+        print(f"build.py: building now: {running.get('text', '')}", file=sys.stderr)
+        return build_progress.EXIT_BUILDING
     flags = (" --target windows" if args.target else "") + (" --vulkan" if args.vulkan else "")
     print("build.py: not built yet (run python native/build.py" + flags + ")", file=sys.stderr)
     return 1

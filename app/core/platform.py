@@ -23,6 +23,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,7 @@ import psutil
 log = logging.getLogger(__name__)
 
 WINDOWS: bool = sys.platform == "win32"
+MACOS: bool = sys.platform == "darwin"
 
 # Win32 process creation flags (subprocess only defines them on Windows).
 CREATE_NEW_PROCESS_GROUP = 0x00000200
@@ -338,6 +340,34 @@ def long_path(path: Path | str) -> str:
     return "\\\\?\\" + full
 
 
+def folder_opener(folder: Path | str) -> list[str] | None:
+    """The command that shows `folder` in the desktop's file manager (None on Windows, where
+    os.startfile does it)."""
+    if WINDOWS:
+        return None
+    return ["open" if MACOS else "xdg-open", os.fspath(folder)]
+
+
+def open_folder(folder: Path | str) -> None:
+    """Shows `folder` in the file manager, creating it first; returns at once (the file
+    manager is not waited for). Raises OSError when there is no way to open it."""
+    path = Path(folder)
+    path.mkdir(parents=True, exist_ok=True)
+    command = folder_opener(path)
+    if command is None:
+        os.startfile(os.fspath(path))  # type: ignore[attr-defined]  # noqa: S606 (Windows)
+        return
+    proc = subprocess.Popen(  # noqa: S603 - a fixed opener and our own folder
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    # xdg-open / open hand over and exit; reaped in the background so no zombie is left.
+    threading.Thread(target=proc.wait, name="open-folder", daemon=True).start()
+
+
 def _on_windows_host() -> bool:
     # ntpath.abspath needs the real Windows API; with the platform faked, paths are absolute.
     return sys.platform == "win32"
@@ -347,17 +377,20 @@ __all__ = [
     "CREATE_NEW_PROCESS_GROUP",
     "CREATE_NO_WINDOW",
     "JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE",
+    "MACOS",
     "WINDOWS",
     "JobLimits",
     "ProcessInfo",
     "child_popen_kwargs",
     "contain_child",
     "executable_name",
+    "folder_opener",
     "fsync_dir",
     "is_windows",
     "kill_process",
     "lock_fd",
     "long_path",
+    "open_folder",
     "process_info",
     "process_started",
     "replace_file",

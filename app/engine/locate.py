@@ -16,6 +16,16 @@ BINARY_NAME = platform.executable_name("sd-stage")
 PRINT_PATH_TIMEOUT_S = 60.0
 BUILD_TIMEOUT_S = 3600.0  # a first Vulkan build on 2 cores takes several minutes
 BUILD_FIX = "Build it with: python native/build.py"
+EXIT_BUILDING = 3  # build.py --print-path: not built yet, but a build runs now
+BUILDING_PREFIX = "build.py: building now: "
+VERSION_TIMEOUT_S = 10.0
+
+
+def _with_values[E: EngineError](exc: E, values: dict[str, object]) -> E:
+    """`exc` with its template's values (EngineError takes no values= of its own yet)."""
+    exc.values = dict(values)
+    exc.args = (exc.user_message(),)
+    return exc
 
 
 class EngineNotFound(EngineError):
@@ -23,6 +33,20 @@ class EngineNotFound(EngineError):
 
     default_message = "The engine sd-stage was not found."
     default_fix = BUILD_FIX
+
+
+class EngineBuilding(EngineNotFound):
+    """No sd-stage yet because native/build.py is building it right now; `progress` is the
+    build's own one-line progress (stage, compile k/N, elapsed, estimate)."""
+
+    def __init__(self, progress: str) -> None:
+        self.progress = progress
+        super().__init__(
+            "The engine sd-stage is being built right now ({progress}).",
+            fix="Wait for the build to finish (the terminal that started it shows its "
+            "progress); Stepwise uses the engine as soon as it is there.",
+        )
+        _with_values(self, {"progress": progress})
 
 
 def repo_root() -> Path:
@@ -37,18 +61,21 @@ def find_sd_stage(explicit: Path | None = None, environ: dict[str, str] | None =
     """The sd-stage to run: `explicit`, else $STEPWISE_SD_STAGE, else the bundled or built one."""
     env = os.environ if environ is None else environ
     if explicit is not None:
-        return _usable(Path(explicit), "The engine path given")
+        return _usable(Path(explicit), "given")
     if env.get(ENGINE_ENV):
-        return _usable(Path(env[ENGINE_ENV]), f"The engine in {ENGINE_ENV}")
+        return _usable(Path(env[ENGINE_ENV]), "environment")
     for candidate in _bundled_candidates():
         if _is_executable(candidate):
             return candidate
     built = _built_path()
     if built is not None and _is_executable(built):
         return built
-    raise EngineNotFound(
-        "The engine sd-stage was not found: it is not bundled and has not been built yet.",
-        fix=f"{BUILD_FIX} (or set {ENGINE_ENV} to its path).",
+    raise _with_values(
+        EngineNotFound(
+            "The engine sd-stage was not found: it is not bundled and has not been built yet.",
+            fix="Build it with: python native/build.py (or set {variable} to its path).",
+        ),
+        {"variable": ENGINE_ENV},
     )
 
 
@@ -65,7 +92,7 @@ def build_engine(
     """
     script = build_script()
     if not script.is_file():
-        raise EngineNotFound(f"The build script {script} is missing.", fix=None)
+        raise EngineNotFound("The build script {path} is missing.", path=script, fix=None)
     argv = [sys.executable, str(script)] + (["--vulkan"] if vulkan else [])
     log_file = open(log_path, "a", encoding="utf-8") if log_path else None  # noqa: SIM115
     last_line = ""
@@ -95,15 +122,21 @@ def build_engine(
         if log_file:
             log_file.close()
     if timer.expired:
-        raise EngineError(f"Building the engine took longer than {timeout_s:g} s.", path=log_path)
-    if code != 0:
-        raise EngineError(
-            f"Building the engine failed (native/build.py exited with {code}).",
-            exit_code=code,
-            path=log_path,
-            fix="Read the build log; the README lists the compilers and packages it needs.",
+        raise _with_values(
+            EngineError("Building the engine took longer than {seconds} s.", path=log_path),
+            {"seconds": f"{timeout_s:g}"},
         )
-    return _usable(Path(last_line), "native/build.py printed a path, but it")
+    if code != 0:
+        raise _with_values(
+            EngineError(
+                "Building the engine failed (native/build.py exited with {code}).",
+                exit_code=code,
+                path=log_path,
+                fix="Read the build log; the README lists the compilers and packages it needs.",
+            ),
+            {"code": code},
+        )
+    return _usable(Path(last_line), "built")
 
 
 def _bundled_candidates() -> list[Path]:
@@ -135,17 +168,72 @@ def _built_path() -> Path | None:
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
+    if result.returncode == EXIT_BUILDING:
+        raise EngineBuilding(building_progress(result.stderr))
     lines = result.stdout.strip().splitlines()
     if result.returncode != 0 or not lines:
         return None
     return Path(lines[-1].strip())
 
 
-def _usable(path: Path, what: str) -> Path:
+def building_progress(stderr: str) -> str:
+    """The progress line of `build.py --print-path` while a build runs ("" when it has none)."""
+    for line in reversed(stderr.splitlines()):
+        if line.startswith(BUILDING_PREFIX):
+            return line[len(BUILDING_PREFIX) :].strip()
+    return ""
+
+
+def build_running() -> str | None:
+    """The progress of a build of the engine that runs right now, or None (none runs, or the
+    engine is built already). Asks native/build.py, which knows its cache."""
+    try:
+        _built_path()
+    except EngineBuilding as exc:
+        return exc.progress
+    return None
+
+
+def engine_version(path: Path) -> str:
+    """`sd-stage --version`: one line, e.g. "sd-stage 0.1.0 (stable-diffusion.cpp
+    master-596-90e87bc, patches 897fd0f57862)"; "" when the binary does not answer."""
+    try:
+        result = subprocess.run(
+            [str(path), "--version"],
+            capture_output=True,
+            text=True,
+            timeout=VERSION_TIMEOUT_S,
+            **platform.child_popen_kwargs(),
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    lines = result.stdout.strip().splitlines()
+    return lines[0].strip() if result.returncode == 0 and lines else ""
+
+
+# Where a path to check came from -> (missing, not executable) templates.
+_USABLE: dict[str, tuple[str, str]] = {
+    "given": (
+        "The engine path given ({path}) does not exist.",
+        "The engine path given ({path}) is not executable.",
+    ),
+    "environment": (
+        "The engine in {variable} ({path}) does not exist.",
+        "The engine in {variable} ({path}) is not executable.",
+    ),
+    "built": (
+        "native/build.py printed a path, but it ({path}) does not exist.",
+        "native/build.py printed a path, but it ({path}) is not executable.",
+    ),
+}
+
+
+def _usable(path: Path, origin: str) -> Path:
+    missing, not_executable = _USABLE[origin]
     if not path.is_file():
-        raise EngineNotFound(f"{what} ({path}) does not exist.", path=path)
+        raise _with_values(EngineNotFound(missing, path=path), {"variable": ENGINE_ENV})
     if not _is_executable(path):
-        raise EngineNotFound(f"{what} ({path}) is not executable.", path=path)
+        raise _with_values(EngineNotFound(not_executable, path=path), {"variable": ENGINE_ENV})
     return path
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
@@ -20,6 +21,15 @@ from PySide6.QtWidgets import (
 
 LOG_TAIL_BYTES = 256 * 1024
 MEMORY_LOG_LINES = 2000
+
+# Terminal control sequences in sd.cpp's output: CSI (colours "\x1b[34;1m", erase line
+# "\x1b[K"), OSC (titles, links; ended by BEL or ST) and the other two-byte escapes.
+TERMINAL_CODES = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC
+    r"|\x1b[@-Z\\-_]"  # two-byte escapes
+    r"|\x9b[0-?]*[ -/]*[@-~]"  # 8-bit CSI
+)
 
 
 def _tr(text: str) -> str:
@@ -69,6 +79,13 @@ class GenerationErrorBanner(QFrame):
         return self.message.text() + "\n" + self.hint.text()
 
 
+def strip_terminal_codes(text: str) -> str:
+    """Plain text from a terminal stream: escape codes removed, and of a line that a progress
+    bar rewrote with carriage returns only its last state."""
+    lines = TERMINAL_CODES.sub("", text).split("\n")
+    return "\n".join(line.rstrip("\r").rsplit("\r", 1)[-1] for line in lines)
+
+
 def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
@@ -84,7 +101,7 @@ def read_log_tail(path: str) -> str:
             data = f.read()
     except OSError as exc:
         return _tr("The log {path} cannot be read: {error}").format(path=path, error=exc)
-    return data.decode("utf-8", errors="replace")
+    return strip_terminal_codes(data.decode("utf-8", errors="replace"))
 
 
 class EngineLogDialog(QDialog):
@@ -97,6 +114,7 @@ class EngineLogDialog(QDialog):
         self.view = QPlainTextEdit(self)
         self.view.setReadOnly(True)
         self.view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        text = strip_terminal_codes(text)
         self.view.setPlainText(text or _tr("The engine has not written anything yet."))
         self.view.moveCursor(QTextCursor.MoveOperation.End)
         where = QLabel(path or _tr("Log of this session"), self)

@@ -1,0 +1,149 @@
+"""First start: native/build.py says where the build is (stage, compile k/N, elapsed, an
+estimate), and a Stepwise started while a build runs learns it instead of failing."""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.engine import locate
+from app.engine.locate import EngineBuilding, EngineNotFound, find_sd_stage
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "native"))
+import build_progress  # noqa: E402
+from build_progress import BuildProgress, parse_compile_line, running_build  # noqa: E402
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_make_and_ninja_lines_give_k_of_n() -> None:
+    assert parse_compile_line("[ 45%] Building CXX object sd/CMakeFiles/x.dir/a.cpp.o") == (45, 100)
+    assert parse_compile_line("[100%] Linking CXX executable ../bin/sd-stage") == (100, 100)
+    assert parse_compile_line("[12/340] Building CXX object ggml/src/x.c.o") == (12, 340)
+    assert parse_compile_line("-- Configuring done") is None
+    assert parse_compile_line("  [ 45%] indented is not the tool's") is None
+
+
+def test_stages_compile_progress_and_estimate_are_printed(tmp_path: Path) -> None:
+    out, clock = io.StringIO(), Clock()
+    progress = BuildProgress(tmp_path, out, clock)
+    progress.stage("configure")
+    clock.now += 30
+    progress.stage("compile")
+    clock.now += 60
+    progress.compile_line("[10/40] Building CXX object a.o")
+    assert progress.summary() == "compile 10/40, 1:30 elapsed, about 3:00 left"
+    clock.now += 180
+    progress.compile_line("[40/40] Linking CXX executable bin/sd-stage")
+    progress.finish(ok=True)
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "build.py: [3/4] configure, 0:00 elapsed"
+    assert lines[1].startswith("build.py: [4/4] compile, 0:30 elapsed")
+    assert "build.py: compile 10/40, 1:30 elapsed, about 3:00 left" in lines
+    assert "build.py: compile 40/40, 4:30 elapsed, about 0:00 left" in lines
+    assert lines[-1] == "build.py: done in 4:30"
+    # The next build's first estimate is this build's time.
+    later = BuildProgress(tmp_path, io.StringIO(), Clock())
+    assert later.last_build_s == pytest.approx(270)
+    assert later.summary() == "starting, 0:00 elapsed, about 4:30 left"
+
+
+def test_a_running_build_is_seen_and_a_dead_one_is_not(tmp_path: Path) -> None:
+    progress = BuildProgress(tmp_path, io.StringIO(), Clock())
+    assert running_build(tmp_path) is None
+    progress.stage("compile")
+    progress.compile_line("[ 45%] Building CXX object a.o")
+    seen = running_build(tmp_path)
+    assert seen is not None and seen["stage"] == "compile" and seen["done"] == 45
+    assert seen["text"].startswith("compile 45 %")
+    progress.finish(ok=False)
+    assert running_build(tmp_path) is None
+    assert not (tmp_path / "last-build.json").exists()  # a failed build is no estimate
+    # A progress file left by a killed build (its lock is free) is not a running build.
+    (tmp_path / build_progress.PROGRESS_FILE).write_text('{"text": "compile 3/9"}')
+    assert running_build(tmp_path) is None
+
+
+def test_print_path_reports_a_running_build(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    progress = BuildProgress(cache / "build", io.StringIO(), Clock())
+    progress.stage("compile")
+    progress.compile_line("[7/20] Building CXX object a.o")
+    env = dict(os.environ, STEPWISE_BUILD_CACHE=str(cache))
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "native" / "build.py"), "--print-path"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    progress.finish(ok=False)
+    assert result.returncode == build_progress.EXIT_BUILDING == locate.EXIT_BUILDING
+    assert "build.py: building now: compile 7/20, 0:00 elapsed" in result.stderr
+    after = subprocess.run(
+        [sys.executable, str(ROOT / "native" / "build.py"), "--print-path"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert after.returncode == 1 and "not built yet" in after.stderr
+
+
+def _script(tmp_path: Path, body: str) -> Path:
+    script = tmp_path / "build.py"
+    script.write_text(body)
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return script
+
+
+def test_the_app_learns_that_the_engine_is_being_built(tmp_path: Path, monkeypatch) -> None:
+    script = _script(
+        tmp_path,
+        "import sys\n"
+        "print('build.py: building now: compile 120/340, 4:10 elapsed, about 7:40 left',"
+        " file=sys.stderr)\n"
+        "sys.exit(3)\n",
+    )
+    monkeypatch.setattr(locate, "build_script", lambda: script)
+    with pytest.raises(EngineBuilding) as info:
+        find_sd_stage(environ={})
+    assert isinstance(info.value, EngineNotFound)  # the ENGINE_MISSING kind: no engine yet
+    assert info.value.progress == "compile 120/340, 4:10 elapsed, about 7:40 left"
+    text = info.value.user_message()
+    assert "being built right now (compile 120/340" in text and "Wait for the build" in text
+    assert info.value.message == "The engine sd-stage is being built right now ({progress})."
+    assert locate.build_running() == "compile 120/340, 4:10 elapsed, about 7:40 left"
+
+
+def test_no_build_running_when_built_or_not_started(tmp_path: Path, monkeypatch) -> None:
+    script = _script(tmp_path, "import sys; sys.exit(1)\n")
+    monkeypatch.setattr(locate, "build_script", lambda: script)
+    assert locate.build_running() is None
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a shell script stands in for sd-stage")
+def test_engine_version_is_the_binarys_one_line(tmp_path: Path) -> None:
+    exe = tmp_path / "sd-stage"
+    exe.write_text(
+        "#!/bin/sh\necho 'sd-stage 0.1.0 (stable-diffusion.cpp master-596-90e87bc, "
+        "patches 897fd0f57862)'\n"
+    )
+    exe.chmod(0o755)
+    assert locate.engine_version(exe) == (
+        "sd-stage 0.1.0 (stable-diffusion.cpp master-596-90e87bc, patches 897fd0f57862)"
+    )
+    assert locate.engine_version(tmp_path / "missing") == ""
