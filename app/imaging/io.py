@@ -32,6 +32,14 @@ PNG_COMPRESS_LEVEL = 1
 
 _FIX_FORMAT = "Use a PNG, JPEG, WebP or BMP file."
 _FIX_DAMAGED = "The file may be truncated or damaged: export it again from your image editor."
+_FIX_SCALE_DOWN = "Scale it down in an image editor first."
+_TOO_BIG = (
+    "{path} is too big: Stepwise reads pictures up to {side} px a side and {megapixels} megapixels."
+)
+_TOO_BIG_SIZE = (
+    "{path} is too big ({size} px): Stepwise reads pictures up to {side} px a side and "
+    "{megapixels} megapixels."
+)
 
 
 class MaskSizeError(InputError):
@@ -41,28 +49,36 @@ class MaskSizeError(InputError):
         self.mask_size = Size(*mask_size)
         self.image_size = Size(*image_size)
         super().__init__(
-            f"The mask is {self.mask_size} px but the picture is {self.image_size} px.",
+            "The mask is {mask_size} px but the picture is {image_size} px.",
             path=path,
             fix="Scale the mask to the picture's size or paint a new one.",
+            values={"mask_size": self.mask_size, "image_size": self.image_size},
         )
 
 
 def _open(path: Path) -> Image.Image:
     if not path.exists():
-        raise InputError(f"{path} does not exist.", path=path, fix="Check the file name.")
+        raise InputError("{path} does not exist.", path=path, fix="Check the file name.")
     if path.is_dir():
-        raise InputError(f"{path} is a folder, not a picture.", path=path, fix=_FIX_FORMAT)
+        raise InputError("{path} is a folder, not a picture.", path=path, fix=_FIX_FORMAT)
     try:
         with warnings.catch_warnings():
             # We enforce our own, documented size cap below instead of Pillow's bomb warning.
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             image = Image.open(path, formats=SUPPORTED_FORMATS)
     except UnidentifiedImageError as exc:
-        raise InputError(f"{path} is not a picture Stepwise can read.", fix=_FIX_FORMAT) from exc
+        raise InputError(
+            "{path} is not a picture Stepwise can read.", path=path, fix=_FIX_FORMAT
+        ) from exc
     except Image.DecompressionBombError as exc:
         raise _too_big(path, None) from exc
     except OSError as exc:
-        raise InputError(f"Cannot read {path}: {exc.strerror or exc}.", fix=_FIX_DAMAGED) from exc
+        raise InputError(
+            "Cannot read {path}: {reason}.",
+            path=path,
+            fix=_FIX_DAMAGED,
+            values={"reason": exc.strerror or exc},
+        ) from exc
     width, height = image.size
     if max(width, height) > MAX_IMAGE_SIDE_PX or width * height > MAX_IMAGE_PIXELS:
         image.close()
@@ -71,11 +87,11 @@ def _open(path: Path) -> Image.Image:
 
 
 def _too_big(path: Path, size: Size | None) -> InputError:
-    what = f" ({size} px)" if size else ""
+    limits = {"side": MAX_IMAGE_SIDE_PX, "megapixels": MAX_IMAGE_PIXELS // 1_000_000}
+    if size is None:
+        return InputError(_TOO_BIG, path=path, fix=_FIX_SCALE_DOWN, values=limits)
     return InputError(
-        f"{path} is too big{what}: Stepwise reads pictures up to {MAX_IMAGE_SIDE_PX} px a side "
-        f"and {MAX_IMAGE_PIXELS // 1_000_000} megapixels.",
-        fix="Scale it down in an image editor first.",
+        _TOO_BIG_SIZE, path=path, fix=_FIX_SCALE_DOWN, values={"size": size, **limits}
     )
 
 
@@ -89,7 +105,12 @@ def _decoded(path: Path, image: Image.Image) -> Image.Image:
             ImageOps.exif_transpose(image, in_place=True)
             return image
     except (OSError, SyntaxError, ValueError, Image.DecompressionBombError) as exc:
-        raise InputError(f"{path} could not be decoded ({exc}).", fix=_FIX_DAMAGED) from exc
+        raise InputError(
+            "{path} could not be decoded ({reason}).",
+            path=path,
+            fix=_FIX_DAMAGED,
+            values={"reason": exc},
+        ) from exc
 
 
 def _to_8bit(array: np.ndarray) -> np.ndarray:

@@ -73,7 +73,9 @@ def export_prepared(
     """
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
-        raise OutputError(f"{folder} is a file, not a folder.", fix="Choose another output folder.")
+        raise OutputError(
+            "{path} is a file, not a folder.", path=folder, fix="Choose another output folder."
+        )
     created = not folder.exists()
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -83,8 +85,10 @@ def export_prepared(
             (folder / name).unlink(missing_ok=True)
     except OSError as exc:
         raise OutputError(
-            f"Cannot write to {folder}: {exc.strerror or exc}.",
+            "Cannot write to {path}: {reason}.",
+            path=folder,
             fix="Choose a folder you can write to.",
+            values={"reason": exc.strerror or exc},
         ) from exc
     jobs: dict[str, tuple[np.ndarray, int]] = {
         INPUT_FILE: (prepared.image, compress_level),
@@ -129,35 +133,50 @@ def load_prepared(folder: Path | str) -> PreparedFolder:
     record_path = folder / RECORD_FILE
     if not record_path.is_file():
         raise InputError(
-            f"{folder} is not a prepared folder (no {RECORD_FILE}).",
+            "{path} is not a prepared folder (no {record}).",
+            path=folder,
             fix="Run `prepare` first and pass its --out folder.",
+            values={"record": RECORD_FILE},
         )
     try:
         data = json.loads(record_path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise DamagedFileError(
-            f"{record_path} cannot be read ({exc}).", fix=_FIX_REPREPARE
+            "{path} cannot be read ({reason}).",
+            path=record_path,
+            fix=_FIX_REPREPARE,
+            values={"reason": exc},
         ) from exc
     if not isinstance(data, dict) or data.get("kind") != KIND:
         raise DamagedFileError(
-            f"{record_path} is not a Stepwise prepare record.", fix=_FIX_REPREPARE
+            "{path} is not a Stepwise prepare record.", path=record_path, fix=_FIX_REPREPARE
         )
     if data.get("format") != FORMAT:
         raise DamagedFileError(
-            f"{record_path} has format {data.get('format')!r}; this version reads {FORMAT}.",
+            "{path} has format {found}; this version reads {format}.",
+            path=record_path,
             fix=_FIX_REPREPARE,
+            values={"found": repr(data.get("format")), "format": FORMAT},
         )
     try:
         record = PrepareRecord.from_json(data)
         files = {str(k): (int(v["bytes"]), str(v["sha256"])) for k, v in data["files"].items()}
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise DamagedFileError(f"{record_path} is damaged ({exc}).", fix=_FIX_REPREPARE) from exc
+        raise DamagedFileError(
+            "{path} is damaged ({reason}).",
+            path=record_path,
+            fix=_FIX_REPREPARE,
+            values={"reason": exc},
+        ) from exc
     needed = {INPUT_FILE, ORIGINAL_FILE} | (
         {MASK_FILE, SOFT_MASK_FILE} if record.mask_sha256 is not None else set()
     )
     if not needed <= files.keys():
         raise DamagedFileError(
-            f"{record_path} does not list {sorted(needed - files.keys())}.", fix=_FIX_REPREPARE
+            "{path} does not list {files}.",
+            path=record_path,
+            fix=_FIX_REPREPARE,
+            values={"files": ", ".join(sorted(needed - files.keys()))},
         )
     for name in sorted(needed):
         _verify_file(folder / name, *files[name])
@@ -168,8 +187,12 @@ def _verify_file(path: Path, size: int, sha256: str) -> None:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise DamagedFileError(f"{path} is missing or unreadable.", fix=_FIX_REPREPARE) from exc
+        raise DamagedFileError(
+            "{path} is missing or unreadable.", path=path, fix=_FIX_REPREPARE
+        ) from exc
     if len(data) != size or hashlib.sha256(data).hexdigest() != sha256:
         raise DamagedFileError(
-            f"{path} has changed or is damaged since it was prepared.", fix=_FIX_REPREPARE
+            "{path} has changed or is damaged since it was prepared.",
+            path=path,
+            fix=_FIX_REPREPARE,
         )
