@@ -16,9 +16,9 @@ from PySide6.QtCore import QObject, Signal
 from app.jobs.job_form import JobForm
 from app.jobs.job_inputs import InputFiles, InputWriter, JobInputs
 from app.jobs.run_session import RunSession
-from app.jobs.run_state import TERMINAL_STATES, RunState
+from app.jobs.run_state import TERMINAL_STATES, RunState, next_stage
 from app.jobs.stage_runner import StageRunner
-from app.jobs.values import same_job, spec_changes
+from app.jobs.values import neutral_changes, same_job, spec_changes
 from app.pipeline.advice import job_notes
 from app.pipeline.api import DeviceInfo, EngineCatalog, RunSnapshot
 from app.pipeline.failures import Failure, FailureKind, Note
@@ -36,21 +36,7 @@ from app.pipeline.spec import JobSpec
 
 log = logging.getLogger(__name__)
 
-DONE_STATES = ("done", "cached", "skipped")
 INPUTS_FOLDER = "inputs"
-
-
-def next_stage(run: RunSnapshot) -> str | None:
-    """The first stage not done yet (vae-encode is passed over when there is nothing to
-    encode: the pipeline skips it on the way), or None when every stage is done."""
-    nothing_to_encode = run.spec.image is None and not run.spec.refs
-    for stage in run.stages:
-        if stage.state in DONE_STATES:
-            continue
-        if stage.name == "vae-encode" and nothing_to_encode:
-            continue
-        return stage.name
-    return None
 
 
 def user_text(exc: BaseException) -> str:
@@ -86,6 +72,8 @@ class GenerationModel(QObject):
         self.last_failure: Failure | None = None
         self._writer: InputWriter | None = None
         self._state_before_decode = RunState.IDLE
+        # A branch not run yet: a change of the form updates it instead of making a new run.
+        self._fresh_branch: Path | None = None
         form.changed.connect(self._update_notes)
         self.inputs.changed.connect(self._update_notes)
         session.run_changed.connect(self.run_changed)
@@ -127,10 +115,13 @@ class GenerationModel(QObject):
         return spec_from_values(values, image=str(files.image), mask=mask)
 
     def can_resume(self) -> bool:
-        run = self.run
-        if self.state is RunState.PAUSED:
+        """Paused, or stopped (suspended, cancelled, failed) with finished work to go on from;
+        not while idle or finished: then nothing is paused and Run all is the way on."""
+        if self.state in (RunState.PAUSED, RunState.PAUSING):
             return True
-        return not self.state.busy and run is not None and run.resumable
+        run = self.run
+        stopped = self.state in (RunState.SUSPENDED, RunState.CANCELLED, RunState.FAILED)
+        return stopped and run is not None and run.resumable
 
     # --- engine facts -------------------------------------------------------------------------
 
@@ -233,14 +224,26 @@ class GenerationModel(QObject):
         """The current run when it describes the same result and is not finished (changes that
         do not change the result, e.g. devices, are applied to it); else a new run."""
         run = self.session.run
-        if run is not None and not run.finished and same_job(run.spec, spec):
+        if (
+            run is not None
+            and not run.finished
+            and (same_job(run.spec, spec) or self._updatable(run))
+        ):
             changes = spec_changes(run.spec, spec)
             return self.session.update_run(changes) if changes else run
         return self.session.create_run(spec)
 
+    def _updatable(self, run: RunSnapshot) -> bool:
+        """A run with no work of its own takes any change (no orphaned run is left behind):
+        a branch not run since it was made, or a run nothing has been done for yet."""
+        if self._fresh_branch is not None and Path(run.dir) == self._fresh_branch:
+            return True
+        return not run.resumable and all(s.state not in ("done", "cached") for s in run.stages)
+
     def _execute(self, stage: str | None) -> None:
         self.only = stage
         self.decoding = None
+        self._fresh_branch = None
         try:
             self.session.execute(only=stage)
         except Exception as exc:  # noqa: BLE001
@@ -261,6 +264,14 @@ class GenerationModel(QObject):
         elif not self.state.busy and self.run is not None and not self.run.finished:
             self.last_failure = None
             self._set_state(RunState.PREPARING)
+            # The run goes on as it is, on the devices the form names now (from its checkpoint).
+            changes = neutral_changes(self.run.spec, self.form.values())
+            if changes:
+                try:
+                    self.session.update_run(changes)
+                except Exception as exc:  # noqa: BLE001 - the pipeline refused: say why
+                    self._refuse(_kind_of(exc), "", user_text(exc))
+                    return
             self._execute(None)
 
     def suspend(self) -> None:
@@ -304,11 +315,13 @@ class GenerationModel(QObject):
         except Exception as exc:  # noqa: BLE001
             self._refuse(_kind_of(exc), "diffuse", user_text(exc))
             return None
+        self._fresh_branch = Path(branched.dir)
+        self.form.update(values_from_spec(branched.spec))  # the form describes the branch
         self._set_state(RunState.IDLE)
         return branched
 
-    def open_unfinished(self, run_dir: Path) -> RunSnapshot | None:
-        """Makes an unfinished run current and puts its job into the form."""
+    def open_run(self, run_dir: Path) -> RunSnapshot | None:
+        """Makes a run current (to resume it or show its result); its job goes into the form."""
         if self.state.busy:
             return None
         try:
@@ -316,9 +329,28 @@ class GenerationModel(QObject):
         except Exception as exc:  # noqa: BLE001
             self._refuse(_kind_of(exc), "", user_text(exc))
             return None
+        self._fresh_branch = None
+        self.last_failure = None
         self.form.update(values_from_spec(run.spec))
-        self._set_state(RunState.SUSPENDED if run.resumable else RunState.IDLE)
+        if run.finished:
+            self._set_state(RunState.FINISHED)
+        else:
+            self._set_state(RunState.SUSPENDED if run.resumable else RunState.IDLE)
         return run
+
+    open_unfinished = open_run
+
+    def discard_run(self, run_dir: Path) -> bool:
+        """Moves a run folder to the trash (or deletes it). False for the current run while it
+        works; the pipeline's refusal (RunBusy, a folder that is no run) is raised."""
+        current = self.run is not None and Path(self.run.dir) == Path(run_dir)
+        if current and (self.state.busy or self.session.busy):
+            return False
+        self.session.discard_run(Path(run_dir))
+        if current:
+            self._fresh_branch = None
+            self._set_state(RunState.IDLE)
+        return True
 
     def new_run(self) -> None:
         """Forgets the current run: the next start makes a new one."""

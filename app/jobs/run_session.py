@@ -13,6 +13,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QThread, Signal
 
 from app.core.paths import AppPaths
+from app.jobs.run_history import RunLister, move_to_trash
 from app.jobs.stage_runner import StageRunner
 from app.pipeline.api import DeviceInfo, EngineCatalog, PipelineAPI, RunSnapshot, RunSummary
 from app.pipeline.spec import JobSpec
@@ -79,6 +80,9 @@ class RunSession(QObject):
         self.run: RunSnapshot | None = None
         self.runner: StageRunner | None = None
         self._probe: EngineProbe | None = None
+        self._listers: list[RunLister] = []
+        # Where a discarded run goes; tests replace it (the real trash is the user's).
+        self.trash: Callable[[Path], bool] | None = move_to_trash
 
     # --- the pipeline ------------------------------------------------------------------------
 
@@ -102,6 +106,27 @@ class RunSession(QObject):
         except Exception as exc:  # noqa: BLE001 - no offer rather than no start
             log.warning("Could not list unfinished runs: %s", exc)
             return []
+
+    def list_runs(self, *, unfinished_only: bool = False) -> RunLister:
+        """Starts listing the runs off the UI thread; connect to the lister's `listed`."""
+        lister = RunLister(self.pipeline, unfinished_only=unfinished_only, parent=self)
+        lister.finished.connect(lister.deleteLater)
+        self._listers.append(lister)
+        lister.finished.connect(lambda: self._listers.remove(lister))
+        return lister
+
+    def run_inputs(self, run_dir: Path) -> tuple[Path | None, Path | None]:
+        return self.pipeline.run_inputs(Path(run_dir))
+
+    def discard_run(self, run_dir: Path) -> None:
+        """Moves the run folder to the OS trash (else deletes it); never the busy current run."""
+        run_dir = Path(run_dir)
+        current = self.run is not None and Path(self.run.dir) == run_dir
+        if current:
+            self._require_idle()
+        self.pipeline.discard_run(run_dir, trash=self.trash)
+        if current:
+            self._set_run(None)
 
     def probe_engine(
         self,
@@ -233,4 +258,6 @@ class RunSession(QObject):
                 ok = self.runner.wait(wait_ms)
         if self._probe is not None and self._probe.isRunning():
             ok = self._probe.wait(wait_ms) and ok
+        for lister in list(self._listers):
+            ok = lister.wait(wait_ms) and ok
         return ok

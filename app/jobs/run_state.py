@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app.pipeline.api import RunSnapshot
+
+DONE_STATES = ("done", "cached", "skipped")
 
 
 class RunState(StrEnum):
@@ -49,3 +55,16 @@ TERMINAL_STATES = {
     "cancelled": RunState.CANCELLED,
     "suspended": RunState.SUSPENDED,
 }
+
+
+def next_stage(run: RunSnapshot) -> str | None:
+    """The first stage not done yet (vae-encode is passed over when there is nothing to
+    encode: the pipeline skips it on the way), or None when every stage is done."""
+    nothing_to_encode = run.spec.image is None and not run.spec.refs
+    for stage in run.stages:
+        if stage.state in DONE_STATES:
+            continue
+        if stage.name == "vae-encode" and nothing_to_encode:
+            continue
+        return stage.name
+    return None

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Any
 
-from app.pipeline.params import PARAMS, values_from_spec
+from app.pipeline.params import PARAMS, spec_from_values, values_from_spec
 from app.pipeline.spec import JobSpec
 
 # Parameters that never change a result (devices, engine switches, previews).
 _NO_RESULT = frozenset(p.name for p in PARAMS if p.invalidates is None)
+# The JobSpec fields that hold them ("devices", "preview").
+_NO_RESULT_FIELDS = frozenset(
+    p.spec_field.partition(".")[0] for p in PARAMS if p.invalidates is None
+)
 
 
 def same_job(a: JobSpec, b: JobSpec) -> bool:
@@ -29,3 +34,30 @@ def spec_changes(old: JobSpec, new: JobSpec) -> dict[str, Any]:
         for f in dataclasses.fields(new)
         if getattr(new, f.name) != getattr(old, f.name)
     }
+
+
+def neutral_changes(old: JobSpec, form_values: Mapping[str, Any]) -> dict[str, Any]:
+    """The changes that give `old` the form's result-neutral values (devices, engine switches,
+    previews) and keep everything that shapes the result as the run has it."""
+    values = values_from_spec(old)
+    values.update({n: form_values[n] for n in _NO_RESULT if n in form_values})
+    new = spec_from_values(values, image=old.image, mask=old.mask, refs=old.refs)
+    changes = spec_changes(old, new)
+    return {name: value for name, value in changes.items() if name in _NO_RESULT_FIELDS}
+
+
+def first_rerun(changes: Mapping[str, Any]) -> str | None:
+    """The first stage that changes of these JobSpec fields make run again (None: none does),
+    from the table's `invalidates` (image, mask and references: prepare)."""
+    from app.pipeline.run_dir import STAGES
+
+    stages: list[str] = []
+    for name in changes:
+        if name in ("image", "mask", "refs"):
+            stages.append("prepare")
+        stages += [
+            p.invalidates
+            for p in PARAMS
+            if p.invalidates is not None and p.spec_field.partition(".")[0] == name
+        ]
+    return min(stages, key=STAGES.index) if stages else None

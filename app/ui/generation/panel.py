@@ -1,6 +1,7 @@
 """The Generate panel: lays out the panes (Setup: models, prompt, sampling, devices; Run: the
-run view) around the generation model, with the run buttons, the error banner, the offer of
-unfinished runs, the demo models, the sd-cli import and the engine log."""
+run view) around the generation model, with the run buttons, the error banner, the demo
+models, the sd-cli import and the engine log. Both tabs scroll, so the panel never makes the
+window taller than the screen (unfinished runs are offered by app/ui/runs, not here)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,6 @@ from PySide6.QtWidgets import (
 from app.jobs.generation import GenerationModel
 from app.jobs.run_state import RunState
 from app.jobs.stage_runner import StageRunner
-from app.pipeline.api import RunSummary
 from app.pipeline.failures import Failure
 from app.ui.generation.devices import DevicesPane
 from app.ui.generation.log import (
@@ -39,9 +39,6 @@ from app.ui.generation.run_view import RunView
 from app.ui.generation.sampling import SamplingPane
 from app.ui.generation.stages import stage_title
 from app.ui.texts import failure_hint, failure_text, missing_text
-
-UNFINISHED_SHOWN = 5
-PROMPT_CHARS = 40
 
 
 def _tr(text: str) -> str:
@@ -72,21 +69,10 @@ class GenerationPanel(QWidget):
         for pane in (self.models_pane, self.prompt_pane, self.sampling_pane, self.devices_pane):
             setup_layout.addWidget(pane)
         setup_layout.addStretch(1)
-        scroll = QScrollArea(self)
-        scroll.setWidget(setup)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("generation_tabs")
-        self.tabs.addTab(scroll, _tr("Setup"))
-        self.tabs.addTab(self.run_view, _tr("Run"))
-
-        self.unfinished_box = QFrame(self)
-        self.unfinished_box.setObjectName("generation_unfinished")
-        self.unfinished_box.setFrameShape(QFrame.Shape.StyledPanel)
-        self.unfinished_layout = QVBoxLayout(self.unfinished_box)
-        self.unfinished_box.hide()
+        self.tabs.addTab(_scrolled(setup, self), _tr("Setup"))
+        self.tabs.addTab(_scrolled(self.run_view, self), _tr("Run"))
         self.import_button = QPushButton(_tr("Import sd-cli command…"), self)
         self.import_button.setObjectName("generation_import_sdcli")
         self.settings_button = QPushButton(_tr("Settings…"), self)
@@ -123,7 +109,6 @@ class GenerationPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(tools)
-        layout.addWidget(self.unfinished_box)
         layout.addWidget(self.tabs, 1)
         layout.addWidget(self.error_banner)
         layout.addWidget(self.status_label)
@@ -200,49 +185,13 @@ class GenerationPanel(QWidget):
     def set_status(self, text: str) -> None:
         self.status_label.setText(text)
 
-    # --- first show: unfinished runs, engine facts ----------------------------------------
+    # --- first show: engine facts -----------------------------------------------------------
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
         if self._first_show:
             self._first_show = False
-            QTimer.singleShot(0, self.offer_unfinished_runs)
             QTimer.singleShot(0, self.devices_pane.probe)
-
-    def offer_unfinished_runs(self) -> None:
-        """ "Resume run … at step k of N" for each run with something to resume."""
-        self._first_show = False
-        runs = self.model.session.unfinished_runs()
-        while self.unfinished_layout.count():
-            item = self.unfinished_layout.takeAt(0)
-            widget = item.widget() if item is not None else None
-            if widget is not None:
-                widget.deleteLater()
-        if not runs:
-            self.unfinished_box.hide()
-            return
-        self.unfinished_layout.addWidget(QLabel(_tr("<b>Unfinished runs</b>"), self.unfinished_box))
-        for summary in runs[-UNFINISHED_SHOWN:]:
-            button = QPushButton(summary_text(summary), self.unfinished_box)
-            button.setObjectName("generation_resume_unfinished")
-            button.setStyleSheet("text-align: left; padding: 3px 6px;")
-            button.clicked.connect(lambda _=False, s=summary: self.resume_unfinished(s))
-            self.unfinished_layout.addWidget(button)
-        dismiss = QPushButton(_tr("Not now"), self.unfinished_box)
-        dismiss.clicked.connect(self.unfinished_box.hide)
-        row = QHBoxLayout()
-        row.addStretch(1)
-        row.addWidget(dismiss)
-        self.unfinished_layout.addLayout(row)
-        self.unfinished_box.show()
-
-    def resume_unfinished(self, summary: RunSummary) -> None:
-        if self.model.open_unfinished(summary.dir) is None:
-            return
-        self.unfinished_box.hide()
-        self.error_banner.hide()
-        self.tabs.setCurrentIndex(1)
-        self.model.resume()
 
     # --- log, import ------------------------------------------------------------------------
 
@@ -284,12 +233,11 @@ class GenerationPanel(QWidget):
         return self.model.shutdown()
 
 
-def summary_text(summary: RunSummary) -> str:
-    prompt = summary.prompt
-    if len(prompt) > PROMPT_CHARS:
-        prompt = prompt[: PROMPT_CHARS - 1] + "…"
-    return _tr("Resume run \u201c{prompt}\u201d at step {step} of {steps}").format(
-        prompt=prompt or _tr("(no prompt)"),
-        step=summary.last_completed_step,
-        steps=summary.steps or "?",
-    )
+def _scrolled(content: QWidget, parent: QWidget) -> QScrollArea:
+    """`content` in a frameless vertical scroll area: its minimum height no longer adds up."""
+    scroll = QScrollArea(parent)
+    scroll.setWidget(content)
+    scroll.setWidgetResizable(True)
+    scroll.setFrameShape(QFrame.Shape.NoFrame)
+    scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    return scroll

@@ -10,7 +10,15 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import QCoreApplication, QTimer, Signal
 from PySide6.QtGui import QImage
-from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QDialog,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.core.atomic import write_text_atomic
 from app.jobs.generation import GenerationModel
@@ -38,6 +46,8 @@ class RunView(QWidget):
         super().__init__(parent)
         self.model = model
         self.kind = ""  # "execute" | "decode" while a runner is bound
+        self._decoding_step: int | None = None  # the step the bound decode runner decodes
+        self.branch_dialog: QDialog | None = None
         self._steps_total = 0
         self._pending_progress: tuple[int, int, float, float] | None = None
         self._pending_thumbs: list[tuple[int, str, QImage]] = []
@@ -76,10 +86,7 @@ class RunView(QWidget):
         self.branch_button = QPushButton(_tr("Branch from here"), self)
         self.branch_button.setObjectName("generation_branch")
         self.branch_button.setToolTip(
-            _tr(
-                "Start a new run that keeps the steps up to the "
-                "selected one and uses the current settings after it"
-            )
+            _tr("A new run from the selected step: choose its seed, steps, prompt and strength")
         )
         self.step_label = QLabel(self)
         step_row = QHBoxLayout()
@@ -142,6 +149,17 @@ class RunView(QWidget):
 
     def _state_changed(self, state: RunState) -> None:
         self.flush()
+        if self.kind == "decode" and not state.busy:
+            # The decode ended: its "Decoding step k…" must not outlive it.
+            step = self._decoding_step
+            self.kind, self._decoding_step = "", None
+            self.progress.reset(
+                _tr("Step {step} decoded").format(step=step)
+                if state is not RunState.FAILED
+                else _tr("Failed")
+            )
+            self.update_buttons()
+            return
         texts = {
             RunState.PREPARING: _tr("Preparing the inputs…"),
             RunState.PAUSING: _tr("Pausing after the current step…"),
@@ -217,6 +235,7 @@ class RunView(QWidget):
 
     def _bind_runner(self, runner: StageRunner, kind: str) -> None:
         self.kind = kind
+        self._decoding_step = self.model.decoding if kind == "decode" else None
         pane = self.result_view.current
         runner.set_preview_max_px(int(max(pane.width(), pane.height()) * pane.devicePixelRatioF()))
         runner.stage_started.connect(self._stage_started)
@@ -300,13 +319,30 @@ class RunView(QWidget):
             self.model.decode_step(step)
 
     def _branch_selected(self) -> None:
-        step = self.strip.selected_step()
-        if step is None or self.model.branch(step) is None:
+        """Opens the branch dialog (not blocking); OK branches and makes the branch current."""
+        from app.ui.runs.branch_dialog import BranchDialog
+
+        step, run = self.strip.selected_step(), self.model.run
+        if step is None or run is None:
             return
-        self.strip.keep_steps_up_to(step)
-        self.status.emit(
-            _tr("New run branched from step {step}. Run all continues it.").format(step=step)
-        )
+        dialog = BranchDialog(run, step, self)
+        dialog.accepted.connect(lambda: self.branch(step, dialog.changes()))
+        dialog.finished.connect(dialog.deleteLater)
+        self.branch_dialog = dialog
+        dialog.open()
+
+    def branch(self, step: int, changes: dict) -> bool:
+        if self.model.branch(step, changes) is None:
+            return False
+        run = self.model.run
+        if run is not None and step in run.checkpoints:
+            self.strip.keep_steps_up_to(step)
+            text = _tr("New run branched from step {step}. Run all continues it.")
+        else:
+            self.strip.clear_steps()
+            text = _tr("New run branched from step {step}; its diffusion starts over.")
+        self.status.emit(text.format(step=step))
+        return True
 
     def load_step_previews(self, run: RunSnapshot) -> None:
         self.strip.clear_steps()

@@ -1,5 +1,7 @@
 """Wiring: model + panel into the main window, the document as the job's input, the demo
-models, the settings dialog, and suspending a running diffuse when the application quits."""
+models (asking before unsaved work is replaced), the Runs dock and the start-up offer of
+unfinished runs, the settings dialog, and suspending a running diffuse when the application
+quits."""
 
 from __future__ import annotations
 
@@ -27,7 +29,9 @@ from app.pipeline.params import (
     VAE_MODEL,
 )
 from app.ui.generation.panel import GenerationPanel
+from app.ui.guards import confirm_replace_unsaved
 from app.ui.job_settings import form_from_settings
+from app.ui.runs import install_runs
 
 PANEL_OBJECT_NAME = "GenerationDock"
 MASK_SETTLE_MS = 300
@@ -65,6 +69,8 @@ class DemoController(QObject):
 
     def start(self) -> None:
         if self._setup is not None:
+            return
+        if self.document is not None and not confirm_replace_unsaved(self.panel, self.document):
             return
         pane = self.panel.models_pane
         pane.demo_button.setEnabled(False)
@@ -150,12 +156,14 @@ def install(window: Any, paths: AppPaths, settings: Settings) -> GenerationPanel
     canvas_view = getattr(window, "canvas_view", None)
     zoom = (lambda _path: canvas_view.zoom_to_fit()) if canvas_view is not None else None
     demo = DemoController(panel, paths, document, zoom)
+    runs = install_runs(window, panel, dock)
     panel.settings_requested.connect(lambda: open_settings(panel, settings))
     app = QCoreApplication.instance()
     if app is not None:
 
         def quitting() -> None:
             demo.wait()
+            runs.shutdown()
             panel.shutdown()
 
         app.aboutToQuit.connect(quitting)
@@ -175,6 +183,7 @@ def install(window: Any, paths: AppPaths, settings: Settings) -> GenerationPanel
         guards.append(lambda: confirm_quit_during_run(panel))
     window.generation_panel = panel
     window.generation_demo = demo
+    window.runs_controller = runs
     return panel
 
 

@@ -1,0 +1,217 @@
+"""What the run actions do: Resume (the run's photo and mask back on the canvas, then the run
+goes on from its last checkpoint), Show result, Open, Discard (confirmed; to the OS trash, else
+deleted); the start-up offer of unfinished runs and the Runs panel, both listed off the UI
+thread."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
+from PySide6.QtWidgets import QDockWidget, QMessageBox, QWidget
+
+from app.canvas import files as canvas_files
+from app.jobs.generation import GenerationModel
+from app.jobs.run_history import RunEntry
+from app.ui.messages import show_error
+from app.ui.runs.entry import DISCARD, OPEN, RESUME, SHOW_RESULT
+from app.ui.runs.runs_panel import RunsPanel
+from app.ui.runs.unfinished_dialog import UnfinishedRunsDialog
+
+log = logging.getLogger(__name__)
+
+RUNS_DOCK_NAME = "RunsDock"
+REFRESH_DEBOUNCE_MS = 300
+RUN_TAB = 1  # the Generate panel's Run tab
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("Runs", text)
+
+
+class RunsController(QObject):
+    """Binds the start-up dialog and the Runs panel to the generation model and the canvas."""
+
+    def __init__(self, window: Any, panel: Any, runs_panel: RunsPanel) -> None:
+        super().__init__(panel)
+        self.window, self.panel, self.runs_panel = window, panel, runs_panel
+        self.model: GenerationModel = panel.model
+        self.dialog: UnfinishedRunsDialog | None = None
+        self.generate_dock: QDockWidget | None = None
+        self.runs_dock: QDockWidget | None = None
+        self._listing = False
+        self._again = False
+        self._refresh = QTimer(self)
+        self._refresh.setSingleShot(True)
+        self._refresh.setInterval(REFRESH_DEBOUNCE_MS)
+        self._refresh.timeout.connect(self.refresh)
+        runs_panel.action_requested.connect(self.act)
+        runs_panel.refresh_requested.connect(self.refresh)
+        self.model.runner_ended.connect(lambda _kind: self._refresh.start())
+        self.model.run_changed.connect(lambda _run: self._refresh.start())
+
+    # --- listing (off the UI thread) ---------------------------------------------------------
+
+    def offer_unfinished(self) -> None:
+        """The start-up dialog, once the list is read; nothing shows when there is none."""
+        lister = self.model.session.list_runs(unfinished_only=True)
+        lister.listed.connect(self._offer)
+        lister.start()
+
+    def _offer(self, entries: list[RunEntry]) -> None:
+        if not entries or self.model.state.busy:
+            return
+        if self.dialog is not None:
+            self.dialog.close()
+        parent = self.window if isinstance(self.window, QWidget) else None
+        self.dialog = UnfinishedRunsDialog(entries, parent)
+        self.dialog.action_requested.connect(self.act)
+        self.dialog.show()
+
+    def refresh(self) -> None:
+        """Re-lists every run for the Runs panel (one lister at a time)."""
+        if self._listing:
+            self._again = True
+            return
+        self._listing = True
+        lister = self.model.session.list_runs()
+        lister.listed.connect(self.runs_panel.set_entries)
+        lister.finished.connect(self._listed)
+        lister.start()
+
+    def _listed(self) -> None:
+        self._listing = False
+        if self._again:
+            self._again = False
+            self.refresh()
+
+    # --- actions -----------------------------------------------------------------------------
+
+    def act(self, action: str, entry: RunEntry) -> None:
+        if action == DISCARD:
+            self.discard(entry.dir)
+        elif action in (RESUME, SHOW_RESULT, OPEN):
+            self.open(entry.dir, resume=action == RESUME)
+
+    def open(self, run_dir: Path, *, resume: bool) -> bool:
+        """Puts the run's photo and mask on the canvas, makes the run current and (resume)
+        continues it from its last finished step."""
+        if self.model.state.busy:
+            self.panel.set_status(_tr("A run is in progress; stop it first."))
+            return False
+        if not self.restore_canvas(run_dir):
+            return False
+        if self.model.open_run(run_dir) is None:
+            return False
+        if self.dialog is not None:
+            self.dialog.remove(run_dir)
+            if resume and self.dialog is not None:
+                self.dialog.close()
+        self.show_generate()
+        self.panel.error_banner.hide()
+        if resume:
+            self.model.resume()
+        return True
+
+    def restore_canvas(self, run_dir: Path) -> bool:
+        """The run's own copies of its photo and mask (verified) become the document."""
+        document = getattr(self.window, "document", None)
+        try:
+            image_path, mask_path = self.model.session.run_inputs(run_dir)
+        except Exception as exc:  # noqa: BLE001 - a damaged run folder: say which and why
+            show_error(self._parent(), _tr("The run cannot be opened"), exc, run_dir)
+            return False
+        if image_path is None or document is None:
+            return True  # text to image: the canvas stays as it is
+        from app.ui.guards import confirm_replace_unsaved
+
+        if not confirm_replace_unsaved(self._parent(), document):
+            return False
+        try:
+            picture = canvas_files.read_picture(image_path)
+            document.set_image(picture, image_path)
+            if mask_path is not None:
+                mask = canvas_files.read_mask(mask_path, (document.width, document.height))
+                document.replace_mask(_tr("Mask of the run"), mask)
+                document.set_modified(False)  # the run folder holds this mask
+        except Exception as exc:  # noqa: BLE001 - unreadable copy: say which
+            show_error(self._parent(), _tr("The run cannot be opened"), exc, image_path)
+            return False
+        view = getattr(self.window, "canvas_view", None)
+        if view is not None:
+            view.zoom_to_fit()
+        return True
+
+    def discard(self, run_dir: Path) -> bool:
+        answer = QMessageBox.question(
+            self._parent(),
+            _tr("Discard the run?"),
+            _tr(
+                "The run folder {path} goes to the trash (or is deleted where there is none), "
+                "with its steps and pictures."
+            ).format(path=run_dir),
+            QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel,
+        )
+        if answer != QMessageBox.StandardButton.Discard:
+            return False
+        try:
+            done = self.model.discard_run(run_dir)
+        except Exception as exc:  # noqa: BLE001 - busy in another process, or not deletable
+            show_error(self._parent(), _tr("The run cannot be discarded"), exc, run_dir)
+            return False
+        if not done:
+            self.panel.set_status(_tr("A run is in progress; stop it first."))
+            return False
+        if self.dialog is not None:
+            self.dialog.remove(run_dir)
+        self.runs_panel.list_view.remove(run_dir)
+        self.refresh()
+        return True
+
+    # --- helpers -----------------------------------------------------------------------------
+
+    def show_generate(self) -> None:
+        if self.generate_dock is not None:
+            self.generate_dock.show()
+            self.generate_dock.raise_()
+        self.panel.tabs.setCurrentIndex(RUN_TAB)
+
+    def _parent(self) -> QWidget | None:
+        return self.window if isinstance(self.window, QWidget) else self.panel
+
+    def shutdown(self) -> None:
+        self._refresh.stop()
+        if self.dialog is not None:
+            self.dialog.close()
+
+
+class _FirstShow(QObject):
+    """Calls `then` once, after the watched window is first shown (never before start-up)."""
+
+    def __init__(self, watched: QObject, then: Any) -> None:
+        super().__init__(watched)
+        self._then = then
+        watched.installEventFilter(self)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.Show:
+            obj.removeEventFilter(self)
+            QTimer.singleShot(0, self._then)
+        return False
+
+
+def install(window: Any, panel: Any, generate_dock: QDockWidget | None = None) -> RunsController:
+    """The Runs dock beside the side panels, the controller, and the start-up offer."""
+    runs_panel = RunsPanel()
+    controller = RunsController(window, panel, runs_panel)
+    controller.generate_dock = generate_dock
+    add = getattr(window, "add_side_panel", None)
+    if add is not None:
+        controller.runs_dock = add(runs_panel, _tr("Runs"), object_name=RUNS_DOCK_NAME)
+    if isinstance(window, QObject):
+        _FirstShow(window, controller.offer_unfinished)
+        _FirstShow(window, controller.refresh)
+    return controller
