@@ -6,18 +6,23 @@ import argparse
 import logging
 import sys
 import traceback
+import typing
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
 
-from PySide6.QtCore import QCoreApplication, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QObject, Qt, QThread, QTimer, Signal
 from PySide6.QtGui import QFont, QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from app.core.errors import StepwiseError
 from app.core.logs import setup_logging
 from app.core.paths import AppPaths, app_paths
 from app.core.settings import Settings, load_settings, save_settings
+from app.pipeline.engine_info import engine_build_progress
 from app.ui.generation import install_generation_panel
+from app.ui.guards import install_wheel_guard
+from app.ui.help_menu import install_help_menu
 from app.ui.i18n import choose_language, install_translator
 from app.ui.job_settings import form_from_settings
 from app.ui.main_window import MainWindow
@@ -30,6 +35,8 @@ ICONS_DIR = RESOURCES_DIR / "icons"
 APP_ICON_FILE = ICONS_DIR / "stepwise.svg"
 UI_FONT_PT = 10
 EXCEPTION_TEXT_MAX_CHARS = 300
+SAVE_SETTLE_MS = 400  # brush drags change the settings many times a second: save once after
+BUILD_POLL_MS = 3000
 
 
 def parse_args(args: Sequence[str]) -> argparse.Namespace:
@@ -82,6 +89,119 @@ def apply_style(app: QApplication) -> None:
         app.setWindowIcon(QIcon(str(APP_ICON_FILE)))
 
 
+class SettingsAutosave(QObject):
+    """Saves the settings file (atomically) when something in it changes: at once for a
+    picture opened (the recent files) or a language chosen, shortly after brush changes. The
+    job form saves its own values on every change; a crash or a kill -9 loses nothing."""
+
+    def __init__(self, window: MainWindow, settings: Settings, path: Path) -> None:
+        super().__init__(window)
+        self.window, self.settings, self.path = window, settings, path
+        self._settle = QTimer(self)
+        self._settle.setSingleShot(True)
+        self._settle.setInterval(SAVE_SETTLE_MS)
+        self._settle.timeout.connect(self.save_now)
+        window.image_opened.connect(lambda _path: self.save_now())
+        window.language_chosen.connect(lambda _code: self.save_now())
+        window.paint_state.brush_changed.connect(self._settle.start)
+
+    def save_now(self) -> None:
+        self._settle.stop()
+        self.window.store_settings()
+        try:
+            save_settings(self.path, self.settings)
+        except (StepwiseError, OSError) as exc:  # reported in the log; the next change retries
+            log.warning("Could not save settings to %s: %s", self.path, exc)
+
+
+class _BuildPoll(QThread):
+    found = Signal(object)  # str | None
+
+    def run(self) -> None:  # noqa: D102 - QThread entry point
+        self.found.emit(engine_build_progress())
+
+
+class EngineBuildStatus(QObject):
+    """While native/build.py builds the engine (the first ./run.sh in another terminal), the
+    status bar says so with the build's progress, and then that the engine is ready."""
+
+    def __init__(self, window: MainWindow, on_ready: Callable[[], None] | None = None) -> None:
+        super().__init__(window)
+        self.window, self.on_ready = window, on_ready
+        self.progress: str | None = None
+        self._poll: _BuildPoll | None = None
+        self._timer = QTimer(self)
+        self._timer.setInterval(BUILD_POLL_MS)
+        self._timer.timeout.connect(self.check)
+        app = QCoreApplication.instance()
+        if app is not None:
+            app.aboutToQuit.connect(self.stop)
+
+    def start(self) -> None:
+        self.check()
+
+    def check(self) -> None:
+        if self._poll is not None:
+            return
+        poll = _BuildPoll(self)
+        poll.found.connect(self.show)
+        poll.finished.connect(self._poll_done)
+        self._poll = poll
+        poll.start()
+
+    def _poll_done(self) -> None:
+        poll, self._poll = self._poll, None
+        if poll is not None:
+            poll.wait()
+            poll.deleteLater()
+
+    def show(self, progress: str | None) -> None:
+        was_building, self.progress = self.progress is not None, progress
+        bar = self.window.statusBar()
+        if progress is not None:
+            bar.showMessage(
+                QCoreApplication.translate(
+                    "Application",
+                    "The engine is being built ({progress}); generating works when it is done.",
+                ).format(progress=progress)
+            )
+            self._timer.start()
+            return
+        self._timer.stop()
+        if was_building:
+            bar.showMessage(QCoreApplication.translate("Application", "The engine is ready."), 8000)
+            if self.on_ready is not None:
+                self.on_ready()
+
+    def stop(self) -> None:
+        self._timer.stop()
+        if self._poll is not None:
+            self._poll.wait()
+
+
+def install_window_services(
+    window: MainWindow, paths: AppPaths, settings: Settings, app: QCoreApplication
+) -> dict[str, QObject]:
+    """The application-wide parts: the wheel guard, settings saved on change, the Help menu
+    and the engine-build status (after the generation panel, whose Help menu is reused)."""
+    panel = getattr(window, "generation_panel", None)
+    model = getattr(panel, "model", None)
+
+    def devices() -> list:
+        return list(getattr(model, "devices", []) or [])
+
+    def engine() -> Path | None:
+        return Path(settings.engine_path) if settings.engine_path else None
+
+    probe = getattr(model, "probe_engine", None)
+    return {
+        "wheel_guard": install_wheel_guard(app),
+        "autosave": SettingsAutosave(window, settings, paths.settings_file),
+        "help_menu": install_help_menu(window, paths, devices=devices, engine=engine),
+        "build_status": EngineBuildStatus(window, probe),
+    }
+
+
 def run_application(args: Sequence[str]) -> int:
     """The GUI's entry point; returns the exit code."""
     options = parse_args(args)
@@ -107,7 +227,9 @@ def run_application(args: Sequence[str]) -> int:
     job_form = form_from_settings(settings, paths.settings_file)  # saved when a value changes
     window = MainWindow(settings, job_form=job_form)
     install_generation_panel(window, paths, settings)
+    services = install_window_services(window, paths, settings, app)
     window.show()
+    typing.cast(EngineBuildStatus, services["build_status"]).start()
     if options.image:
         image, mask = Path(options.image), Path(options.mask) if options.mask else None
 
@@ -118,6 +240,7 @@ def run_application(args: Sequence[str]) -> int:
         # After the event loop starts, so the window is up when a message box has to explain.
         QTimer.singleShot(0, open_given)
     code = app.exec()
+    typing.cast(EngineBuildStatus, services["build_status"]).stop()
     window.store_settings()
     try:
         save_settings(paths.settings_file, settings)

@@ -1,0 +1,111 @@
+"""Help: About names the real engine's version, pin and patch series and the devices; the
+shortcut list is generated from the window's actions; the folders open in the file manager."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtGui import QAction, QKeySequence
+
+from app.core import platform
+from app.core.paths import app_paths
+from app.pipeline.api import DeviceInfo
+from app.ui.help_menu import (
+    AboutDialog,
+    ShortcutsDialog,
+    install_help_menu,
+    parse_engine_version,
+    shortcut_rows,
+)
+from tests.ui.painter import open_window
+
+
+def test_the_engine_version_line_is_read() -> None:
+    parsed = parse_engine_version(
+        "sd-stage 0.1.0 (stable-diffusion.cpp master-596-90e87bc, patches 897fd0f57862)"
+    )
+    assert parsed is not None
+    assert (parsed.version, parsed.pin, parsed.patches) == (
+        "0.1.0",
+        "stable-diffusion.cpp master-596-90e87bc",
+        "897fd0f57862",
+    )
+    assert parse_engine_version("something else") is None
+
+
+def test_shortcuts_come_from_the_real_actions(qtbot, tmp_path) -> None:
+    window = open_window(qtbot, tmp_path)
+    rows = shortcut_rows(window)
+    by_action = {action: (where, keys) for where, action, keys in rows}
+    assert by_action["Brush"] == ("Tools", "B")
+    assert by_action["Redo"][1] == "Ctrl+Shift+Z, Ctrl+Y"
+    assert by_action["Invert"] == ("Edit ▸ Mask", "Ctrl+I")
+    assert all("&" not in action for _where, action, _keys in rows)
+    # A changed shortcut shows as it is now: the list is read from the actions, not a table.
+    window.actions_by_name["tool_brush"].setShortcut(QKeySequence("Ctrl+Alt+B"))
+    dialog = ShortcutsDialog(window)
+    qtbot.addWidget(dialog)
+    assert ("Tools", "Brush", "Ctrl+Alt+B") in dialog.rows()
+    # An action that lives only on the window is listed too.
+    extra = QAction("Secret thing", window)
+    extra.setShortcut(QKeySequence("F9"))
+    window.addAction(extra)
+    assert ("", "Secret thing", "F9") in shortcut_rows(window)
+
+
+def test_about_shows_the_real_engines_pin_and_the_devices(qtbot, sd_stage: Path) -> None:
+    devices = [DeviceInfo("cpu", "CPU"), DeviceInfo("vulkan0", "llvmpipe")]
+    dialog = AboutDialog(None, devices, sd_stage)
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(lambda: dialog.file_label.text() == str(sd_stage), timeout=30_000)
+    dialog.probe.wait()
+    assert dialog.engine_label.text() == "sd-stage 0.1.0"
+    assert dialog.pin_label.text() == "stable-diffusion.cpp master-596-90e87bc"
+    assert len(dialog.patches_label.text()) == 12
+    assert dialog.devices_label.text() == "cpu — CPU\nvulkan0 — llvmpipe"
+
+
+def test_about_explains_a_missing_engine(qtbot, tmp_path) -> None:
+    dialog = AboutDialog(None, [], tmp_path / "no-sd-stage")
+    qtbot.addWidget(dialog)
+    qtbot.waitUntil(lambda: "does not exist" in dialog.engine_label.text(), timeout=30_000)
+    dialog.probe.wait()
+    assert "Not known yet" in dialog.devices_label.text()
+
+
+def test_the_menu_reuses_the_help_menu_and_opens_folders(qtbot, tmp_path, monkeypatch) -> None:
+    window = open_window(qtbot, tmp_path)
+    existing = window.menuBar().addMenu("&Help")
+    demo = existing.addAction("Try with demo models")
+    opened: list[Path] = []
+    monkeypatch.setattr(platform, "open_folder", lambda folder: opened.append(Path(folder)))
+    paths = app_paths()
+    help_menu = install_help_menu(window, paths)
+    assert help_menu.menu is existing
+    titles = [a.menu().title() for a in window.menuBar().actions() if a.menu()]
+    assert titles.count("&Help") == 1
+    texts = [a.text() for a in existing.actions() if not a.isSeparator()]
+    assert texts == [
+        "Try with demo models",
+        "&Keyboard Shortcuts",
+        "Open &Runs Folder",
+        "Open &Log Folder",
+        "&About Stepwise",
+    ]
+    help_menu.actions["open_runs"].trigger()
+    help_menu.actions["open_logs"].trigger()
+    assert opened == [paths.runs_dir, paths.log_dir]
+    # Another part's item goes first.
+    other = QAction("First item", window)
+    help_menu.add_action(other)
+    assert existing.actions()[0] is other
+    assert demo in existing.actions()
+
+
+def test_open_folder_runs_the_desktops_opener(tmp_path, monkeypatch) -> None:
+    folder = tmp_path / "not-yet"
+    assert platform.folder_opener(folder) == ["xdg-open", str(folder)]
+    monkeypatch.setattr(platform, "MACOS", True)
+    assert platform.folder_opener(folder) == ["open", str(folder)]
+    monkeypatch.setattr(platform, "WINDOWS", True)
+    assert platform.folder_opener(folder) is None
