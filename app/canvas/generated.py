@@ -1,11 +1,11 @@
 """Where a generated frame (a step preview, a decoded step, the result) goes in the photo.
 
 A run's prepared folder (app/imaging) records how the photo became the model's input: the
-region, the alignment (and, with "only masked", the scale). `RunPlacement` reads it once per run
-and maps any frame of the run through the same code that composites the result
-(`composite_prepared`), so a step preview on the canvas is blended exactly like the result will
-be: through the feathered mask, with every other pixel the photo's own. Frames smaller than the
-model input (the 1/8-size latent projection) are scaled up to it first.
+region, the alignment (and, with "only masked", the scale). `RunPlacement` reads it once per
+run and maps any frame of the run through the same code that composites the result (imaging's
+`soft_compositor`), so a step preview on the canvas is blended exactly like the result will
+be: through the feathered mask, with every other pixel the photo's own. Frames smaller than
+the model input (the 1/8-size latent projection) are scaled up to it first.
 """
 
 from __future__ import annotations
@@ -16,12 +16,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from app.imaging.composite import place_result
+from app.imaging.composite import SoftCompositor, place_result
 from app.imaging.geometry import Rect, Size
-from app.imaging.io import load_image, load_mask
-from app.imaging.prepare import composite_prepared
-from app.imaging.prepare_record import PrepareRecord
-from app.imaging.prepared_folder import ORIGINAL_FILE, SOFT_MASK_FILE, load_prepared
+from app.imaging.prepare import load_prepared, soft_compositor
 
 PREPARED_DIR = "prepared"  # in a run folder (app/pipeline/run_records.PREPARED_DIR)
 
@@ -42,30 +39,25 @@ class PlacedFrame:
 
 
 class RunPlacement:
-    """A run's prepare record with its original photo and soft mask, loaded once."""
+    """A run's compositor (its prepare record, photo, soft mask and feather weights), built once
+    and used for every frame of the run."""
 
-    def __init__(self, record: PrepareRecord, original: np.ndarray, soft: np.ndarray | None):
-        self.record = record
-        self.original = original
-        self.soft_mask = soft
+    def __init__(self, compositor: SoftCompositor, photo_size: Size) -> None:
+        self.compositor = compositor
+        self.photo_size = photo_size
 
     @classmethod
     def of_run(cls, run_dir: Path | str) -> RunPlacement:
         """Reads and verifies `run_dir/prepared` (StepwiseError when missing or damaged)."""
         loaded = load_prepared(Path(run_dir) / PREPARED_DIR)
-        record = loaded.record
-        original = load_image(loaded.folder / ORIGINAL_FILE)
-        soft = None
-        if record.mask_sha256 is not None:
-            soft = load_mask(loaded.folder / SOFT_MASK_FILE, record.original_size)
-        return cls(record, original, soft)
+        return cls(soft_compositor(loaded), loaded.record.original_size)
 
     @property
-    def photo_size(self) -> Size:
-        return self.record.original_size
+    def photo(self) -> np.ndarray:
+        return self.compositor.original
 
     def model_sized(self, frame: np.ndarray) -> np.ndarray:
-        size = self.record.input_size
+        size = self.compositor.plan.aligned_size
         if Size.of(frame) == size:
             return frame
         grow = frame.shape[1] < size.width
@@ -74,15 +66,15 @@ class RunPlacement:
 
     def raw(self, frame: np.ndarray) -> PlacedFrame:
         """The frame as the model made it, over the part of the photo it covers."""
-        pixels, at = place_result(self.model_sized(frame), self.record.align, self.record.region)
+        c = self.compositor
+        pixels, at = place_result(self.model_sized(frame), c.plan, c.region, c.scale)
         return PlacedFrame(np.ascontiguousarray(pixels), at, self.photo_size)
 
     def composited(self, frame: np.ndarray) -> PlacedFrame:
-        """The frame blended into the photo through the soft mask, as the result will be."""
-        model = self.model_sized(frame)
-        full = composite_prepared(self.record, self.original, self.soft_mask, model)
-        _pixels, at = place_result(model, self.record.align, self.record.region)
-        return PlacedFrame(np.ascontiguousarray(full[at.slices()]), at, self.photo_size)
+        """The frame blended into the photo through the soft mask, as the result will be: only
+        the rectangle that can differ from the photo."""
+        pixels, at = self.compositor.patch(self.model_sized(frame))
+        return PlacedFrame(np.ascontiguousarray(pixels), at, self.photo_size)
 
 
 def whole_frame(frame: np.ndarray) -> PlacedFrame:

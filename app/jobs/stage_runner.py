@@ -65,7 +65,8 @@ class StageRunner(QThread):
     device_reported = Signal(str, str)  # stage, device it really runs on
     paused = Signal(int)  # step
     resumed = Signal(int)  # step
-    result_loaded = Signal(str, QImage)  # result path, image fitted to the view
+    result_loaded = Signal(str, QImage)  # result path, image fitted to the view (not for a
+    # run of one stage other than composite: its output is no result)
     # exactly one of these per run
     run_finished = Signal(str)  # result path
     run_failed = Signal(str, str, str, str)  # stage, failure kind (FailureKind), detail, log path
@@ -84,8 +85,12 @@ class StageRunner(QThread):
         parent: QObject | None = None,
         *,
         name: str = "run",
+        loads_result: bool = True,
     ) -> None:
         super().__init__(parent)
+        # result_loaded only for a picture worth showing as a result: a run of one stage ends
+        # with that stage's output (e.g. the prepared input), which is not a result.
+        self._loads_result = loads_result
         self._source = source
         self._control = control
         self._name = name
@@ -117,7 +122,11 @@ class StageRunner(QThread):
         """A runner over PipelineAPI.execute(run_dir, control, only=...)."""
         control = control or _new_control()
         return cls(
-            lambda c: pipeline.execute(run_dir, c, only=only), control, parent, name=only or "all"
+            lambda c: pipeline.execute(run_dir, c, only=only),
+            control,
+            parent,
+            name=only or "all",
+            loads_result=only in (None, "composite"),
         )
 
     @classmethod
@@ -298,8 +307,8 @@ class StageRunner(QThread):
             self.preview_ready.emit(pending[0], pending[1])
 
     def _on_run_finished(self, e: ev.RunFinished) -> None:
-        image = QImage(str(e.result_path))  # decoded (and fitted to the view) off the UI thread
-        if not image.isNull():
+        image = QImage(str(e.result_path)) if self._loads_result else QImage()
+        if not image.isNull():  # decoded (and fitted to the view) off the UI thread
             self.result_loaded.emit(str(e.result_path), self._fit_to_view(image))
         self._terminal("finished", lambda: self.run_finished.emit(str(e.result_path)))
 

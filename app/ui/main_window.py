@@ -9,7 +9,6 @@ from pathlib import Path
 from PySide6.QtCore import (
     QByteArray,
     QCoreApplication,
-    QPoint,
     Qt,
     Signal,
 )
@@ -25,7 +24,6 @@ from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
     QFileDialog,
-    QLabel,
     QMainWindow,
     QMenu,
     QMessageBox,
@@ -36,7 +34,7 @@ from PySide6.QtWidgets import (
 
 from app.canvas import files
 from app.canvas.document import MaskDocument
-from app.canvas.tools import PaintState, ToolKind
+from app.canvas.tools import PaintState
 from app.core.errors import StepwiseError
 from app.core.settings import Settings
 from app.jobs.job_form import JobForm
@@ -50,6 +48,10 @@ from app.ui.mask_panel import MaskPanel
 from app.ui.messages import show_error
 from app.ui.prepare_controller import PrepareController
 from app.ui.prepare_panel import PreparePanel
+from app.ui.window_status import StatusFields
+from app.ui.workspace.area import WorkspaceArea
+from app.ui.workspace.controller import WorkspaceController
+from app.ui.workspace.png_settings import offer_png_settings
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +87,10 @@ class MainWindow(QMainWindow):
         self._layout_restored = False
 
         self.setObjectName("MainWindow")
-        self.setCentralWidget(self.canvas_view)
+        # The canvas is the workspace: generated pictures show on it (app/ui/workspace).
+        self.workspace_area = WorkspaceArea(self.canvas_view)
+        self.workspace = WorkspaceController(self.workspace_area, self.document, self)
+        self.setCentralWidget(self.workspace_area)
         self.setAcceptDrops(True)
         self.setDockNestingEnabled(True)
         create_actions(self)
@@ -152,17 +157,9 @@ class MainWindow(QMainWindow):
         self.paint_dock = self.add_side_panel(scroll, self.tr("Paint"), object_name="PaintDock")
 
     def _create_status_bar(self) -> None:
-        bar = self.statusBar()
-        self.cursor_label = QLabel()
-        self.size_label = QLabel()
-        self.brush_label = QLabel()
-        self.zoom_label = QLabel()
-        for label in (self.brush_label, self.cursor_label, self.size_label, self.zoom_label):
-            label.setObjectName("statusField")
-            bar.addPermanentWidget(label)
-        self._show_cursor(QPoint(-1, -1))
-        self._show_brush()
-        self._show_zoom(self.canvas_view.zoom)
+        self.status_fields = StatusFields(
+            self.statusBar(), self.canvas_view, self.paint_state, self.document
+        )
 
     def _connect(self) -> None:
         doc = self.document
@@ -170,12 +167,9 @@ class MainWindow(QMainWindow):
         doc.modified_changed.connect(self._update_title)
         doc.image_changed.connect(self._update_title)
         doc.image_changed.connect(self._update_enabled)
-        self.canvas_view.cursor_moved.connect(self._show_cursor)
-        self.canvas_view.zoom_changed.connect(self._show_zoom)
         self.canvas_view.view_mode_changed.connect(self._sync_view_mode)
-        self.paint_state.brush_changed.connect(self._show_brush)
-        self.paint_state.tool_changed.connect(self._show_brush)
         self.paint_state.tool_changed.connect(self._sync_tool)
+        self.workspace.status.connect(lambda text: self.statusBar().showMessage(text, 8000))
         self.mask_controller.mask_saved.connect(
             lambda p: self.statusBar().showMessage(self.tr("Mask saved to {0}").format(p), 5000)
         )
@@ -264,6 +258,7 @@ class MainWindow(QMainWindow):
         self._remember_recent(path)
         self.prepare_controller.forget()
         self.image_opened.emit(str(path))
+        offer_png_settings(self, path, self.job_form)  # a PNG saved with its settings
         return True
 
     def choose_mask_to_load(self) -> None:
@@ -364,10 +359,6 @@ class MainWindow(QMainWindow):
         doc = self.document
         name = doc.image_path.name if doc.image_path else self.tr("No image")
         self.setWindowTitle(f"{name}{' *' if doc.modified else ''} — Stepwise")
-        if doc.is_empty():
-            self.size_label.setText("")
-        else:
-            self.size_label.setText(f"{doc.width} × {doc.height} px")
 
     def _update_enabled(self) -> None:
         has_image = not self.document.is_empty()
@@ -383,34 +374,6 @@ class MainWindow(QMainWindow):
         label_r = QCoreApplication.translate("MaskHistory", history.redo_label())
         undo.setText(self.tr("&Undo {0}").format(label_u) if label_u else self.tr("&Undo"))
         redo.setText(self.tr("&Redo {0}").format(label_r) if label_r else self.tr("&Redo"))
-
-    def _show_cursor(self, pos: QPoint) -> None:
-        if pos.x() < 0:
-            self.cursor_label.setText("—")
-        else:
-            self.cursor_label.setText(f"x {pos.x()}, y {pos.y()}")
-
-    def _show_zoom(self, zoom: float) -> None:
-        self.zoom_label.setText(f"{zoom * 100:.0f} %")
-
-    def _show_brush(self) -> None:
-        state = self.paint_state
-        names = {
-            ToolKind.BRUSH: self.tr("Brush"),
-            ToolKind.ERASER: self.tr("Eraser"),
-            ToolKind.LASSO: self.tr("Lasso"),
-        }
-        if state.tool == ToolKind.LASSO:
-            self.brush_label.setText(names[state.tool])
-        else:
-            self.brush_label.setText(
-                self.tr("{tool} {size} px · hardness {hardness} % · opacity {opacity} %").format(
-                    tool=names[state.tool],
-                    size=state.size_px,
-                    hardness=round(state.hardness * 100),
-                    opacity=round(state.opacity * 100),
-                )
-            )
 
     def _sync_tool(self) -> None:
         self.actions_by_name[f"tool_{self.paint_state.tool}"].setChecked(True)

@@ -1,18 +1,20 @@
-"""The image area of a run: the live preview while diffusing, then the result beside the
-original, with a before/after toggle."""
+"""The run's pictures in the side panel, small: the canvas shows them full size (app/ui/
+workspace); here a thumbnail of the original and of the newest preview or the result, and
+"Save result…"."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QImage, QPainter, QPaintEvent, QPixmap
 from PySide6.QtWidgets import (
-    QCheckBox,
     QHBoxLayout,
     QPushButton,
     QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
+
+THUMB_PANE_PX = 96
 
 
 def _tr(text: str) -> str:
@@ -98,8 +100,9 @@ class ImagePane(QWidget):
 
 
 class GenerationResultView(QWidget):
-    """Left: the original; right: the preview or the result. Side by side, or one pane with a
-    before/after toggle."""
+    """A small reminder of what the run made (the canvas is where pictures are seen): the
+    original and the newest preview or the result as thumbnails, and "Save result…", which is
+    enabled only while a result is on show."""
 
     save_requested = Signal()
 
@@ -110,44 +113,34 @@ class GenerationResultView(QWidget):
         self.original.setObjectName("generation_original")
         self.current = ImagePane(self)
         self.current.setObjectName("generation_current")
-        self.current.set_placeholder(_tr("The preview of each step and the result appear here."))
+        self.current.set_placeholder(_tr("Previews and the result appear on the canvas."))
         self.original.set_placeholder(_tr("Text to image: no original."))
-        self.side_by_side = QCheckBox(_tr("Side by side"), self)
-        self.side_by_side.setObjectName("generation_side_by_side")
-        self.side_by_side.setChecked(True)
-        self.before_after = QPushButton(_tr("Show before"), self)
-        self.before_after.setObjectName("generation_before_after")
-        self.before_after.setCheckable(True)
-        self.before_after.setToolTip(_tr("Toggle between the original and the result"))
+        for pane in (self.original, self.current):
+            pane.setMinimumSize(THUMB_PANE_PX, THUMB_PANE_PX)
+            pane.setMaximumHeight(THUMB_PANE_PX + 24)
         self.save_button = QPushButton(_tr("Save result…"), self)
         self.save_button.setObjectName("generation_save_result")
         self.save_button.setEnabled(False)
-        tools = QHBoxLayout()
-        tools.setContentsMargins(0, 0, 0, 0)
-        tools.addWidget(self.side_by_side)
-        tools.addWidget(self.before_after)
-        tools.addStretch(1)
-        tools.addWidget(self.save_button)
         panes = QHBoxLayout()
         panes.setContentsMargins(0, 0, 0, 0)
         panes.addWidget(self.original, 1)
         panes.addWidget(self.current, 1)
+        tools = QHBoxLayout()
+        tools.setContentsMargins(0, 0, 0, 0)
+        tools.addStretch(1)
+        tools.addWidget(self.save_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(panes, 1)
+        layout.addLayout(panes)
         layout.addLayout(tools)
-        self.side_by_side.toggled.connect(self._layout_changed)
-        self.before_after.toggled.connect(self._layout_changed)
+        layout.addStretch(1)
         self.save_button.clicked.connect(self.save_requested)
         self._result_image = QImage()
-        self._result_caption = ""
-        self._layout_changed()
 
     # --- content ---------------------------------------------------------------------------
 
     def set_original(self, image: QImage | None) -> None:
         self.original.set_image(image, _tr("Original") if image is not None else "")
-        self._layout_changed()
 
     def show_preview(self, step: int, steps: int, image: QImage) -> None:
         self.current.set_image(
@@ -156,17 +149,14 @@ class GenerationResultView(QWidget):
             if steps
             else _tr("Step {step}").format(step=step),
         )
-        self._show_current()
 
     def show_image(self, image: QImage, caption: str) -> None:
         self.current.set_image(image, caption)
-        self._show_current()
 
     def show_result(self, image: QImage) -> None:
         self._result_image = image
         self.current.set_image(image, _tr("Result"))
         self.save_button.setEnabled(not image.isNull())
-        self._show_current()
 
     def has_result(self) -> bool:
         return not self._result_image.isNull()
@@ -176,27 +166,11 @@ class GenerationResultView(QWidget):
         self.save_button.setEnabled(False)
         self.current.set_image(None)
 
-    def _show_current(self) -> None:
-        if self.before_after.isChecked():
-            self.before_after.setChecked(False)
-        self._layout_changed()
-
-    # --- layout ----------------------------------------------------------------------------
-
-    def _layout_changed(self) -> None:
-        side = self.side_by_side.isChecked()
-        before = self.before_after.isChecked()
-        self.before_after.setEnabled(not side and self.original.has_image())
-        self.before_after.setText(_tr("Show after") if before else _tr("Show before"))
-        if side:
-            self.original.setVisible(True)
-            self.current.setVisible(True)
-        else:
-            self.original.setVisible(before)
-            self.current.setVisible(not before)
+    def follow_run(self, has_result: bool) -> None:
+        """The current run changed: a result of an earlier run is no longer this run's."""
+        if not has_result and self.has_result():
+            self.clear_result()
 
     def showing(self) -> str:
-        """ "both", "before" or "after" (tests and screenshots)."""
-        if self.original.isVisibleTo(self) and self.current.isVisibleTo(self):
-            return "both"
-        return "before" if self.original.isVisibleTo(self) else "after"
+        """ "both" (tests and screenshots; before / after lives on the canvas now)."""
+        return "both"

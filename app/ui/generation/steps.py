@@ -129,6 +129,9 @@ class GenerationStepStrip(QListWidget):
 
     step_selected = Signal(int)  # clicked: show it large in the viewer, pick it
     enlarge_requested = Signal(int, str)  # double-clicked: open it in its own window
+    # a newer step arrived while one was selected: the selection is dropped (the canvas shows
+    # the newest step, so "step k selected" would be stale)
+    selection_cleared = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -178,6 +181,10 @@ class GenerationStepStrip(QListWidget):
             if int(item.data(Qt.ItemDataRole.UserRole)) == step:
                 item.setIcon(icon)
                 return
+        if self.currentItem() is not None and step > (self.selected_step() or 0):
+            self.setCurrentRow(-1)
+            self.clearSelection()
+            self.selection_cleared.emit()
         item = QListWidgetItem(icon, str(step))
         item.setData(Qt.ItemDataRole.UserRole, step)
         item.setToolTip(

@@ -1,0 +1,89 @@
+"""The workspace: the canvas with a bar above it (what is shown, raw frame, before / after
+split, Use as new image, Save as…) and the result history below it."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.ui.canvas_view import CanvasView
+from app.ui.workspace.history_strip import ResultHistoryStrip
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("Workspace", text)
+
+
+class WorkspaceBar(QWidget):
+    """One row over the canvas; enabled only while a generated picture is shown."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("workspace_bar")
+        self.caption = QLabel(self)
+        self.caption.setObjectName("workspace_caption")
+        self.caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.raw = QCheckBox(_tr("Raw frame"), self)
+        self.raw.setObjectName("workspace_raw")
+        self.raw.setToolTip(_tr("Show the frame as the model made it, not blended into the photo"))
+        self.split = QCheckBox(_tr("Before / after"), self)
+        self.split.setObjectName("workspace_split")
+        self.split.setToolTip(
+            _tr("A slider on the canvas: the photo left of it, the new picture right of it")
+        )
+        self.use = QPushButton(_tr("Use as new image"), self)
+        self.use.setObjectName("workspace_use")
+        self.use.setToolTip(
+            _tr("The picture shown becomes the photo to paint on and inpaint again (Ctrl+Z undoes)")
+        )
+        self.save = QPushButton(_tr("Save as…"), self)
+        self.save.setObjectName("workspace_save")
+        self.save.setToolTip(_tr("Save the picture shown as PNG, its settings inside"))
+        self.back = QPushButton(_tr("Show photo"), self)
+        self.back.setObjectName("workspace_close")
+        self.back.setToolTip(_tr("Back to the photo and its mask (hold \\ for a quick look)"))
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(6, 3, 6, 3)
+        layout.addWidget(self.caption, 1)
+        for widget in (self.raw, self.split, self.use, self.save, self.back):
+            layout.addWidget(widget)
+        self.set_shown("", has_photo=False)
+
+    def set_shown(self, caption: str, *, has_photo: bool) -> None:
+        """`caption` of the generated picture shown, or "" for the photo alone."""
+        shown = bool(caption)
+        self.caption.setText(
+            caption
+            if shown
+            else _tr("Previews and results appear here, blended into the photo, as they come.")
+        )
+        for widget in (self.use, self.save, self.back):
+            widget.setEnabled(shown)
+        self.raw.setEnabled(shown and has_photo)
+        self.split.setEnabled(shown and has_photo)
+
+
+class WorkspaceArea(QWidget):
+    """The main window's central widget: bar, canvas, history."""
+
+    def __init__(self, canvas: CanvasView, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("workspace")
+        self.canvas = canvas
+        self.bar = WorkspaceBar(self)
+        self.history = ResultHistoryStrip(self)
+        self.history.hide()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.bar)
+        layout.addWidget(canvas, 1)
+        layout.addWidget(self.history)

@@ -1,0 +1,302 @@
+"""What the canvas shows of generation: each step's preview blended into the photo in place
+while a run diffuses, decoded steps and results full size, the result history, and "Use as new
+image". It listens to the generation model's runners and never edits the document except
+through "Use as new image" (one undoable step)."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+from PySide6.QtCore import QCoreApplication, QObject, Signal, Slot
+from PySide6.QtGui import QImage
+
+from app.canvas.document import MaskDocument
+from app.canvas.generated import PlacedFrame, RunPlacement, whole_frame
+from app.canvas.qimage import qimage_to_array
+from app.core.errors import StepwiseError
+from app.imaging.io import load_image
+from app.pipeline.api import RunSnapshot
+from app.ui.canvas_view import CanvasView
+from app.ui.workspace.area import WorkspaceArea
+from app.ui.workspace.history_strip import HistoryEntry, entries_of
+from app.ui.workspace.png_settings import save_picture_dialog
+from app.ui.workspace.run_photos import runs_of_photo
+
+if TYPE_CHECKING:
+    from app.jobs.generation import GenerationModel
+    from app.jobs.stage_runner import StageRunner
+
+log = logging.getLogger(__name__)
+
+DECODED_FILE = "decoded.png"  # the run's decoded (not yet composited) picture
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("Workspace", text)
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What the generated layer holds: a frame of a run (model size, or whole for a result)."""
+
+    run: RunSnapshot | None
+    kind: str  # "preview" | "decoded" | "result"
+    step: int
+    frame: np.ndarray  # HxWx3 uint8 as the run made it
+    caption: str
+    path: Path | None = None  # the file it came from (results, decoded steps)
+
+
+class WorkspaceController(QObject):
+    """Binds the canvas's generated layer, the workspace bar and the history strip."""
+
+    status = Signal(str)  # a line for the status bar
+    picture_replaced = Signal()  # "Use as new image" made the shown picture the photo
+
+    def __init__(self, area: WorkspaceArea, document: MaskDocument, parent: QObject | None = None):
+        super().__init__(parent)
+        self.area = area
+        self.canvas: CanvasView = area.canvas
+        self.document = document
+        self.model: GenerationModel | None = None
+        self.shown: Shown | None = None
+        self._placements: dict[Path, RunPlacement | None] = {}
+        self._follow = True  # previews go on the canvas (until the user paints over them)
+        self._preview_step = 0  # the newest step shown during this runner
+        self._decoding: int | None = None
+        bar = area.bar
+        bar.raw.toggled.connect(lambda _on: self._redisplay())
+        bar.split.toggled.connect(lambda on: self.canvas.layer.set_split(0.5 if on else None))
+        bar.use.clicked.connect(self.use_as_new_image)
+        bar.save.clicked.connect(self.save_as)
+        bar.back.clicked.connect(self.show_photo)
+        area.history.entry_chosen.connect(self.show_entry)
+        self.canvas.layer_dismissed.connect(self._dismissed)
+        document.image_changed.connect(self._photo_changed)
+
+    # --- wiring -----------------------------------------------------------------------------
+
+    def attach(self, model: GenerationModel) -> None:
+        """Follows the generation model's runs (called once the Generate panel exists)."""
+        self.model = model
+        model.runner_started.connect(self._bind_runner)
+        model.run_changed.connect(lambda _run: self.refresh_history())
+        self.refresh_history()
+
+    def _bind_runner(self, runner: StageRunner, kind: str) -> None:
+        # The canvas shows previews at the photo's resolution: the worker must not shrink them
+        # to the side panel's size.
+        runner.set_preview_max_px(0)
+        runner.run_ended.connect(lambda _kind: self.refresh_history())
+        if kind == "decode":
+            self._decoding = self.model.decoding if self.model is not None else None
+            runner.result_loaded.connect(self._decoded_loaded)
+            return
+        self._follow = True
+        self._preview_step = 0
+        runner.preview_ready.connect(self.show_preview)
+        runner.result_loaded.connect(self._result_loaded)
+
+    # --- what arrives -----------------------------------------------------------------------
+
+    @Slot(int, QImage)
+    def show_preview(self, step: int, image: QImage) -> None:
+        """A step's preview (the projection at 1/8, or a full frame) goes on the canvas."""
+        run = self.model.run if self.model is not None else None
+        if not self._follow or run is None or image.isNull():
+            return
+        self._preview_step = step
+        steps = run.steps or run.spec.steps
+        caption = _tr("Step {step} of {steps} · preview").format(step=step, steps=steps)
+        self._show(Shown(run, "preview", step, qimage_to_array(image), caption))
+
+    @Slot(int, str, QImage)
+    def show_decoded_preview(self, step: int, png_path: str, image: QImage) -> None:
+        """A step decoded in the background arrived: shown unless a newer step is on show."""
+        run = self.model.run if self.model is not None else None
+        if not self._follow or run is None or image.isNull() or step < self._preview_step:
+            return
+        self._preview_step = step
+        steps = run.steps or run.spec.steps
+        caption = _tr("Step {step} of {steps} · decoded").format(step=step, steps=steps)
+        frame = qimage_to_array(image)
+        self._show(Shown(run, "decoded", step, frame, caption, Path(png_path)))
+
+    def _decoded_loaded(self, path: str, _image: QImage) -> None:
+        run = self.model.run if self.model is not None else None
+        step = self._decoding or 0
+        self._decoding = None
+        if run is not None:
+            caption = _tr("Step {step}, decoded").format(step=step)
+            self._show_file(run, "decoded", step, Path(path), caption)
+
+    def _result_loaded(self, path: str, _image: QImage) -> None:
+        run = self.model.run if self.model is not None else None
+        if run is not None and self._follow:
+            self._show_file(run, "result", run.steps or run.spec.steps, Path(path), _tr("Result"))
+
+    def show_entry(self, entry: HistoryEntry) -> None:
+        """A history thumbnail was clicked: that picture goes on the canvas."""
+        try:
+            run = self._snapshot(entry.run_dir)
+        except Exception as exc:  # noqa: BLE001 - a damaged run folder: say so, keep going
+            self.status.emit(_tr("That run cannot be read: {reason}").format(reason=str(exc)))
+            return
+        self._follow = False  # looking back: new previews do not push this away
+        self._show_file(run, entry.kind, entry.step, entry.path, entry.caption())
+        self.area.history.select_entry(entry)
+
+    def _show_file(self, run: RunSnapshot, kind: str, step: int, path: Path, caption: str) -> None:
+        try:
+            frame = load_image(path)
+        except (StepwiseError, OSError) as exc:
+            self.status.emit(str(exc))
+            return
+        self._show(Shown(run, kind, step, frame, caption, path))
+
+    # --- showing ----------------------------------------------------------------------------
+
+    def _placement(self, run: RunSnapshot | None) -> RunPlacement | None:
+        if run is None or run.spec.image is None:
+            return None
+        key = Path(run.dir)
+        if key not in self._placements:
+            try:
+                self._placements[key] = RunPlacement.of_run(key)
+            except (StepwiseError, OSError, ValueError) as exc:
+                log.info("No placement for %s: %s", key, exc)
+                self._placements[key] = None
+        return self._placements[key]
+
+    def placed(self, shown: Shown, *, raw: bool) -> tuple[PlacedFrame, bool]:
+        """Where `shown` goes: (frame, standalone). Results are whole pictures; the rest are
+        model-size frames placed through the run's prepare record."""
+        placement = self._placement(shown.run)
+        doc = self.document
+        fits = (
+            placement is not None
+            and not doc.is_empty()
+            and (doc.width, doc.height) == tuple(placement.photo_size)
+        )
+        if shown.kind == "result":
+            decoded = Path(shown.run.dir) / DECODED_FILE if shown.run else None
+            if raw and fits and placement is not None and decoded is not None:
+                try:
+                    return placement.raw(load_image(decoded)), False
+                except (StepwiseError, OSError):
+                    pass
+            same_size = (doc.width, doc.height) == (shown.frame.shape[1], shown.frame.shape[0])
+            return whole_frame(shown.frame), doc.is_empty() or not same_size
+        if not fits or placement is None:
+            return whole_frame(shown.frame), True
+        return (placement.raw(shown.frame) if raw else placement.composited(shown.frame)), False
+
+    def _show(self, shown: Shown) -> None:
+        self.shown = shown
+        self._redisplay()
+
+    def _redisplay(self) -> None:
+        shown = self.shown
+        layer = self.canvas.layer
+        if shown is None:
+            layer.clear()
+            self.area.bar.set_shown("", has_photo=not self.document.is_empty())
+            return
+        try:
+            frame, standalone = self.placed(shown, raw=self.area.bar.raw.isChecked())
+        except (StepwiseError, ValueError) as exc:
+            log.warning("Cannot place %s of %s: %s", shown.kind, shown.run, exc)
+            frame, standalone = whole_frame(shown.frame), True
+        layer.show(frame, shown.caption, standalone=standalone)
+        self.area.bar.set_shown(shown.caption, has_photo=not standalone)
+
+    def show_photo(self) -> None:
+        """Back to the photo and its mask; previews stay off until the next run."""
+        self._follow = False
+        self.shown = None
+        self.area.history.select_entry(None)
+        self._redisplay()
+
+    def _dismissed(self) -> None:
+        self._follow = False
+        self.shown = None
+        self.area.bar.set_shown("", has_photo=not self.document.is_empty())
+
+    # --- the picture ------------------------------------------------------------------------
+
+    def shown_picture(self) -> np.ndarray | None:
+        """The whole picture on show, blended into the photo (what Use / Save take)."""
+        if self.shown is None:
+            return None
+        frame, standalone = self.placed(self.shown, raw=False)
+        if standalone or frame.at == (0, 0, frame.photo_size.width, frame.photo_size.height):
+            return frame.pixels
+        return frame.whole(self.document.image)
+
+    def use_as_new_image(self) -> bool:
+        picture = self.shown_picture()
+        shown = self.shown
+        if picture is None or shown is None:
+            return False
+        self.document.use_as_picture(_tr("Use as new image"), picture, shown.path)
+        self.shown = None
+        self._follow = False
+        self._redisplay()
+        self.status.emit(_tr("The picture is now the photo. Ctrl+Z brings the old one back."))
+        self.picture_replaced.emit()
+        return True
+
+    def suggested_name(self) -> str:
+        shown = self.shown
+        photo = self.document.image_path
+        stem = photo.stem if photo is not None and shown is not None else "stepwise"
+        what = "result" if shown is None or shown.kind == "result" else f"step{shown.step}"
+        folder = photo.parent if photo is not None and photo.parent.is_dir() else Path.home()
+        return str(folder / f"{stem}_{what}.png")
+
+    def save_as(self) -> Path | None:
+        """Save as…: the picture shown, blended into the photo, with its run's settings."""
+        picture = self.shown_picture()
+        if picture is None or self.shown is None:
+            return None
+        spec = self.shown.run.spec if self.shown.run is not None else None
+        saved = save_picture_dialog(self.area, picture, spec, self.suggested_name())
+        if saved is not None:
+            self.status.emit(_tr("Saved {path} with its settings").format(path=saved))
+        return saved
+
+    # --- history ----------------------------------------------------------------------------
+
+    def _snapshot(self, run_dir: Path) -> RunSnapshot:
+        if self.model is None:
+            raise RuntimeError("no generation model")
+        current = self.model.run
+        if current is not None and Path(current.dir) == Path(run_dir):
+            return current
+        return self.model.session.pipeline.snapshot(Path(run_dir))
+
+    def _photo_changed(self) -> None:
+        self._placements.clear()
+        if self.shown is not None and self.shown.kind != "preview":
+            self._redisplay()
+        self.refresh_history()
+
+    def refresh_history(self) -> None:
+        """This picture's runs (oldest first, the current run last) as history entries."""
+        model = self.model
+        if model is None:
+            return
+        runs: list[RunSnapshot] = []
+        if not self.document.is_empty():
+            runs = runs_of_photo(
+                model.session.paths.runs_dir, self.document.image, model.session.pipeline
+            )
+        current = model.run
+        if current is not None:  # the live snapshot, last
+            runs = [r for r in runs if Path(r.dir) != Path(current.dir)] + [current]
+        entries = [entry for run in runs for entry in entries_of(run)]
+        self.area.history.set_entries(entries)

@@ -1,0 +1,141 @@
+"""The result history under the canvas: this run's decoded steps and results and the earlier
+runs of the same photo, as thumbnails; a click shows one on the canvas."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, QSize, Qt, Signal
+from PySide6.QtGui import QIcon, QImage, QPixmap
+from PySide6.QtWidgets import QListView, QListWidget, QListWidgetItem, QStyle, QWidget
+
+from app.pipeline.api import RunSnapshot
+
+THUMB_PX = 64
+PROMPT_CHARS = 60
+STEPS_DIR = "steps"  # decoded steps in a run folder (ARCHITECTURE.md "Run folders")
+_DECODED = re.compile(r"^step_(\d+)\.png$")
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("WorkspaceHistory", text)
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One picture of a run: a decoded step or the result."""
+
+    run_dir: Path
+    kind: str  # "decoded" | "result"
+    step: int  # the decoded step; for a result, the run's steps
+    path: Path
+    created: str
+    prompt: str
+    seed: int
+
+    def caption(self) -> str:
+        if self.kind == "result":
+            return _tr("Result")
+        return _tr("Step {step}").format(step=self.step)
+
+    def tooltip(self) -> str:
+        prompt = self.prompt if len(self.prompt) <= PROMPT_CHARS else self.prompt[:59] + "…"
+        what = (
+            _tr("Result of the run of {created}")
+            if self.kind == "result"
+            else _tr("Step {step}, decoded, of the run of {created}")
+        ).format(step=self.step, created=self.created.replace("T", " ")[:16])
+        return f"{what}\n{prompt}\n" + _tr("Seed {seed}").format(seed=self.seed)
+
+
+def entries_of(run: RunSnapshot) -> list[HistoryEntry]:
+    """A run's decoded steps (in step order) and its result, as far as they are on disk."""
+    out: list[HistoryEntry] = []
+    created, prompt, seed = run.created, run.spec.prompt, run.spec.seed
+    try:
+        names = sorted(p.name for p in (Path(run.dir) / STEPS_DIR).iterdir())
+    except OSError:
+        names = []
+    for name in names:
+        match = _DECODED.match(name)
+        if match:
+            path = Path(run.dir) / STEPS_DIR / name
+            step = int(match.group(1))
+            out.append(HistoryEntry(Path(run.dir), "decoded", step, path, created, prompt, seed))
+    if run.result is not None and Path(run.result).is_file():
+        steps = run.steps or run.spec.steps
+        result = Path(run.result)
+        out.append(HistoryEntry(Path(run.dir), "result", steps, result, created, prompt, seed))
+    return out
+
+
+class ResultHistoryStrip(QListWidget):
+    """Thumbnails left to right, oldest first; `entry_chosen` on a click (or Enter)."""
+
+    entry_chosen = Signal(object)  # HistoryEntry
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("workspace_history")
+        self.setViewMode(QListView.ViewMode.IconMode)
+        self.setFlow(QListView.Flow.LeftToRight)
+        self.setWrapping(False)
+        self.setMovement(QListView.Movement.Static)
+        self.setIconSize(QSize(THUMB_PX, THUMB_PX))
+        self.setSpacing(2)
+        self.setUniformItemSizes(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scrollbar = self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
+        self.setFixedHeight(THUMB_PX + self.fontMetrics().height() + 18 + scrollbar)
+        self._entries: list[HistoryEntry] = []
+        self.itemClicked.connect(self._clicked)
+        self.itemActivated.connect(self._clicked)
+
+    def entries(self) -> list[HistoryEntry]:
+        return list(self._entries)
+
+    def set_entries(self, entries: list[HistoryEntry]) -> None:
+        """Shows `entries` (kept items keep their thumbnails); the newest stays in view."""
+        icons = {
+            self._entries[row]: self.item(row).icon()
+            for row in range(self.count())
+            if row < len(self._entries)
+        }
+        self.clear()
+        self._entries = list(entries)
+        for entry in self._entries:
+            icon = icons.get(entry) or _thumbnail(entry.path)
+            item = QListWidgetItem(icon, entry.caption())
+            item.setToolTip(entry.tooltip())
+            item.setTextAlignment(Qt.AlignmentFlag.AlignHCenter)
+            self.addItem(item)
+        self.setVisible(bool(self._entries))
+        if self.count():
+            self.scrollToItem(self.item(self.count() - 1))
+
+    def select_entry(self, entry: HistoryEntry | None) -> None:
+        row = self._entries.index(entry) if entry in self._entries else -1
+        self.blockSignals(True)
+        self.setCurrentRow(row)
+        self.blockSignals(False)
+
+    def _clicked(self, item: QListWidgetItem) -> None:
+        row = self.row(item)
+        if 0 <= row < len(self._entries):
+            self.entry_chosen.emit(self._entries[row])
+
+
+def _thumbnail(path: Path) -> QIcon:
+    image = QImage(str(path))
+    if image.isNull():
+        return QIcon()
+    small = image.scaled(
+        THUMB_PX,
+        THUMB_PX,
+        Qt.AspectRatioMode.KeepAspectRatio,
+        Qt.TransformationMode.SmoothTransformation,
+    )
+    return QIcon(QPixmap.fromImage(small))

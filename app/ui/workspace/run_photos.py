@@ -1,0 +1,64 @@
+"""Which runs were made from a photo: a run folder's prepare record names the pixel hash of the
+photo it prepared (prepared/prepare.json, app/imaging), the same hash the document's picture
+has when it is that photo."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import numpy as np
+
+from app.imaging.prepare_record import pixel_sha256
+from app.imaging.prepared_folder import RECORD_FILE
+from app.pipeline.api import PipelineAPI, RunSnapshot
+
+log = logging.getLogger(__name__)
+
+PREPARED_DIR = "prepared"
+MAX_RECORD_BYTES = 1 << 20
+
+
+class _PhotoHash:
+    """The pixel hash of the last photo asked about (a big photo takes a while to hash)."""
+
+    photo: np.ndarray | None = None
+    digest = ""
+
+
+def photo_hash(photo: np.ndarray) -> str:
+    if _PhotoHash.photo is not photo:
+        _PhotoHash.photo, _PhotoHash.digest = photo, pixel_sha256(photo)
+    return _PhotoHash.digest
+
+
+def prepared_photo_hash(run_dir: Path) -> str | None:
+    """The pixel hash of the photo a run prepared, or None (not prepared, not readable)."""
+    record = run_dir / PREPARED_DIR / RECORD_FILE
+    try:
+        if record.stat().st_size > MAX_RECORD_BYTES:
+            return None
+        data = json.loads(record.read_text(encoding="utf-8"))
+        digest = data["original"]["image_sha256"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return digest if isinstance(digest, str) else None
+
+
+def runs_of_photo(runs_dir: Path, photo: np.ndarray, pipeline: PipelineAPI) -> list[RunSnapshot]:
+    """The runs prepared from `photo`, oldest first (a run that cannot be read is left out)."""
+    wanted = photo_hash(photo)
+    try:
+        folders = [p for p in runs_dir.iterdir() if p.is_dir()]
+    except OSError:
+        return []
+    found = []
+    for folder in folders:
+        if prepared_photo_hash(folder) != wanted:
+            continue
+        try:
+            found.append(pipeline.snapshot(folder))
+        except Exception as exc:  # noqa: BLE001 - a damaged run is no history entry
+            log.info("Run %s left out of the history: %s", folder, exc)
+    return sorted(found, key=lambda run: (run.created, str(run.dir)))

@@ -1,0 +1,233 @@
+"""The canvas is the workspace, with the real sd-stage and the tiny models: step previews land on
+the canvas blended inside the mask (every pixel away from the mask is the photo's, on screen),
+the result shows full size, `\\` shows the photo, the split slider shows both, "Use as new image"
+replaces the picture and Ctrl+Z brings the photo and its mask back, Save as… writes a PNG whose
+settings read back (and File ▸ Open offers them to the job form), and the history lists the
+earlier runs of the same photo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QMessageBox
+
+from app.canvas.qimage import qimage_to_array
+from app.core.paths import app_paths
+from app.core.settings import Settings
+from app.imaging.io import load_image, save_png_atomic
+from app.imaging.png_params import read_png_parameters
+from app.jobs.job_form import JobForm
+from app.pipeline.params import (
+    DIFFUSION_DEVICE,
+    DIFFUSION_MODEL,
+    LLM_DEVICE,
+    LLM_MODEL,
+    PROMPT,
+    SEED,
+    STEPS,
+    THREADS,
+    VAE_DEVICE,
+    VAE_MODEL,
+)
+from app.pipeline.spec import spec_to_dict
+from app.ui.generation import install_generation_panel
+from app.ui.main_window import MainWindow
+from app.ui.workspace.canvas_layer import HANDLE_RADIUS_PX
+
+pytestmark = pytest.mark.slow
+
+RUN_TIMEOUT_MS = 180_000
+PHOTO_W, PHOTO_H = 120, 88  # not multiples of 16: the alignment pads
+MASK_BOX = (40, 24, 88, 64)  # x0, y0, x1, y1
+FEATHER_REACH_PX = 8 + 2  # PrepareOptions.feather_px + 1, and a pixel of rounding
+
+
+def photo() -> np.ndarray:
+    y, x = np.mgrid[0:PHOTO_H, 0:PHOTO_W]
+    return np.stack([x * 2, y * 2, (x + y) % 256], axis=-1).astype(np.uint8)
+
+
+def mask() -> np.ndarray:
+    m = np.zeros((PHOTO_H, PHOTO_W), np.float32)
+    x0, y0, x1, y1 = MASK_BOX
+    m[y0:y1, x0:x1] = 1.0
+    return m
+
+
+def far_from_mask(m: np.ndarray) -> np.ndarray:
+    """True where no feathered weight can reach: the composite keeps the photo there."""
+    size = 2 * FEATHER_REACH_PX + 1
+    grown = cv2.dilate((m > 0).astype(np.uint8), np.ones((size, size), np.uint8))
+    return grown == 0
+
+
+def form_for(tiny_models, seed: int = 7) -> JobForm:  # noqa: ANN001
+    form = JobForm()
+    form.set(DIFFUSION_MODEL, str(tiny_models.diffusion))
+    form.set(LLM_MODEL, str(tiny_models.llm))
+    form.set(VAE_MODEL, str(tiny_models.vae))
+    form.set(PROMPT, "a green window")
+    form.set(STEPS, 3)
+    form.set(SEED, seed)
+    form.set(THREADS, 1)
+    for p in (LLM_DEVICE, DIFFUSION_DEVICE, VAE_DEVICE):
+        form.set(p, "cpu")
+    return form
+
+
+@pytest.fixture
+def window(qtbot, tmp_path: Path, sd_stage: Path, tiny_models):  # noqa: ANN001
+    settings = Settings()
+    settings.engine_path = str(sd_stage)
+    win = MainWindow(settings, job_form=form_for(tiny_models))
+    qtbot.addWidget(win)
+    panel = install_generation_panel(win, app_paths(), settings)
+    panel._first_show = False  # no offer of unfinished runs, no device probe
+    win.workspace.attach(panel.model)  # the lead's hook in install (see the report)
+    win.resize(1280, 720)
+    win.show()
+    qtbot.waitExposed(win)
+    path = tmp_path / "photo.png"
+    save_png_atomic(path, photo())
+    assert win.open_image(path)
+    win.document.replace_mask("test mask", mask())
+    yield win
+    panel.shutdown()
+
+
+def run_all(qtbot, win: MainWindow) -> None:  # noqa: ANN001
+    panel = win.generation_panel
+    qtbot.mouseClick(panel.all_button, Qt.MouseButton.LeftButton)
+    model = panel.model
+    qtbot.waitUntil(lambda: not model.state.busy and not model.session.busy, timeout=RUN_TIMEOUT_MS)
+    assert not panel.error_banner.isVisible(), panel.error_banner.text()
+    assert model.run is not None and model.run.finished
+
+
+def on_screen(win: MainWindow) -> np.ndarray:
+    """The canvas's pixels at 100 %, image pixel (x, y) at widget pixel (x, y)."""
+    view = win.canvas_view
+    view.set_view(1.0, QPointF(0, 0))
+    return qimage_to_array(view.grab().toImage())[:PHOTO_H, :PHOTO_W]
+
+
+def test_step_previews_land_on_the_canvas_inside_the_mask(qtbot, window) -> None:  # noqa: ANN001
+    win = window
+    layer = win.canvas_view.layer
+    seen: list[tuple[int, np.ndarray, np.ndarray]] = []  # step, layer over photo, on screen
+
+    def preview_shown(step: int, _image) -> None:  # noqa: ANN001
+        frame = layer.frame
+        assert frame is not None and not layer.standalone
+        seen.append((step, frame.whole(win.document.image), on_screen(win)))
+
+    win.generation_panel.model.runner_started.connect(
+        lambda runner, _kind: runner.preview_ready.connect(preview_shown)
+    )
+    before = win.document.image.copy()
+    run_all(qtbot, win)
+
+    assert [step for step, *_ in seen] and seen[-1][0] <= 3
+    far = far_from_mask(mask())
+    inside = mask() > 0
+    for step, shown, screen in seen:
+        assert np.array_equal(shown[far], before[far]), step  # the photo, bit for bit
+        assert np.array_equal(screen[far], before[far]), step  # and so on screen
+        assert np.array_equal(screen[inside], shown[inside]), step  # the preview is painted
+        assert not np.array_equal(shown[inside], before[inside]), step  # something new there
+    assert np.array_equal(win.document.image, before)  # previews never edit the document
+    # The finished run's result is on the canvas, full size, and is result.png itself.
+    result = load_image(win.generation_panel.model.run.result)
+    assert layer.frame is not None and layer.caption == "Result"
+    assert np.array_equal(on_screen(win), result)
+    assert "Result" in win.workspace_area.bar.caption.text()
+
+
+def test_before_after_use_as_new_image_undo_and_save(qtbot, window, tmp_path, dialogs) -> None:  # noqa: ANN001
+    win = window
+    old_photo, old_mask = win.document.image.copy(), win.document.mask.copy()
+    run_all(qtbot, win)
+    run = win.generation_panel.model.run
+    result = load_image(run.result)
+    view, bar = win.canvas_view, win.workspace_area.bar
+    assert np.array_equal(on_screen(win), result)
+
+    # Hold \: the photo; let go: the result again.
+    view.setFocus()
+    QTest.keyPress(view, Qt.Key.Key_Backslash)
+    assert view.layer.before_held
+    assert np.array_equal(on_screen(win), old_photo)
+    QTest.keyRelease(view, Qt.Key.Key_Backslash)
+    assert np.array_equal(on_screen(win), result)
+
+    # The split slider: the photo left of the line, the result right of it.
+    bar.split.setChecked(True)
+    screen = on_screen(win)
+    split_x = int(view.layer.split_x(view.picture_rect()))
+    assert split_x == PHOTO_W // 2
+    line = HANDLE_RADIUS_PX + 2  # the line and its round handle
+    assert np.array_equal(screen[:, : split_x - line], old_photo[:, : split_x - line])
+    assert np.array_equal(screen[:, split_x + line :], result[:, split_x + line :])
+    bar.split.setChecked(False)
+
+    # Save as…: the PNG carries the parameters and reads back.
+    target = tmp_path / "saved.png"
+    dialogs.save_files.append(str(target))
+    qtbot.mouseClick(bar.save, Qt.MouseButton.LeftButton)
+    assert target.is_file()
+    assert np.array_equal(load_image(target), result)
+    carried = read_png_parameters(target)
+    assert carried.spec == spec_to_dict(run.spec)
+    assert carried.text.startswith("a green window\nSteps: 3, Sampler: ")
+    assert f"Seed: {run.spec.seed}" in carried.text
+
+    # Use as new image: the result is the picture, with an empty mask ...
+    qtbot.mouseClick(bar.use, Qt.MouseButton.LeftButton)
+    assert np.array_equal(win.document.image, result)
+    assert win.document.mask_is_empty()
+    assert not view.layer.visible
+    assert np.array_equal(on_screen(win), result)
+    # ... and Ctrl+Z brings the photo and its mask back; Ctrl+Shift+Z the result again.
+    win.actions_by_name["undo"].trigger()
+    assert np.array_equal(win.document.image, old_photo)
+    assert np.array_equal(win.document.mask, old_mask)
+    win.actions_by_name["redo"].trigger()
+    assert np.array_equal(win.document.image, result)
+
+    # File ▸ Open of the saved PNG offers its settings to the job form.
+    form = win.job_form
+    form.set(PROMPT, "something else")
+    form.set(SEED, 99)
+    dialogs.answers.append(QMessageBox.StandardButton.Yes)
+    assert win.open_image(target)
+    assert dialogs.kinds()[-1] == "question" and "saved.png" in dialogs.shown[-1][2]
+    assert form.get(PROMPT) == "a green window" and form.get(SEED) == run.spec.seed
+
+
+def test_history_lists_the_runs_of_this_photo(qtbot, window) -> None:  # noqa: ANN001
+    win = window
+    run_all(qtbot, win)
+    first = win.generation_panel.model.run
+    win.job_form.set(SEED, 8)  # another result of the same photo: a new run
+    run_all(qtbot, win)
+    second = win.generation_panel.model.run
+    assert Path(first.dir) != Path(second.dir)
+    strip = win.workspace_area.history
+    entries = strip.entries()
+    assert [(Path(e.run_dir), e.kind) for e in entries] == [
+        (Path(first.dir), "result"),
+        (Path(second.dir), "result"),
+    ]
+    assert strip.isVisible()
+    # A click on the first run's thumbnail shows its result on the canvas.
+    item = strip.item(0)
+    qtbot.mouseClick(
+        strip.viewport(), Qt.MouseButton.LeftButton, pos=strip.visualItemRect(item).center()
+    )
+    assert np.array_equal(on_screen(win), load_image(first.result))
+    assert not np.array_equal(load_image(first.result), load_image(second.result))
