@@ -13,11 +13,15 @@ from app.canvas import files
 from app.canvas import preparation as prep
 from app.canvas.document import MaskDocument
 from app.core.errors import StepwiseError
-from app.pipeline.params import spec_from_values
+from app.imaging.geometry import Size
+from app.imaging.mask_ops import bounding_box
+from app.imaging.prepare import plan_model_input, prepare
+from app.pipeline.params import HEIGHT, WIDTH, spec_from_values
 from app.ui.file_filters import image_file_filter, png_file_filter
-from app.ui.image_dialogs import PreparedPreviewDialog, ResultDialog
+from app.ui.image_dialogs import ResultDialog
 from app.ui.messages import show_error
 from app.ui.prepare_panel import PreparePanel
+from app.ui.prepare_preview import PreparePreviewDialog
 
 log = logging.getLogger(__name__)
 # prepare() binarises at 50 %: a mask weaker than that everywhere repaints nothing.
@@ -46,7 +50,10 @@ class PrepareController(QObject):
     def set_panel(self, panel: PreparePanel) -> None:
         self.panel = panel
         panel.options_changed.connect(self.update_summary)
+        panel.form.signal(WIDTH).connect(self.update_summary)  # the size caps the target
+        panel.form.signal(HEIGHT).connect(self.update_summary)
         self.document.image_changed.connect(self.update_summary)
+        self.document.history_changed.connect(self.update_summary)  # a finished stroke
         # A new picture (or a result painted on) needs a fresh prepare.
         self.document.image_changed.connect(self.forget)
         self.update_summary()
@@ -61,18 +68,40 @@ class PrepareController(QObject):
         assert options is not None
         return options  # the job form's options, through the one translation
 
+    def max_size(self) -> Size:
+        """The job's width × height: the most a scaled 'only masked' region may have."""
+        assert self.panel is not None
+        form = self.panel.form
+        return Size(int(form.get(WIDTH)), int(form.get(HEIGHT)))
+
+    def model_input_size(self) -> Size | None:
+        """What the model will get for the document as it is now (None: no picture): the
+        same plan `prepare` follows, without touching a pixel."""
+        doc = self.document
+        if doc.is_empty():
+            return None
+        opts = self.options()
+        box = bounding_box(doc.mask >= EMPTY_MASK_BELOW) if opts.only_masked else None
+        _region, _scaled, plan = plan_model_input(
+            (doc.width, doc.height), box, opts, self.max_size()
+        )
+        return plan.aligned_size
+
     def update_summary(self) -> None:
         if self.panel is None:
             return
-        doc = self.document
-        if doc.is_empty():
+        size = self.model_input_size()
+        if size is None:
             self.panel.set_summary(self.tr("Open a picture to prepare it."))
             return
+        text = self.tr("Model input: {w}×{h} px").format(w=size.width, h=size.height)
         opts = self.options()
-        w, h = prep.aligned_size(doc, opts)
-        text = self.tr("Model input: {w}×{h} px").format(w=w, h=h)
-        if opts.only_masked:
-            text += " " + self.tr("(only the masked area: size shown in the preview)")
+        if opts.only_masked and opts.masked_target:
+            text += " " + self.tr(
+                "(the masked area scaled to about {t}×{t} px, at most {mw}×{mh})"
+            ).format(t=opts.masked_target, mw=self.max_size().width, mh=self.max_size().height)
+        elif opts.only_masked:
+            text += " " + self.tr("(the masked area at its own size)")
         self.panel.set_summary(text)
 
     def prepare(self) -> prep.Prepared | None:
@@ -93,7 +122,7 @@ class PrepareController(QObject):
             return None
         try:
             with _WaitCursor():
-                prepared = prep.prepare_document(doc, self.options())
+                prepared = prepare(doc.image, doc.mask, self.options(), self.max_size())
         except (StepwiseError, ValueError, MemoryError) as exc:
             show_error(self.dialog_parent, self.tr("Could not prepare the picture"), exc)
             return None
@@ -105,9 +134,7 @@ class PrepareController(QObject):
         if prepared is None:
             return
         assert prepared.mask is not None
-        dialog = PreparedPreviewDialog(
-            prepared.image, prepared.mask, self.describe(prepared), self.dialog_parent
-        )
+        dialog = PreparePreviewDialog(prepared, self.describe(prepared), self.dialog_parent)
         dialog.export_requested.connect(lambda: self._export(prepared))
         dialog.exec()
 
@@ -134,6 +161,11 @@ class PrepareController(QObject):
             text += " " + self.tr("Only the area {rw}×{rh} at ({rx}, {ry}) is generated.").format(
                 rw=r.width, rh=r.height, rx=r.x, ry=r.y
             )
+        if record.scaled is not None:
+            factor = record.scaled.width / record.region.width
+            text += " " + self.tr(
+                "It is scaled ×{k} to {sw}×{sh} px for the model and back for the composite."
+            ).format(k=f"{factor:.2f}", sw=record.scaled.width, sh=record.scaled.height)
         for note in prepared.notes:
             text += "\n" + note
         return text

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.jobs.job_form import JobForm
-from app.pipeline.params import ALIGN, FEATHER, FILL, ONLY_MASKED, PADDING
+from app.pipeline.params import ALIGN, FEATHER, FILL, MASKED_TARGET, ONLY_MASKED, PADDING
 from app.ui.action_button import action_button
 from app.ui.bind import bind
 
@@ -64,6 +64,17 @@ class PreparePanel(QWidget):
         )
         self.padding_spin = QSpinBox()
         self.padding_spin.setSuffix(" px")
+        self.target_spin = QSpinBox()
+        self.target_spin.setSuffix(" px")
+        self.target_spin.setSingleStep(64)
+        self.target_spin.setSpecialValueText(self.tr("Its own size"))
+        self.target_spin.setToolTip(
+            self.tr(
+                "The masked area is scaled to about this many pixels squared for the model "
+                "(1024: about a megapixel, klein's native size) and back for the composite, so "
+                "a small edit gets full detail. 0 keeps the area's own size."
+            )
+        )
         self.feather_spin = QSpinBox()
         self.feather_spin.setSuffix(" px")
         self.feather_spin.setToolTip(
@@ -73,6 +84,7 @@ class PreparePanel(QWidget):
         form.addRow(self.tr("Fill"), self.fill_combo)
         form.addRow(self.only_masked_check)
         form.addRow(self.tr("Padding"), self.padding_spin)
+        form.addRow(self.tr("Target size"), self.target_spin)
         form.addRow(self.tr("Feather"), self.feather_spin)
         self.summary_label = QLabel()
         self.summary_label.setObjectName("hintLabel")
@@ -94,12 +106,14 @@ class PreparePanel(QWidget):
             (self.fill_combo, FILL),
             (self.only_masked_check, ONLY_MASKED),
             (self.padding_spin, PADDING),
+            (self.target_spin, MASKED_TARGET),
             (self.feather_spin, FEATHER),
         ):
             bind(widget, job_form, param)
             job_form.signal(param).connect(self.options_changed)
-        job_form.only_masked_changed.connect(self.padding_spin.setEnabled)
-        self.padding_spin.setEnabled(job_form.get(ONLY_MASKED))
+        for spin in (self.padding_spin, self.target_spin):
+            job_form.only_masked_changed.connect(spin.setEnabled)
+            spin.setEnabled(job_form.get(ONLY_MASKED))
 
     def set_summary(self, text: str) -> None:
         self.summary_label.setText(text)

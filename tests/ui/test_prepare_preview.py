@@ -1,0 +1,90 @@
+"""The Prepare panel shows the real model input size, and its preview shows the mask the
+engine uses (whole 16-px cells) beside the feathered mask the composite uses."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app.imaging.mask_ops import engine_cells
+from app.pipeline.params import HEIGHT, WIDTH
+from app.ui.prepare_preview import PreparePreviewDialog
+
+from .painter import IMAGE_H, IMAGE_W, open_window
+
+
+def _mask(window, x0: int, y0: int, x1: int, y1: int) -> None:  # noqa: ANN001
+    mask = np.zeros((IMAGE_H, IMAGE_W), np.float32)
+    mask[y0:y1, x0:x1] = 1.0
+    window.document.replace_mask("Load mask", mask)
+
+
+def test_the_summary_shows_the_scaled_model_input(qtbot, tmp_path) -> None:
+    window = open_window(qtbot, tmp_path)
+    panel, controller = window.prepare_panel, window.prepare_controller
+    _mask(window, 100, 80, 124, 92)  # 24×12 px: region 64×48 with 16 px padding
+    panel.only_masked_check.setChecked(True)
+    panel.padding_spin.setValue(16)
+    panel.form.set(WIDTH, 1024)
+    panel.form.set(HEIGHT, 1024)
+    panel.target_spin.setValue(256)
+    assert panel.target_spin.isEnabled()
+    prepared = controller.prepare()
+    assert prepared is not None
+    assert prepared.record.region.size == (64, 48) and prepared.record.scaled == (288, 224)
+    assert panel.summary_label.text().startswith("Model input: 288×224 px")
+    # The job's size caps it.
+    panel.form.set(WIDTH, 192)
+    assert panel.summary_label.text().startswith("Model input: 192×144 px")
+    prepared = controller.prepare()
+    assert prepared is not None and prepared.image.shape[:2] == (144, 192)
+    # 0: the area at its own size (the behaviour before the target size).
+    panel.target_spin.setValue(0)
+    assert panel.target_spin.text() == "Its own size"
+    assert panel.summary_label.text().startswith("Model input: 64×48 px")
+    # A new stroke changes the area, and the summary follows.
+    _mask(window, 10, 10, 200, 150)
+    assert panel.summary_label.text().startswith("Model input: 224×176 px")
+    panel.only_masked_check.setChecked(False)
+    assert panel.summary_label.text() == "Model input: 320×240 px"
+    assert not panel.target_spin.isEnabled()
+
+
+def test_the_preview_shows_the_16px_cells_and_the_feathered_mask(
+    qtbot, tmp_path, dialogs
+) -> None:
+    window = open_window(qtbot, tmp_path)
+    panel = window.prepare_panel
+    _mask(window, 101, 83, 133, 101)  # not on the 16-px grid
+    panel.feather_spin.setValue(6)
+    window.actions_by_name["preview_prepared"].trigger()
+    dialog = dialogs.dialogs[-1]
+    assert isinstance(dialog, PreparePreviewDialog)
+    prepared = dialog.prepared
+    assert prepared.mask is not None
+    # The model's mask: whole 16-px cells of the input (the engine's NearestMax rounding).
+    cells = dialog.cells
+    assert np.array_equal(cells, engine_cells(prepared.mask))
+    assert np.count_nonzero(cells) > np.count_nonzero(prepared.mask)
+    blocks = cells.reshape(cells.shape[0] // 16, 16, cells.shape[1] // 16, 16)
+    assert np.all(blocks.min(axis=(1, 3)) == blocks.max(axis=(1, 3)))
+    # The composite's mask: soft, over the photo's own frame, reaching 6 px past the mask.
+    weights = dialog.weights
+    assert weights.shape == (IMAGE_H, IMAGE_W)
+    assert np.all(weights[83:101, 101:133] == 255)
+    assert 0 < weights[83, 98] < 255 and weights[83, 94] == 0
+    # The views: tinted over the pictures, the masks alone, the pictures alone.
+    dialog.mask_button.setChecked(True)
+    model, composite = dialog.shown()
+    assert np.array_equal(model[:, :, 0], cells) and np.array_equal(composite[:, :, 1], weights)
+    shown = dialog.model_label._pixmap.toImage()
+    assert (shown.width(), shown.height()) == (cells.shape[1], cells.shape[0])
+    assert shown.pixelColor(100, 80).red() == 255 and shown.pixelColor(10, 10).red() == 0
+    dialog.over_button.setChecked(True)
+    model, _ = dialog.shown()
+    assert model[90, 110, 0] > model[90, 110, 1]  # red over the repaint cells
+    assert np.array_equal(model[5, 5], prepared.image[5, 5])  # untouched outside
+    dialog.plain_button.setChecked(True)
+    assert np.array_equal(dialog.shown()[0], prepared.image)
+    captions = [label.text() for label in dialog.findChildren(type(dialog.details_label))]
+    assert "What the model sees: 320×240 px, the mask in whole 16-px cells" in captions
+    assert "What is blended back: 320×240 px of the photo, the mask feathered by 6 px" in captions
