@@ -99,3 +99,41 @@ def test_document_rejects_a_size_changing_operation(qapp) -> None:  # noqa: ANN0
     doc.set_image(np.zeros((10, 10, 3), np.uint8))
     with pytest.raises(ValueError):
         doc.apply_operation("bad", lambda m: m[:5])
+
+
+def test_use_as_picture_is_one_undoable_step_with_the_old_mask_and_path(qapp) -> None:  # noqa: ANN001
+    from pathlib import Path
+
+    doc = MaskDocument()
+    photo = np.full((40, 60, 3), 7, np.uint8)
+    doc.set_image(photo, Path("photo.png"))
+    doc.apply_operation(
+        "paint", lambda m: np.pad(np.ones((10, 10), np.float32), ((5, 25), (5, 45)))
+    )
+    painted = doc.mask.copy()
+    seen: list[str] = []
+    doc.image_changed.connect(lambda: seen.append("image"))
+    result = np.full((40, 60, 3), 200, np.uint8)
+    doc.use_as_picture("Use as new image", result, Path("result.png"))
+    assert np.array_equal(doc.image, result) and doc.mask_is_empty()
+    assert doc.image_path == Path("result.png") and seen == ["image"]
+    assert doc.history.undo_label() == "Use as new image"
+    assert doc.undo()
+    assert np.array_equal(doc.image, photo) and np.array_equal(doc.mask, painted)
+    assert doc.image_path == Path("photo.png") and seen == ["image", "image"]
+    assert doc.undo()  # the paint step below it still undoes
+    assert doc.mask_is_empty() and np.array_equal(doc.image, photo)
+    assert doc.redo() and doc.redo()
+    assert np.array_equal(doc.image, result) and doc.image_path == Path("result.png")
+    assert not doc.history.can_redo()
+
+
+def test_a_picture_step_needs_the_document() -> None:
+    from app.canvas.history import PictureEdit
+
+    history = MaskHistory()
+    mask = np.zeros((4, 4), np.float32)
+    history.push(PictureEdit("p", np.zeros((4, 4, 3), np.uint8), mask.copy(), None))
+    with pytest.raises(ValueError):
+        history.undo(mask)
+    assert history.can_undo()  # refused, not lost
