@@ -17,6 +17,7 @@ STAGE_DIFFUSE = "diffuse"
 STAGE_VAE_DECODE = "vae-decode"
 
 PREVIEW_MODES = ("none", "proj", "vae")
+MAX_ALLOCATION_ENV = "GGML_VK_FORCE_MAX_ALLOCATION_SIZE"  # bytes; read by the pinned ggml-vulkan
 PLACEMENT_MODULES = ("te", "diffusion", "vae")
 
 
@@ -50,6 +51,18 @@ class CommonArgs:
     clip_on_cpu: bool = False
     vae_on_cpu: bool = False
     max_vram_gib: float | None = None
+    # The driver's largest single allocation as the user caps it (max_alloc_mb): not a flag,
+    # the environment ggml-vulkan reads (environment()).
+    max_alloc_bytes: int | None = None
+
+    def environment(self) -> dict[str, str]:
+        """What the engine's environment adds for these switches (ggml-vulkan's allocation
+        cap, so a driver that refuses less than it claims is never asked for more)."""
+        if self.max_alloc_bytes is None:
+            return {}
+        if self.max_alloc_bytes < 1:
+            raise ValueError("max_alloc_bytes must be positive")
+        return {MAX_ALLOCATION_ENV: str(self.max_alloc_bytes)}
 
     def to_argv(self) -> list[str]:
         argv: list[str] = ["--events", "jsonl"]

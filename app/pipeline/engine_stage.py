@@ -14,6 +14,7 @@ from app.engine.events import path_inside
 from app.engine.process import StageProcess, engine_environment
 from app.pipeline import events as ev
 from app.pipeline.control import RunControl
+from app.pipeline.fit import MIB, StageSettings, job_settings
 from app.pipeline.run_dir import LOG_DIR, Run
 from app.pipeline.spec import JobSpec
 
@@ -34,17 +35,23 @@ def log_path(run: Run, name: str) -> Path:
     return run.dir / LOG_DIR / f"{name}.log"
 
 
-def common_args(spec: JobSpec, module: str) -> CommonArgs:
-    """The engine switches of one model ("te", "diffusion" or "vae") from the job's devices."""
+def common_args(spec: JobSpec, module: str, settings: StageSettings | None = None) -> CommonArgs:
+    """The engine switches of one model ("te", "diffusion" or "vae"): the memory settings the
+    stage runs with (app/pipeline/fit.py; None: the job's devices as they are)."""
     d = spec.devices
-    device = {"te": d.llm, "diffusion": d.diffusion, "vae": d.vae}[module]
+    if settings is None:
+        stage = {"te": "llm-encode", "diffusion": "diffuse", "vae": "vae-decode"}[module]
+        settings = job_settings(stage, d)
     return CommonArgs(
         threads=d.threads if d.threads > 0 else None,
-        placement=Placement(**{module: device}),
+        placement=Placement(**{module: settings.device}),
+        params_backend="cpu" if settings.weights_on_cpu else None,
         mmap=d.mmap,
-        flash_attention=d.flash_attention and module == "diffusion",
-        vae_tiling=d.vae_tiling and module == "vae",
-        vae_tile_size=d.vae_tile_size if d.vae_tiling and module == "vae" else None,
+        flash_attention=settings.flash_attention and module == "diffusion",
+        vae_tiling=settings.vae_tiling and module == "vae",
+        vae_tile_size=settings.vae_tile_size if settings.vae_tiling and module == "vae" else None,
+        max_vram_gib=settings.max_vram_gib if settings.weights_on_cpu else None,
+        max_alloc_bytes=d.max_alloc_mb * MIB if d.max_alloc_mb > 0 else None,
     )
 
 
@@ -57,7 +64,8 @@ def run_engine(
     stage = args.stage
     log = log_path(run, name)
     argv = build_argv(engine, args)
-    with StageProcess(argv, log_path=log, env=engine_environment(), cwd=run.dir) as proc:
+    env = engine_environment(args.common.environment())
+    with StageProcess(argv, log_path=log, env=env, cwd=run.dir) as proc:
         yield ev.LogLine(stage, f"sd-stage pid {proc.pid}: {' '.join(argv[1:4])} …")
         run.engine_pid = proc.pid
         run.engine_started = proc.started

@@ -15,6 +15,7 @@ from app.engine.errors import (
     WriteFailedError,
 )
 from app.engine.locate import EngineNotFound
+from app.pipeline.decode_check import BadDecodeError
 from app.pipeline.failures import Failure, FailureKind
 from app.pipeline.identity import ModelFileError
 from app.pipeline.run_lock import RunBusy
@@ -28,10 +29,15 @@ class StageOrderError(StepwiseError):
         self.stage = stage
 
 
+# A decode that produced no picture: its own kind once failures.py has it; until then, the
+# out-of-memory it usually is (the detail says which).
+_BAD_DECODE = getattr(FailureKind, "BAD_DECODE", FailureKind.OUT_OF_MEMORY)
+
 # Most specific first: EngineNotFound is an EngineError, TensorFileError a DamagedFileError.
 _KINDS: tuple[tuple[type[BaseException], FailureKind], ...] = (
     (EngineNotFound, FailureKind.ENGINE_MISSING),
     (EngineOutOfMemory, FailureKind.OUT_OF_MEMORY),
+    (BadDecodeError, _BAD_DECODE),
     (ModelLoadError, FailureKind.MODEL_FILE),
     (ModelFileError, FailureKind.MODEL_FILE),
     (BadInputError, FailureKind.INPUT),

@@ -92,6 +92,7 @@ def _check_structure(data: dict[str, Any]) -> None:
             _check_rel(out["file"])
             if not isinstance(out["sha256"], str):
                 raise TypeError("sha256")
+        _check_memory(rec)
     RunInputs.from_json(data["inputs"])
     for f in RunInputs.from_json(data["inputs"]).files():
         _check_rel(f.file)
@@ -110,6 +111,22 @@ def _check_structure(data: dict[str, Any]) -> None:
     for key in ("engine_pid",):
         if data[key] is not None and not isinstance(data[key], int):
             raise TypeError(key)
+
+
+def _check_memory(rec: dict[str, Any]) -> None:
+    """The optional memory record (run_records.py): settings and the changes made."""
+    memory = rec.get("memory")
+    if memory is not None and not isinstance(memory, dict):
+        raise TypeError("memory")
+    changes = rec.get("memory_changes", [])
+    if not isinstance(changes, list):
+        raise TypeError("memory_changes")
+    for c in changes:
+        if not (isinstance(c, dict) and all(isinstance(c.get(k), str) for k in _CHANGE_KEYS)):
+            raise TypeError("memory_changes")
+
+
+_CHANGE_KEYS = ("stage", "what", "why")
 
 
 def _check_rel(rel: object) -> None:

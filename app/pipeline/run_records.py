@@ -1,6 +1,14 @@
 """Typed views of run.json's records (a stage, a file, the inputs, what the engine is given)
 and the names of a run directory's files. Part of the run.json schema, with run_dir.py
-(the manifest) and run_format.py (verification, format upgrades)."""
+(the manifest) and run_format.py (verification, format upgrades).
+
+An engine stage's record may hold (format 2, optional; absent in runs made before them):
+  "memory": {"device", "flash_attention", "vae_tiling", "vae_tile_size", "weights_on_cpu",
+             "max_vram_gib"}      the memory settings it runs with (app/pipeline/fit.py)
+  "memory_changes": [{"stage", "what", "from", "to", "why"}, ...]   what fitting or a retry
+             changed from the job's settings, in order; why = "plan" | "nothing_fits" |
+             "out_of_memory" | "bad_decode"
+"""
 
 from __future__ import annotations
 
@@ -151,6 +159,26 @@ class StageRecord:
     @checkpoint_key.setter
     def checkpoint_key(self, value: str | None) -> None:
         self._d["checkpoint_key"] = value
+
+    @property
+    def memory(self) -> dict[str, Any] | None:
+        """The memory settings the stage ran (or runs) with (fit.StageSettings as JSON)."""
+        value = self._d.get("memory")
+        return value if isinstance(value, dict) else None
+
+    @memory.setter
+    def memory(self, value: dict[str, Any] | None) -> None:
+        self._d["memory"] = value
+
+    @property
+    def memory_changes(self) -> list[dict[str, Any]]:
+        """What fitting and out-of-memory retries changed: {stage, what, from, to, why}."""
+        value = self._d.get("memory_changes")
+        return list(value) if isinstance(value, list) else []
+
+    @memory_changes.setter
+    def memory_changes(self, value: list[dict[str, Any]]) -> None:
+        self._d["memory_changes"] = list(value)
 
     @property
     def done(self) -> bool:

@@ -64,6 +64,7 @@ log = logging.getLogger(__name__)
 __all__ = ["STAGES", "ENGINE_STAGES", "Pipeline", "Run", "RunSummary", "StageState", "snapshot_of"]
 
 BYTES_PER_MB = 1024 * 1024
+DEVICE_FACTS = ("total_bytes", "free_bytes", "max_alloc_bytes", "fp16")
 INPUT_FIELDS = frozenset({"image", "mask", "refs"})
 SEED_RANGE = 2**31 - 1
 
@@ -119,7 +120,15 @@ class Pipeline:
     def devices(self) -> list[DeviceInfo]:
         """The devices the engine can use: "cpu", "vulkan0", ... (lower-case names)."""
         found = list_devices(self.engine_binary(), engine_environment())
-        return [DeviceInfo(d.name.lower(), d.description) for d in found]
+        return [
+            DeviceInfo(
+                d.name.lower(),
+                d.description,
+                # the memory facts, once the engine's listing reports them (None before)
+                **{f: getattr(d, f, None) for f in DEVICE_FACTS},
+            )
+            for d in found
+        ]
 
     def catalog(self) -> EngineCatalog:
         """Samplers (with resumability) and schedulers from `sd-stage --list-samplers`."""

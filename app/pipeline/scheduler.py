@@ -17,10 +17,12 @@ from app.engine.errors import Cancelled, EngineError, Suspended
 from app.engine.tensorfile import file_sha256
 from app.pipeline import checkpoints, preflight
 from app.pipeline import events as ev
+from app.pipeline.api import DeviceInfo
 from app.pipeline.cache import StageCache
 from app.pipeline.control import RunControl
 from app.pipeline.engine_stage import log_path
 from app.pipeline.failure_kinds import StageOrderError, failure_for
+from app.pipeline.memory_retry import run_fitted
 from app.pipeline.run_dir import RESULT_FILE, STAGES, Run, remove_leftover_temps
 from app.pipeline.run_lock import RunBusy, RunLock, stop_orphan_engine
 from app.pipeline.stages import STAGE_OBJECTS, StageContext
@@ -38,6 +40,21 @@ class Resources(Protocol):
     def engine_version(self, engine: Path) -> str: ...
 
     def stage_keys(self, run: Run, engine: Path) -> dict[str, str | None]: ...
+
+    def devices(self) -> list[DeviceInfo]: ...
+
+
+class _Devices:
+    """The engine's devices by name, asked once per execute() and only when a stage plans."""
+
+    def __init__(self, res: Resources) -> None:
+        self._res = res
+        self._found: dict[str, DeviceInfo] | None = None
+
+    def __call__(self) -> dict[str, DeviceInfo]:
+        if self._found is None:
+            self._found = {d.name: d for d in self._res.devices()}
+        return self._found
 
 
 def up_to_date(run: Run, stage: str, key: str | None) -> bool:
@@ -108,6 +125,7 @@ def _execute_locked(
         if not run.finished:
             run.set_result(None)
         run.save()
+        devices = _Devices(res)
         for obj in STAGE_OBJECTS:
             stage = obj.name
             if only is not None and STAGES.index(stage) > STAGES.index(only):
@@ -139,7 +157,7 @@ def _execute_locked(
             started = time.monotonic()
             mark(run, stage, "running", key=None, seconds=None, cached=False)
             ctx = StageContext(run, control, engine, key, res.cache)
-            cached = yield from obj.run(ctx)
+            cached = yield from run_fitted(obj, ctx, devices)
             seconds = time.monotonic() - started
             mark(
                 run,

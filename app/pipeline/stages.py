@@ -18,7 +18,9 @@ from app.pipeline import checkpoints
 from app.pipeline import events as ev
 from app.pipeline.cache import StageCache
 from app.pipeline.control import RunControl
+from app.pipeline.decode_check import check_decoded, check_latent
 from app.pipeline.engine_stage import common_args, run_engine
+from app.pipeline.fit import StageSettings, job_settings
 from app.pipeline.inputs import copy_atomic, verify_inputs
 from app.pipeline.run_dir import (
     CHECKPOINT_DIR,
@@ -47,6 +49,7 @@ class StageContext:
     engine: Path
     key: str
     cache: StageCache
+    settings: StageSettings | None = None  # the memory settings (fit.py); None: the job's
 
 
 class Stage(Protocol):
@@ -113,6 +116,10 @@ class PrepareStage:
         yield  # a generator without events
 
 
+def _settings(stage: str, run: Run, settings: StageSettings | None) -> StageSettings:
+    return settings if settings is not None else job_settings(stage, run.spec.devices)
+
+
 def _size(run: Run) -> tuple[int, int]:
     mi = run.model_input
     if mi is None:
@@ -131,16 +138,12 @@ class VaeEncodeStage:
             files[REF_LATENTS] = REF_LATENTS
         return files
 
-    def run(self, ctx: StageContext) -> StageRun:
-        run, spec = ctx.run, ctx.run.spec
-        files = self.outputs(run)
-        if _from_cache(ctx, self.name, files):
-            return True
-        verify_inputs(run)
+    def args(self, run: Run, settings: StageSettings | None = None) -> VaeEncodeArgs:
+        spec = run.spec
         width, height = _size(run)
         refs = tuple(run.dir / r.file for r in run.inputs.refs)
         is_img = spec.image is not None
-        args = VaeEncodeArgs(
+        return VaeEncodeArgs(
             vae=Path(spec.models.vae),
             width=width,
             height=height,
@@ -148,8 +151,16 @@ class VaeEncodeStage:
             save_latent=run.dir / INIT_LATENT if is_img else None,
             ref_images=refs,
             save_ref_latents=run.dir / REF_LATENTS if refs else None,
-            common=common_args(spec, "vae"),
+            common=common_args(spec, "vae", _settings(self.name, run, settings)),
         )
+
+    def run(self, ctx: StageContext) -> StageRun:
+        run = ctx.run
+        files = self.outputs(run)
+        if _from_cache(ctx, self.name, files):
+            return True
+        verify_inputs(run)
+        args = self.args(run, ctx.settings)
         yield from run_engine(run, ctx.control, ctx.engine, args, self.name)
         record_outputs(run, self.name, files)
         ctx.cache.put(ctx.key, self.name, {n: run.dir / r for n, r in files.items()})
@@ -162,19 +173,23 @@ class LlmEncodeStage:
     def outputs(self, run: Run) -> dict[str, str]:
         return {CONDITIONING: CONDITIONING}
 
-    def run(self, ctx: StageContext) -> StageRun:
-        run, spec = ctx.run, ctx.run.spec
-        if _from_cache(ctx, self.name, self.outputs(run)):
-            return True
-        args = LlmEncodeArgs(
+    def args(self, run: Run, settings: StageSettings | None = None) -> LlmEncodeArgs:
+        spec = run.spec
+        return LlmEncodeArgs(
             llm=Path(spec.models.llm),
             prompt=spec.prompt,
             save_embeddings=run.dir / CONDITIONING,
             negative_prompt=spec.negative_prompt if spec.cfg_scale != 1.0 else "",
             cfg_scale=spec.cfg_scale,
             lora_model_dir=Path(spec.models.lora_dir) if spec.models.lora_dir else None,
-            common=common_args(spec, "te"),
+            common=common_args(spec, "te", _settings(self.name, run, settings)),
         )
+
+    def run(self, ctx: StageContext) -> StageRun:
+        run = ctx.run
+        if _from_cache(ctx, self.name, self.outputs(run)):
+            return True
+        args = self.args(run, ctx.settings)
         yield from run_engine(run, ctx.control, ctx.engine, args, self.name)
         record_outputs(run, self.name, self.outputs(run))
         ctx.cache.put(ctx.key, self.name, {CONDITIONING: run.dir / CONDITIONING})
@@ -189,38 +204,43 @@ class DiffuseStage:
     def outputs(self, run: Run) -> dict[str, str]:
         return {FINAL_LATENT: FINAL_LATENT}
 
-    def run(self, ctx: StageContext) -> StageRun:
-        run, spec = ctx.run, ctx.run.spec
-        folder = run.dir / CHECKPOINT_DIR
-        checkpoints.reset_if_stale(run, ctx.key, effective_steps(spec))
-        resume = max((k for k in checkpoints.valid_checkpoints(run.dir) if k > 0), default=None)
+    def args(
+        self, run: Run, settings: StageSettings | None = None, resume_step: int | None = None
+    ) -> DiffuseArgs:
+        spec = run.spec
         width, height = _size(run)
         is_img = spec.image is not None
+        return DiffuseArgs(
+            diffusion_model=Path(spec.models.diffusion),
+            load_embeddings=run.dir / CONDITIONING,
+            width=width,
+            height=height,
+            steps=spec.steps,
+            seed=spec.seed,
+            save_latent=run.dir / FINAL_LATENT,
+            checkpoint_dir=run.dir / CHECKPOINT_DIR,
+            sampling_method=spec.sampler,
+            scheduler=spec.scheduler,
+            cfg_scale=spec.cfg_scale,
+            strength=spec.strength if is_img else None,
+            init_latent=run.dir / INIT_LATENT if is_img else None,
+            mask=run.dir / PREPARED_DIR / "mask.png" if is_img and spec.mask else None,
+            ref_latents=run.dir / REF_LATENTS if spec.refs else None,
+            prompt=spec.prompt if "<lora:" in spec.prompt else None,
+            lora_model_dir=Path(spec.models.lora_dir) if spec.models.lora_dir else None,
+            resume_step=resume_step,
+            preview=spec.preview,
+            vae=Path(spec.models.vae) if spec.preview == "vae" else None,
+            common=common_args(spec, "diffusion", _settings(self.name, run, settings)),
+        )
+
+    def run(self, ctx: StageContext) -> StageRun:
+        run, spec = ctx.run, ctx.run.spec
+        checkpoints.reset_if_stale(run, ctx.key, effective_steps(spec))
+        resume = max((k for k in checkpoints.valid_checkpoints(run.dir) if k > 0), default=None)
 
         def args_for(resume_step: int | None) -> DiffuseArgs:
-            return DiffuseArgs(
-                diffusion_model=Path(spec.models.diffusion),
-                load_embeddings=run.dir / CONDITIONING,
-                width=width,
-                height=height,
-                steps=spec.steps,
-                seed=spec.seed,
-                save_latent=run.dir / FINAL_LATENT,
-                checkpoint_dir=folder,
-                sampling_method=spec.sampler,
-                scheduler=spec.scheduler,
-                cfg_scale=spec.cfg_scale,
-                strength=spec.strength if is_img else None,
-                init_latent=run.dir / INIT_LATENT if is_img else None,
-                mask=run.dir / PREPARED_DIR / "mask.png" if is_img and spec.mask else None,
-                ref_latents=run.dir / REF_LATENTS if spec.refs else None,
-                prompt=spec.prompt if "<lora:" in spec.prompt else None,
-                lora_model_dir=Path(spec.models.lora_dir) if spec.models.lora_dir else None,
-                resume_step=resume_step,
-                preview=spec.preview,
-                vae=Path(spec.models.vae) if spec.preview == "vae" else None,
-                common=common_args(spec, "diffusion"),
-            )
+            return self.args(run, ctx.settings, resume_step)
 
         if resume is not None:
             run.last_completed_step = resume
@@ -248,15 +268,19 @@ class VaeDecodeStage:
     def outputs(self, run: Run) -> dict[str, str]:
         return {"decoded": DECODED}
 
-    def run(self, ctx: StageContext) -> StageRun:
-        run, spec = ctx.run, ctx.run.spec
-        args = VaeDecodeArgs(
-            vae=Path(spec.models.vae),
+    def args(self, run: Run, settings: StageSettings | None = None) -> VaeDecodeArgs:
+        return VaeDecodeArgs(
+            vae=Path(run.spec.models.vae),
             load_latent=run.dir / FINAL_LATENT,
             output=run.dir / DECODED,
-            common=common_args(spec, "vae"),
+            common=common_args(run.spec, "vae", _settings(self.name, run, settings)),
         )
-        yield from run_engine(run, ctx.control, ctx.engine, args, self.name)
+
+    def run(self, ctx: StageContext) -> StageRun:
+        run = ctx.run
+        check_latent(run.dir / FINAL_LATENT)  # NaN / Inf: no decode can make a picture of it
+        yield from run_engine(run, ctx.control, ctx.engine, self.args(run, ctx.settings), self.name)
+        check_decoded(run.dir / DECODED)  # constant (a failed decode): never a result
         record_outputs(run, self.name, self.outputs(run))
         return False
 
