@@ -43,7 +43,8 @@ NOTE_TEXTS: dict[NoteCode, str] = {
     NoteCode.STRENGTH_NO_MASK: "Strength 1.0 without a mask replaces the whole image (like "
     "text-to-image).",
     NoteCode.STRENGTH_STEPS: "Strength {strength:g} runs {run} of {steps} steps.",
-    NoteCode.EMPTY_MASK: "The mask is empty: there is nothing to repaint.",
+    NoteCode.EMPTY_MASK: "The mask is empty (no white pixel): there is nothing to repaint; "
+    "the run would return the picture unchanged. Paint the area to change in --mask.",
     NoteCode.FLAG_NO_EFFECT: "{flag} {value} does nothing for klein; ignored.",
     NoteCode.FLAG_NOT_NEEDED: "{flag} {value}: each Stepwise stage loads only its own model, "
     "so this is not needed; ignored.",

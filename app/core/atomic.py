@@ -17,18 +17,22 @@ from app.core.errors import OutputError
 def _explain(exc: OSError, path: Path) -> OutputError:
     if exc.errno == errno.ENOSPC:
         return OutputError(
-            f"The disk is full while writing {path}.",
+            "The disk is full while writing {path}.",
             path=path,
             fix="Free some space or choose another folder, then try again.",
         )
     if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
         return OutputError(
-            f"Cannot write to {path.parent}.", path=path, fix="Choose a folder you can write to."
+            "Cannot write to {folder}.",
+            path=path,
+            fix="Choose a folder you can write to.",
+            values={"folder": path.parent},
         )
     return OutputError(
-        f"Could not write {path}: {exc.strerror or exc}.",
+        "Could not write {path}: {reason}.",
         path=path,
         fix="Check the folder exists and is writable.",
+        values={"reason": exc.strerror or exc},
     )
 
 

@@ -61,6 +61,15 @@ class StepwiseError(Exception):
         return text
 
 
+def error_text(exc: BaseException, translate: Callable[[str], str] | None = None) -> str:
+    """The user's text for any exception: a StepwiseError's templates filled in (translated
+    by `translate` first: the UI and the jobs layer pass Qt's translate in context "errors"),
+    anything else its own str() (or its class name when that is empty)."""
+    if isinstance(exc, StepwiseError):
+        return exc.user_message(translate)
+    return str(exc) or type(exc).__name__
+
+
 class InputError(StepwiseError):
     """An input file is missing, unreadable, of the wrong kind or inconsistent."""
 

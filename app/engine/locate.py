@@ -32,7 +32,7 @@ class EngineNotFound(EngineError):
     """No usable sd-stage binary."""
 
     default_message = "The engine sd-stage was not found."
-    default_fix = BUILD_FIX
+    default_fix = "Build it with: python native/build.py"
 
 
 class EngineBuilding(EngineNotFound):
@@ -211,29 +211,32 @@ def engine_version(path: Path) -> str:
     return lines[0].strip() if result.returncode == 0 and lines else ""
 
 
-# Where a path to check came from -> (missing, not executable) templates.
-_USABLE: dict[str, tuple[str, str]] = {
-    "given": (
-        "The engine path given ({path}) does not exist.",
-        "The engine path given ({path}) is not executable.",
-    ),
-    "environment": (
-        "The engine in {variable} ({path}) does not exist.",
-        "The engine in {variable} ({path}) is not executable.",
-    ),
-    "built": (
-        "native/build.py printed a path, but it ({path}) does not exist.",
-        "native/build.py printed a path, but it ({path}) is not executable.",
-    ),
-}
-
-
 def _usable(path: Path, origin: str) -> Path:
-    missing, not_executable = _USABLE[origin]
+    """`path` is an executable file; else EngineNotFound saying where the path came from
+    ("given": Settings or --engine, "environment": $STEPWISE_SD_STAGE, "built": build.py)."""
+    values = {"variable": ENGINE_ENV}
     if not path.is_file():
-        raise _with_values(EngineNotFound(missing, path=path), {"variable": ENGINE_ENV})
+        if origin == "environment":
+            error = EngineNotFound("The engine in {variable} ({path}) does not exist.", path=path)
+        elif origin == "built":
+            error = EngineNotFound(
+                "native/build.py printed a path, but it ({path}) does not exist.", path=path
+            )
+        else:
+            error = EngineNotFound("The engine path given ({path}) does not exist.", path=path)
+        raise _with_values(error, values)
     if not _is_executable(path):
-        raise _with_values(EngineNotFound(not_executable, path=path), {"variable": ENGINE_ENV})
+        if origin == "environment":
+            error = EngineNotFound(
+                "The engine in {variable} ({path}) is not executable.", path=path
+            )
+        elif origin == "built":
+            error = EngineNotFound(
+                "native/build.py printed a path, but it ({path}) is not executable.", path=path
+            )
+        else:
+            error = EngineNotFound("The engine path given ({path}) is not executable.", path=path)
+        raise _with_values(error, values)
     return path
 
 

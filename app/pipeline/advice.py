@@ -9,15 +9,26 @@ from __future__ import annotations
 
 from app.pipeline.failures import Note, NoteCode
 from app.pipeline.params import ALIGN_PX, KLEIN_CFG_SCALE, KLEIN_SCHEDULER, KLEIN_STEPS
+from app.pipeline.preflight import mask_is_empty
 from app.pipeline.spec import JobSpec, effective_steps
 
 # More steps than this gain nothing for a model distilled for KLEIN_STEPS.
 MANY_STEPS = 2 * KLEIN_STEPS
 
 
-def job_notes(spec: JobSpec, resumable: frozenset[str]) -> list[Note]:
-    """Advice for `spec`, in a stable order; `resumable`: the samplers the engine resumes."""
+def job_notes(
+    spec: JobSpec, resumable: frozenset[str], *, mask_empty: bool | None = None
+) -> list[Note]:
+    """Advice for `spec`, in a stable order; `resumable`: the samplers the engine resumes.
+
+    `mask_empty`: the painter's mask has nothing to repaint (the GUI knows it from its
+    document); None reads spec.mask's file. An inpainting job with an empty mask would repaint
+    nothing, or without a mask the whole picture: NoteCode.EMPTY_MASK says so, first."""
     notes: list[Note] = []
+    if mask_empty is None:
+        mask_empty = spec.mask is not None and mask_is_empty(spec.mask)
+    if spec.image is not None and mask_empty:
+        notes.append(Note(NoteCode.EMPTY_MASK))
     if spec.cfg_scale != KLEIN_CFG_SCALE:
         notes.append(Note(NoteCode.CFG_NOT_ONE, {"cfg": spec.cfg_scale}))
     elif spec.negative_prompt.strip():
@@ -35,7 +46,7 @@ def job_notes(spec: JobSpec, resumable: frozenset[str]) -> list[Note]:
                 {"width": spec.width, "height": spec.height, "align": ALIGN_PX},
             )
         )
-    if spec.image is not None and spec.mask is None and spec.strength >= 1.0:
+    if spec.image is not None and spec.mask is None and spec.strength >= 1.0 and not mask_empty:
         notes.append(Note(NoteCode.STRENGTH_NO_MASK))
     if spec.image is not None and spec.strength < 1.0:
         notes.append(

@@ -3,9 +3,12 @@
 Every parameter is checked against its row in app/pipeline/params.py (the one owner of the
 limits), the sampler and scheduler against the engine's catalog when there is one, the model
 files for being readable files of a kind the engine loads (by their first bytes), the run
-folder for being a writable folder, and the disk for room for the run's expected size. A
-failure is an InputError / ModelFileError (FailureKind INPUT / MODEL_FILE) or an OutputError
-(OUTPUT) whose message names the field or folder and the fix; never a traceback.
+folder for being a writable folder, the disk for room for the run's expected size, and the
+devices against those the engine lists now. A failure is an InputError / ModelFileError
+(FailureKind INPUT / MODEL_FILE), a DeviceMissingError (DEVICE) or an OutputError (OUTPUT)
+whose message names the field or folder and the fix; never a traceback. Messages are
+templates (app/core/errors.py) so the UI shows them in its language. `mask_is_empty` is the
+"nothing to repaint" warning's test (advice.py turns it into NoteCode.EMPTY_MASK).
 """
 
 from __future__ import annotations
@@ -14,9 +17,14 @@ import json
 import os
 import shutil
 import struct
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from app.core.errors import InputError, OutputError
+import numpy as np
+
+from app.core.errors import InputError, OutputError, StepwiseError
+from app.engine.errors import DeviceError
+from app.imaging.io import load_mask
 from app.pipeline import params as P
 from app.pipeline.api import EngineCatalog
 from app.pipeline.identity import ModelFileError
@@ -29,13 +37,34 @@ GGUF_MAGIC = b"GGUF"
 ZIP_MAGIC = b"PK\x03\x04"  # a PyTorch .ckpt/.pt
 MAX_SAFETENSORS_HEADER = 100 * 1024 * 1024
 MODEL_ROWS = (P.DIFFUSION_MODEL, P.LLM_MODEL, P.VAE_MODEL)
+DEVICE_ROWS = (P.LLM_DEVICE, P.DIFFUSION_DEVICE, P.VAE_DEVICE)
+MASK_WHITE_FROM = 128  # the engine rounds the mask to 0/1: from 128 of 255 a pixel repaints
 
 
-def check_job(spec: JobSpec, catalog: EngineCatalog | None = None) -> None:
-    """Every parameter, sampler/scheduler (against `catalog` when given) and model file."""
+class DeviceMissingError(DeviceError):
+    """A stage's device is not one the engine lists (unplugged, driver gone, another PC)."""
+
+    def __init__(self, message: str, *, fix: str, values: Mapping[str, object]) -> None:
+        super().__init__(message, fix=fix)
+        _set_values(self, values)
+
+
+def _set_values(exc: StepwiseError, values: Mapping[str, object]) -> None:
+    # EngineError takes no values= (yet): the template's values are set after construction.
+    exc.values = dict(values)
+    exc.args = (exc.user_message(),)
+
+
+def check_job(
+    spec: JobSpec, catalog: EngineCatalog | None = None, devices: Iterable[str] | None = None
+) -> None:
+    """Every parameter, sampler/scheduler (against `catalog` when given), the devices
+    (against the engine's names, `devices`, when given) and model file."""
     check_values(spec)
     if catalog is not None:
         check_catalog(spec, catalog)
+    if devices is not None:
+        check_devices(spec, devices)
     check_models(spec)
 
 
@@ -53,14 +82,26 @@ def check_values(spec: JobSpec) -> None:
         ok, _ = P.check_value(p, value)
         if ok:
             continue
-        if p.choices is not None:
-            allowed = ", ".join(str(c) for c in p.choices)
-            fix = f"Choose one of: {allowed}."
-        elif p.minimum is not None or p.maximum is not None:
-            fix = f"Use a value from {_num(p.minimum)} to {_num(p.maximum)}."
-        else:
-            fix = f"Use a {p.kind.__name__} value."
-        raise InputError(f"{p.name} ({_flag(p)}) cannot be {value!r}.", fix=fix)
+        ranged = p.minimum is not None or p.maximum is not None
+        raise InputError(
+            "{name} ({flag}) cannot be {value}.",
+            fix=(
+                "Choose one of: {allowed}."
+                if p.choices is not None
+                else "Use a value from {minimum} to {maximum}."
+                if ranged
+                else "Use a {kind} value."
+            ),
+            values={
+                "name": p.name,
+                "flag": _flag(p),
+                "value": repr(value),
+                "allowed": ", ".join(str(c) for c in p.choices or ()),
+                "minimum": _num(p.minimum),
+                "maximum": _num(p.maximum),
+                "kind": p.kind.__name__,
+            },
+        )
 
 
 def _num(x: float | None) -> str:
@@ -74,14 +115,56 @@ def check_catalog(spec: JobSpec, catalog: EngineCatalog) -> None:
     samplers = tuple(s.name for s in catalog.samplers)
     if samplers and spec.sampler not in samplers:
         raise InputError(
-            f"sampler ({_flag(P.SAMPLER)}) {spec.sampler!r} is not one the engine offers.",
-            fix=f"Choose one of: {', '.join(samplers)}.",
+            "sampler ({flag}) {value} is not one the engine offers.",
+            fix="Choose one of: {allowed}.",
+            values={
+                "flag": _flag(P.SAMPLER),
+                "value": repr(spec.sampler),
+                "allowed": ", ".join(samplers),
+            },
         )
     if catalog.schedulers and spec.scheduler not in catalog.schedulers:
         raise InputError(
-            f"scheduler ({_flag(P.SCHEDULER)}) {spec.scheduler!r} is not one the engine offers.",
-            fix=f"Choose one of: {', '.join(catalog.schedulers)}.",
+            "scheduler ({flag}) {value} is not one the engine offers.",
+            fix="Choose one of: {allowed}.",
+            values={
+                "flag": _flag(P.SCHEDULER),
+                "value": repr(spec.scheduler),
+                "allowed": ", ".join(catalog.schedulers),
+            },
         )
+
+
+def check_devices(spec: JobSpec, devices: Iterable[str]) -> None:
+    """Each stage's device is one the engine lists now (`devices`: their names, "cpu" …)."""
+    listed = list(devices)
+    values = P.values_from_spec(spec)
+    for p in DEVICE_ROWS:
+        device = str(values[p.name])
+        if device in listed:
+            continue
+        raise DeviceMissingError(
+            "The device {device} chosen for {name} ({flag}) is not one the engine finds now "
+            "(it finds: {listed}).",
+            fix="Choose one of them under Devices in the Generate tab, or with {flag} "
+            "(cpu always works); if it is a GPU, check that it and its driver are there.",
+            values={
+                "device": device,
+                "name": p.name,
+                "flag": _flag(p),
+                "listed": ", ".join(listed) or "—",
+            },
+        )
+
+
+def mask_is_empty(path: Path | str) -> bool:
+    """The mask file has no pixel the engine would repaint ("nothing to repaint"); False when
+    it cannot be read (the mask's own check reports that)."""
+    try:
+        mask = load_mask(path)
+    except (StepwiseError, OSError, ValueError, MemoryError):
+        return False
+    return not bool(np.any(mask >= MASK_WHITE_FROM))
 
 
 def check_models(spec: JobSpec) -> None:
@@ -93,36 +176,49 @@ def check_models(spec: JobSpec) -> None:
     lora_dir = spec.models.lora_dir
     if lora_dir and not Path(lora_dir).is_dir():
         raise InputError(
-            f"lora_dir ({_flag(P.LORA_DIR)}): {lora_dir} is not a folder.",
+            "lora_dir ({flag}): {path} is not a folder.",
             path=lora_dir,
             fix="Name the folder that holds the LoRA files, or leave it empty.",
+            values={"flag": _flag(P.LORA_DIR)},
         )
 
 
 def check_model_file(p: P.Param, path: str) -> None:
-    what = f"{p.name} ({_flag(p)})"
+    what = {"name": p.name, "flag": _flag(p)}
     if not path:
-        raise ModelFileError(f"No {what} is given.", fix=f"Name the file with {_flag(p)}.")
+        raise ModelFileError(
+            "No {name} ({flag}) is given.", fix="Name the file with {flag}.", values=what
+        )
     file = Path(path)
     if not file.exists():
-        raise ModelFileError(f"The {what} {path} does not exist.", path=path, fix="Check the path.")
+        raise ModelFileError(
+            "The {name} ({flag}) {path} does not exist.",
+            path=path,
+            fix="Check the path.",
+            values=what,
+        )
     if not file.is_file():
         raise ModelFileError(
-            f"The {what} {path} is not a file.", path=path, fix="Name the model file itself."
+            "The {name} ({flag}) {path} is not a file.",
+            path=path,
+            fix="Name the model file itself.",
+            values=what,
         )
     try:
         looks_right = model_header_ok(file)
     except OSError as exc:
         raise ModelFileError(
-            f"The {what} {path} cannot be read: {exc.strerror or exc}.",
+            "The {name} ({flag}) {path} cannot be read: {reason}.",
             path=path,
             fix="Check its permissions.",
+            values={**what, "reason": exc.strerror or exc},
         ) from exc
     if not looks_right:
         raise ModelFileError(
-            f"The {what} {path} is not a GGUF or safetensors model.",
+            "The {name} ({flag}) {path} is not a GGUF or safetensors model.",
             path=path,
             fix="Choose the model file (.gguf or .safetensors); this one is truncated or other.",
+            values=what,
         )
 
 
@@ -176,15 +272,17 @@ def check_run_folder(folder: Path, spec: JobSpec | None = None) -> None:
         existing = existing.parent
     if existing.exists() and not existing.is_dir():
         raise OutputError(
-            f"The run folder {folder} cannot be made: {existing} is a file, not a folder.",
+            "The run folder {path} cannot be made: {existing} is a file, not a folder.",
             path=folder,
             fix="Choose a run folder (--run-dir) that is not under a file.",
+            values={"existing": existing},
         )
     if not os.access(existing, os.W_OK | os.X_OK):
         raise OutputError(
-            f"The run folder {folder} cannot be written: {existing} is read-only.",
+            "The run folder {path} cannot be written: {existing} is read-only.",
             path=folder,
             fix="Choose a writable run folder (--run-dir).",
+            values={"existing": existing},
         )
     if spec is None:
         return
@@ -195,8 +293,8 @@ def check_run_folder(folder: Path, spec: JobSpec | None = None) -> None:
     need = expected_run_bytes(spec)
     if free < need:
         raise OutputError(
-            f"The disk of {folder} has {free // 2**20} MB free; the run needs about "
-            f"{need // 2**20} MB.",
+            "The disk of {path} has {free_mb} MB free; the run needs about {need_mb} MB.",
             path=folder,
             fix="Free some space or choose a run folder on another disk (--run-dir).",
+            values={"free_mb": free // 2**20, "need_mb": need // 2**20},
         )

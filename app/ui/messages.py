@@ -9,7 +9,7 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from app.core.errors import ERROR_CONTEXT, StepwiseError
+from app.core.errors import ERROR_CONTEXT, StepwiseError, error_text
 
 log = logging.getLogger(__name__)
 TR_CONTEXT = "Messages"
@@ -19,10 +19,15 @@ def _tr(text: str) -> str:
     return QCoreApplication.translate(TR_CONTEXT, text)
 
 
+def translate_error(template: str) -> str:
+    """An error template in the UI's language (Qt context "errors", the errors_*.ts files)."""
+    return QCoreApplication.translate(ERROR_CONTEXT, template)
+
+
 def describe_error(exc: BaseException, path: Path | str | None = None) -> str:
     """A sentence or two for the user; never a traceback."""
     if isinstance(exc, StepwiseError):
-        return exc.user_message(lambda text: QCoreApplication.translate(ERROR_CONTEXT, text))
+        return error_text(exc, translate_error)
     where = f" ({path})" if path else ""
     if isinstance(exc, MemoryError):
         return (

@@ -112,7 +112,11 @@ _NOTES: dict[NoteCode, str] = {
     NoteCode.STRENGTH_STEPS: QT_TRANSLATE_NOOP(
         "Texts", "Strength {strength:g} runs {run} of {steps} steps."
     ),
-    NoteCode.EMPTY_MASK: QT_TRANSLATE_NOOP("Texts", "The mask is empty: nothing to repaint."),
+    NoteCode.EMPTY_MASK: QT_TRANSLATE_NOOP(
+        "Texts",
+        "The mask is empty: nothing to repaint. Paint the area to change, or use Fill All "
+        "to repaint the whole picture.",
+    ),
     NoteCode.FLAG_NO_EFFECT: QT_TRANSLATE_NOOP(
         "Texts", "{flag} {value}: has no effect with klein; ignored."
     ),

@@ -154,8 +154,8 @@
         <translation>引擎意外停止</translation>
     </message>
     <message>
-        <source>The mask is empty: nothing to repaint.</source>
-        <translation>蒙版为空：没有需要重绘的区域。</translation>
+        <source>The mask is empty: nothing to repaint. Paint the area to change, or use Fill All to repaint the whole picture.</source>
+        <translation>蒙版为空：没有需要重绘的区域。请画出要修改的区域，或用“全部填充”重绘整张图片。</translation>
     </message>
     <message>
         <source>The negative prompt does nothing at CFG 1.</source>
