@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from app.core import platform
@@ -21,7 +21,7 @@ BUILDING_PREFIX = "build.py: building now: "
 VERSION_TIMEOUT_S = 10.0
 
 
-def _with_values[E: EngineError](exc: E, values: dict[str, object]) -> E:
+def _with_values[E: EngineError](exc: E, values: Mapping[str, object]) -> E:
     """`exc` with its template's values (EngineError takes no values= of its own yet)."""
     exc.values = dict(values)
     exc.args = (exc.user_message(),)
