@@ -278,6 +278,7 @@ class VaeDecodeStage:
 
     def run(self, ctx: StageContext) -> StageRun:
         run = ctx.run
+        (run.dir / DECODED).unlink(missing_ok=True)  # an older decode is not this latent's
         check_latent(run.dir / FINAL_LATENT)  # NaN / Inf: no decode can make a picture of it
         yield from run_engine(run, ctx.control, ctx.engine, self.args(run, ctx.settings), self.name)
         check_decoded(run.dir / DECODED)  # constant (a failed decode): never a result
