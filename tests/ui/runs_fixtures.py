@@ -1,0 +1,107 @@
+"""Runs made on the real pipeline for the runs UI tests: a photo and mask on disk, runs
+stopped after a step, finished runs, and the real main window with the generation panel."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from app.core.paths import app_paths
+from app.core.settings import Settings
+from app.imaging.io import encode_png
+from app.jobs.job_form import JobForm
+from app.pipeline import events as ev
+from app.pipeline.control import RunControl
+from app.pipeline.params import (
+    DIFFUSION_DEVICE,
+    DIFFUSION_MODEL,
+    LLM_DEVICE,
+    LLM_MODEL,
+    PROMPT,
+    STEPS,
+    THREADS,
+    VAE_DEVICE,
+    VAE_MODEL,
+)
+from app.pipeline.runner import Pipeline
+from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles
+
+
+def write_photo(folder: Path, width: int = 128, height: int = 96) -> tuple[Path, Path]:
+    """A gradient photo and a rectangular mask as PNG files; returns their paths."""
+    folder.mkdir(parents=True, exist_ok=True)
+    y, x = np.mgrid[0:height, 0:width]
+    image = np.stack([x * 255 // width, y * 255 // height, (x * y) % 256], -1).astype(np.uint8)
+    mask = np.zeros((height, width), np.uint8)
+    mask[height // 4 : height * 3 // 4, width // 4 : width * 3 // 4] = 255
+    image_path, mask_path = folder / "photo.png", folder / "photo-mask.png"
+    image_path.write_bytes(encode_png(image))
+    mask_path.write_bytes(encode_png(mask))
+    return image_path, mask_path
+
+
+def spec(tiny_models, prompt: str, steps: int, image: Path | None = None, mask: Path | None = None):
+    models = ModelFiles(str(tiny_models.diffusion), str(tiny_models.llm), str(tiny_models.vae))
+    return JobSpec(
+        models=models,
+        devices=DeviceChoice(threads=1),
+        prompt=prompt,
+        steps=steps,
+        width=128,
+        height=96,
+        image=str(image) if image else None,
+        mask=str(mask) if mask else None,
+    )
+
+
+def stopped_run(pipeline: Pipeline, job: JobSpec, after_step: int) -> tuple[Path, int]:
+    """A run suspended once `after_step` is done (the engine may finish the step under way):
+    its folder and the step it stopped after."""
+    run = pipeline.create_run(job)
+    control = RunControl()
+    last = None
+    for event in pipeline.execute(run.dir, control):
+        last = event
+        if isinstance(event, ev.CheckpointSaved) and event.step >= after_step:
+            control.suspend()
+    assert isinstance(last, ev.RunSuspended), last
+    return run.dir, last.step
+
+
+def finished_run(pipeline: Pipeline, job: JobSpec) -> Path:
+    run = pipeline.create_run(job)
+    events = list(pipeline.execute(run.dir, RunControl()))
+    assert isinstance(events[-1], ev.RunFinished), events[-1]
+    return run.dir
+
+
+def job_form(tiny_models, prompt: str = "a new door", steps: int = 4) -> JobForm:
+    form = JobForm()
+    form.set(DIFFUSION_MODEL, str(tiny_models.diffusion))
+    form.set(LLM_MODEL, str(tiny_models.llm))
+    form.set(VAE_MODEL, str(tiny_models.vae))
+    form.set(PROMPT, prompt)
+    form.set(STEPS, steps)
+    form.set(THREADS, 1)
+    for p in (LLM_DEVICE, DIFFUSION_DEVICE, VAE_DEVICE):
+        form.set(p, "cpu")
+    return form
+
+
+def main_window(qtbot, sd_stage: Path, tiny_models, *, show: bool = True):
+    """The real main window with the generation panel (and so the Runs dock) installed."""
+    from app.ui.generation import install_generation_panel
+    from app.ui.main_window import MainWindow
+
+    settings = Settings(engine_path=str(sd_stage))
+    window = MainWindow(settings, job_form=job_form(tiny_models))
+    qtbot.addWidget(window)
+    install_generation_panel(window, app_paths(), settings)
+    if show:
+        window.show()
+    return window
+
+
+def pipeline(sd_stage: Path) -> Pipeline:
+    return Pipeline(app_paths(), sd_stage, cache_limit_mb=64)
