@@ -1,8 +1,10 @@
-"""The job's inputs from the painter: the document's image and mask, written for a run.
+"""The job's inputs: the painter's image and mask, and the reference images, written for a run.
 
 The arrays are copied when the document changes (UI thread, cheap); the PNGs are encoded and
 written in a worker thread (InputWriter) through app.core.atomic, named by the sha256 of their
 bytes, and an existing file of that name is reused only when its bytes hash the same again.
+Reference images are read when added (a bad file is refused then, with a message naming it)
+and kept as pixels, in order; they are written the same way (`ref-<hash>.png`).
 """
 
 from __future__ import annotations
@@ -10,29 +12,78 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QObject, QThread, Signal
 
 from app.core.atomic import write_bytes_atomic
-from app.imaging.io import encode_png
+from app.core.errors import InputError
+from app.imaging.geometry import Size
+from app.imaging.io import encode_png, load_image
 
 log = logging.getLogger(__name__)
 
 NAME_HASH_CHARS = 24
 INPUT_PNG_LEVEL = 1
+# The engine VAE-encodes a reference at its own size: beyond the largest job side it would
+# cost more memory than the generation itself.
+MAX_REF_SIDE_PX = 4096
+MAX_REFS = 8
+_REF_TOO_BIG = "The reference image {path} is {size} px; references may be up to {max} px a side."
+_REF_TOO_BIG_FIX = "Scale it down in an image editor, or choose a smaller picture."
+_REF_NOT_PICTURE = "The reference image {name} is not a picture."
+_TOO_MANY_REFS = "A job takes at most {max} reference images."
+_TOO_MANY_REFS_FIX = "Remove one before adding another."
 
 Source = Callable[[], tuple[np.ndarray | None, np.ndarray | None]]
 
 
 @dataclass(frozen=True)
 class InputFiles:
-    """The written inputs (mask None: nothing painted, the whole image is the job)."""
+    """The written inputs (image None: text to image; mask None: nothing painted, the whole
+    image is the job; refs in the order the job uses them)."""
 
-    image: Path
+    image: Path | None
     mask: Path | None
+    refs: tuple[Path, ...] = ()
+
+
+@dataclass(frozen=True, eq=False)
+class Reference:
+    """A reference image of the job: its pixels (HxWx3 uint8 RGB) and where it came from."""
+
+    pixels: np.ndarray
+    name: str  # what the pane shows: the file's name, "Pasted picture", "Result"
+    source: Path | None = None
+    key: str = field(default="")  # sha256 of the pixels: the same picture twice is one ref
+
+    @classmethod
+    def of(cls, pixels: np.ndarray, name: str, source: Path | None = None) -> Reference:
+        if pixels.dtype != np.uint8 or pixels.ndim != 3 or pixels.shape[2] != 3:
+            raise InputError(_REF_NOT_PICTURE, values={"name": name})
+        size = Size.of(pixels)
+        if max(size) > MAX_REF_SIDE_PX:
+            raise InputError(
+                _REF_TOO_BIG,
+                path=source or name,
+                fix=_REF_TOO_BIG_FIX,
+                values={"size": size, "max": MAX_REF_SIDE_PX},
+            )
+        pixels = np.ascontiguousarray(pixels)
+        return cls(pixels, name, source, hashlib.sha256(pixels.data).hexdigest())
+
+    @classmethod
+    def load(cls, path: Path | str) -> Reference:
+        """Reads a picture file as a reference; InputError naming the file for a missing,
+        foreign, damaged or oversized one (imaging.io's messages, and the size cap here)."""
+        path = Path(path)
+        return cls.of(load_image(path), path.name, path)
+
+    @property
+    def size(self) -> Size:
+        return Size.of(self.pixels)
 
 
 def _sha256(data: bytes) -> str:
@@ -53,26 +104,87 @@ def write_input_png(folder: Path, kind: str, array: np.ndarray) -> Path:
     return path
 
 
-def write_inputs(folder: Path, image: np.ndarray, mask: np.ndarray | None) -> InputFiles:
-    """Writes (or verifies and reuses) the image and mask PNGs of a job."""
+def write_inputs(
+    folder: Path,
+    image: np.ndarray | None,
+    mask: np.ndarray | None,
+    refs: tuple[np.ndarray, ...] = (),
+) -> InputFiles:
+    """Writes (or verifies and reuses) the image, mask and reference PNGs of a job."""
     folder.mkdir(parents=True, exist_ok=True)
-    image_path = write_input_png(folder, "image", np.ascontiguousarray(image))
-    mask_path = None
-    if mask is not None and mask.any():
-        mask_path = write_input_png(folder, "mask", np.ascontiguousarray(mask))
-    return InputFiles(image_path, mask_path)
+    image_path = mask_path = None
+    if image is not None:
+        image_path = write_input_png(folder, "image", np.ascontiguousarray(image))
+        if mask is not None and mask.any():
+            mask_path = write_input_png(folder, "mask", np.ascontiguousarray(mask))
+    ref_paths = tuple(write_input_png(folder, "ref", np.ascontiguousarray(r)) for r in refs)
+    return InputFiles(image_path, mask_path, ref_paths)
 
 
 class JobInputs(QObject):
-    """The painter's picture and mask as the job's input (None = text-to-image)."""
+    """The painter's picture and mask as the job's input (None = text-to-image), and the
+    job's reference images in order."""
 
     changed = Signal()
+    refs_changed = Signal()  # the references were added, removed or reordered (then changed)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._image: np.ndarray | None = None
         self._mask: np.ndarray | None = None
         self._source: Source | None = None
+        self._refs: list[Reference] = []
+
+    # --- reference images ---------------------------------------------------------------------
+
+    @property
+    def refs(self) -> tuple[Reference, ...]:
+        return tuple(self._refs)
+
+    def add_ref(self, ref: Reference) -> bool:
+        """Appends a reference; False (nothing changes) when the same picture is already one.
+        More than MAX_REFS raises InputError."""
+        if any(r.key == ref.key for r in self._refs):
+            return False
+        if len(self._refs) >= MAX_REFS:
+            raise InputError(_TOO_MANY_REFS, fix=_TOO_MANY_REFS_FIX, values={"max": MAX_REFS})
+        self._refs.append(ref)
+        self._refs_changed()
+        return True
+
+    def remove_ref(self, index: int) -> None:
+        if 0 <= index < len(self._refs):
+            del self._refs[index]
+            self._refs_changed()
+
+    def move_ref(self, index: int, to: int) -> None:
+        """Moves the reference at `index` to position `to` (clamped)."""
+        if not 0 <= index < len(self._refs):
+            return
+        to = min(max(to, 0), len(self._refs) - 1)
+        if to != index:
+            self._refs.insert(to, self._refs.pop(index))
+            self._refs_changed()
+
+    def set_refs(self, refs: list[Reference]) -> None:
+        self._refs = list(refs)
+        self._refs_changed()
+
+    def ref_pixels(self) -> tuple[np.ndarray, ...]:
+        """The references' pixels in order, for a worker to write (they are never changed in
+        place, so no copy is needed)."""
+        return tuple(r.pixels for r in self._refs)
+
+    def writer(self, folder: Path, parent: QObject | None = None) -> InputWriter:
+        """An InputWriter for everything the job needs: picture, mask and references."""
+        image, mask = self.snapshot()
+        return InputWriter(folder, image, mask, parent, refs=self.ref_pixels())
+
+    def _refs_changed(self) -> None:
+        self.refs_changed.emit()
+        self.changed.emit()
+
+    # --- the painter's picture ----------------------------------------------------------------
 
     def set_document(self, image: np.ndarray | None, mask: np.ndarray | None) -> None:
         """RGB uint8 HxWx3 and a mask (float 0..1 or uint8), copied; image None = no picture."""
@@ -144,17 +256,18 @@ class InputWriter(QThread):
     def __init__(
         self,
         folder: Path,
-        image: np.ndarray,
+        image: np.ndarray | None,
         mask: np.ndarray | None,
         parent: QObject | None = None,
+        refs: tuple[np.ndarray, ...] = (),
     ) -> None:
         super().__init__(parent)
         self.setObjectName("InputWriter")
-        self._folder, self._image, self._mask = folder, image, mask
+        self._folder, self._image, self._mask, self._refs = folder, image, mask, refs
 
     def run(self) -> None:  # noqa: D102 - QThread entry point
         try:
-            files = write_inputs(self._folder, self._image, self._mask)
+            files = write_inputs(self._folder, self._image, self._mask, self._refs)
         except Exception as exc:  # noqa: BLE001 - reported to the user with the file named
             message = getattr(exc, "user_message", None)
             self.failed.emit(message() if callable(message) else str(exc))

@@ -54,7 +54,9 @@ def _strings(node: ast.expr, constants: dict[str, list[str]], where: str) -> lis
 
 def imaging_templates() -> set[str]:
     found: set[str] = set()
-    for path in sorted((ROOT / "app" / "imaging").glob("*.py")):
+    # job_inputs.py's reference-image messages live in the same .ts file.
+    paths = [*sorted((ROOT / "app" / "imaging").glob("*.py")), ROOT / "app/jobs/job_inputs.py"]
+    for path in paths:
         if path.name in OTHER_OWNERS:
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))

@@ -191,5 +191,25 @@
         <source>{path} is too big: Stepwise reads pictures up to {side} px a side and {megapixels} megapixels.</source>
         <translation>{path} 太大：Stepwise 能读取的图片每边最多 {side} 像素，总共最多 {megapixels} 百万像素。</translation>
     </message>
+    <message>
+        <source>The reference image {path} is {size} px; references may be up to {max} px a side.</source>
+        <translation>参考图 {path} 是 {size} 像素；参考图每边最多 {max} 像素。</translation>
+    </message>
+    <message>
+        <source>Scale it down in an image editor, or choose a smaller picture.</source>
+        <translation>请在图像编辑器中把它缩小，或选择一张更小的图片。</translation>
+    </message>
+    <message>
+        <source>The reference image {name} is not a picture.</source>
+        <translation>参考图 {name} 不是图片。</translation>
+    </message>
+    <message>
+        <source>A job takes at most {max} reference images.</source>
+        <translation>一个任务最多使用 {max} 张参考图。</translation>
+    </message>
+    <message>
+        <source>Remove one before adding another.</source>
+        <translation>请先移除一张再添加。</translation>
+    </message>
 </context>
 </TS>
