@@ -109,3 +109,29 @@ def test_open_folder_runs_the_desktops_opener(tmp_path, monkeypatch) -> None:
     assert platform.folder_opener(folder) == ["open", str(folder)]
     monkeypatch.setattr(platform, "WINDOWS", True)
     assert platform.folder_opener(folder) is None
+
+
+def test_settings_show_the_folders_with_open_buttons(qtbot, monkeypatch) -> None:
+    from app.jobs.job_form import JobForm
+    from app.ui.settings_dialog import SettingsDialog
+
+    opened: list[Path] = []
+    monkeypatch.setattr(platform, "open_folder", lambda folder: opened.append(Path(folder)))
+    paths = app_paths()
+    dialog = SettingsDialog(application_settings(), JobForm(), paths=paths)
+    qtbot.addWidget(dialog)
+    assert list(dialog.folder_buttons) == [
+        paths.runs_dir,
+        paths.cache_dir,
+        paths.log_dir,
+        paths.config_dir,
+    ]
+    dialog.folder_buttons[paths.runs_dir].click()
+    dialog.folder_buttons[paths.log_dir].click()
+    assert opened == [paths.runs_dir, paths.log_dir]
+
+
+def application_settings():  # noqa: ANN201
+    from app.core.settings import Settings
+
+    return Settings()

@@ -19,6 +19,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.imaging.geometry import Size
+from app.imaging.mask_ops import bounding_box
+from app.imaging.prepare import plan_model_input
 from app.jobs.generation import GenerationModel
 from app.pipeline.api import EngineCatalog, RunSnapshot
 from app.pipeline.failures import Note
@@ -34,7 +37,9 @@ from app.pipeline.params import (
     STEPS,
     STRENGTH,
     WIDTH,
+    spec_from_values,
 )
+from app.pipeline.preflight import MASK_WHITE_FROM
 from app.ui.bind import bind
 from app.ui.texts import note_text
 
@@ -138,6 +143,7 @@ class SamplingPane(QGroupBox):
         model.catalog_changed.connect(self.set_catalog)
         model.notes_changed.connect(self.show_notes)
         model.inputs.changed.connect(self._update_size_row)
+        form.changed.connect(lambda *_: self._update_size_row())
         model.run_changed.connect(self._show_model_input)
         if model.catalog is not None:
             self.set_catalog(model.catalog)
@@ -186,7 +192,32 @@ class SamplingPane(QGroupBox):
             self.size_label.setText(_tr("Text to image: choose the size (multiples of 16)."))
             return
         w, h = size
-        self.size_label.setText(_tr("From the image: {w}×{h}.").format(w=w, h=h))
+        planned = self.planned_model_input()
+        if planned is None or tuple(planned) == (w, h):
+            self.size_label.setText(_tr("From the image: {w}×{h}.").format(w=w, h=h))
+            return
+        self.size_label.setText(
+            _tr("From the image: {w}×{h}; the model gets {mw}×{mh}.").format(
+                w=w, h=h, mw=planned[0], mh=planned[1]
+            )
+        )
+
+    def planned_model_input(self) -> tuple[int, int] | None:
+        """The size the model will get for the picture and mask as they are now: the plan
+        `prepare` follows (alignment, the 'only masked' region scaled to its target, capped
+        by the job's width × height), computed without touching a pixel."""
+        inputs, form = self.model.inputs, self.model.form
+        size = inputs.size
+        if size is None:
+            return None
+        options = spec_from_values(form.values()).prepare
+        if options is None:
+            return None
+        mask = inputs.mask if options.only_masked else None
+        box = bounding_box(mask >= MASK_WHITE_FROM) if mask is not None else None
+        cap = Size(int(form.get(WIDTH)), int(form.get(HEIGHT)))
+        _region, _scaled, plan = plan_model_input(size, box, options, cap)
+        return int(plan.aligned_size[0]), int(plan.aligned_size[1])
 
     def _show_model_input(self, run: RunSnapshot | None) -> None:
         if run is None or run.model_input is None or run.spec.image is None:

@@ -590,6 +590,10 @@
         <translation>找到 {count} 个 GPU 设备。</translation>
     </message>
     <message>
+        <source>From the image: {w}×{h}; the model gets {mw}×{mh}.</source>
+        <translation>来自图像：{w}×{h}；模型得到 {mw}×{mh}。</translation>
+    </message>
+    <message>
         <source>From the image: {w}×{h}.</source>
         <translation>来自图像：{w}×{h}。</translation>
     </message>
