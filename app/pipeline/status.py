@@ -4,14 +4,33 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.core.errors import StepwiseError
 from app.pipeline.api import RunSnapshot
 from app.pipeline.params import values_from_spec
+from app.pipeline.run_dir import open_run
+
+
+def memory_records(run: RunSnapshot) -> dict[str, dict[str, Any]]:
+    """Per engine stage: the memory settings it ran with and what fitting or a retry changed
+    (run.json; app/pipeline/fit.py). Empty when the run folder cannot be read now."""
+    try:
+        stored = open_run(run.dir)
+    except (StepwiseError, OSError):
+        return {}
+    out = {}
+    for s in run.stages:
+        rec = stored.stage(s.name)
+        if rec.memory is not None or rec.memory_changes:
+            out[s.name] = {"settings": rec.memory, "changes": rec.memory_changes}
+    return out
 
 
 def status_json(run: RunSnapshot) -> dict[str, Any]:
     """`status --json`: the stages, the steps, the result, what the engine was given
-    (model_input) and every parameter of the run by its table name (params)."""
+    (model_input), every parameter of the run by its table name (params) and, per engine
+    stage, the memory settings and the changes fitting or an out-of-memory retry made."""
     mi = run.model_input
+    memory = memory_records(run)
     failure = run.failure
     return {
         "run_dir": str(run.dir),
@@ -23,6 +42,7 @@ def status_json(run: RunSnapshot) -> dict[str, Any]:
                 "cached": s.cached,
                 "seconds": s.seconds,
                 "device": s.device,
+                "memory": memory.get(s.name),
             }
             for s in run.stages
         ],

@@ -218,3 +218,16 @@ def test_ladder_for_the_retry_matches_fit() -> None:
     """The retry walks the same documented order the plan does."""
     user = fit.job_settings("vae-decode", DeviceChoice(vae="vulkan0"))
     assert fit.ladder("vae-decode", user) == [UNTILED, TILED32, TILED16, CPU16]
+
+
+def test_status_json_reports_the_memory_changes(tmp_path: Path) -> None:
+    from app.pipeline.runner import snapshot_of
+    from app.pipeline.status import status_json
+
+    run = make_run(tmp_path, vae="vulkan0", fit_memory=False)
+    drive(run_fitted(OomStage([UNTILED]), ctx_for(run, tmp_path), dict, no_plan))
+    stages = {s["name"]: s for s in status_json(snapshot_of(open_run(run.dir)))["stages"]}
+    memory = stages["vae-decode"]["memory"]
+    assert memory["settings"] == TILED32.to_json()
+    assert [c["why"] for c in memory["changes"]] == ["out_of_memory", "out_of_memory"]
+    assert stages["diffuse"]["memory"] is None
