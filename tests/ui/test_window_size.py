@@ -1,0 +1,104 @@
+"""The main window's minimum size stays within 1280×720 whatever the state: the real window
+(app/ui/main_window.py) with the generation panel installed, 10 unfinished runs offered (the
+start-up dialog and the Runs panel) and an error banner shown, in English and 简体中文.
+Screenshots of the window, the dialog and the Runs panel at 1280×720 go to tmp_path (and to
+$STEPWISE_SCREENSHOT_DIR when set)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtWidgets import QApplication
+
+from app.ui.i18n import TsTranslator
+from tests.ui.runs_fixtures import main_window, pipeline, spec, stopped_run, write_photo
+
+pytestmark = pytest.mark.slow
+MAX_W, MAX_H = 1280, 720
+RUNS = 10
+
+
+def _shots_dir(tmp_path: Path) -> list[Path]:
+    dirs = [tmp_path / "shots"]
+    if os.environ.get("STEPWISE_SCREENSHOT_DIR"):
+        dirs.append(Path(os.environ["STEPWISE_SCREENSHOT_DIR"]))
+    for d in dirs:
+        d.mkdir(parents=True, exist_ok=True)
+    return dirs
+
+
+def _save(widget, name: str, dirs: list[Path]) -> None:
+    image = widget.grab()
+    assert not image.isNull()
+    for d in dirs:
+        assert image.save(str(d / name)), d / name
+
+
+@pytest.fixture
+def ten_unfinished_runs(tmp_path: Path, sd_stage: Path, tiny_models) -> list[Path]:
+    image, mask = write_photo(tmp_path / "in")
+    api = pipeline(sd_stage)
+    made = []
+    for i in range(RUNS):
+        photo = (image, mask) if i % 2 == 0 else (None, None)
+        job = spec(tiny_models, f"door number {i} in the rain, a long prompt " * 2, 4, *photo)
+        made.append(stopped_run(api, job, after_step=1 + i % 2)[0])
+    return made
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_the_minimum_size_fits_1280x720_with_10_runs_and_an_error(
+    qtbot, tmp_path, language, ten_unfinished_runs, sd_stage, tiny_models
+) -> None:
+    translator = TsTranslator(language) if language != "en" else None
+    if translator is not None:
+        QCoreApplication.installTranslator(translator)
+    try:
+        window = main_window(qtbot, sd_stage, tiny_models)
+        controller = window.runs_controller
+        panel = window.generation_panel
+        qtbot.waitUntil(lambda: controller.dialog is not None and controller.dialog.isVisible())
+        qtbot.waitUntil(lambda: len(controller.runs_panel.list_view.rows) == RUNS)
+        dialog = controller.dialog
+        assert len(dialog.list_view.rows) == RUNS
+        panel.error_banner.show_error(
+            "Diffuse failed: the engine stopped unexpectedly. " * 6,
+            "Try: run the stage again; if it fails again, open the engine log.",
+        )
+        panel.tabs.setCurrentIndex(1)
+        controller.generate_dock.raise_()
+        QApplication.processEvents()
+        hint = window.minimumSizeHint().expandedTo(window.minimumSize())
+        assert hint.width() <= MAX_W and hint.height() <= MAX_H, hint
+        for dock in (controller.generate_dock, controller.runs_dock):
+            dock.raise_()
+            QApplication.processEvents()
+            hint = window.minimumSizeHint().expandedTo(window.minimumSize())
+            assert hint.width() <= MAX_W and hint.height() <= MAX_H, (dock.objectName(), hint)
+        dialog_min = dialog.minimumSizeHint()
+        assert dialog_min.width() <= MAX_W and dialog_min.height() <= MAX_H, dialog_min
+        window.resize(MAX_W, MAX_H)
+        QApplication.processEvents()
+        assert (window.width(), window.height()) == (MAX_W, MAX_H)
+
+        dirs = _shots_dir(tmp_path)
+        controller.generate_dock.raise_()
+        QApplication.processEvents()
+        _save(window, f"window-generate-{language}.png", dirs)
+        controller.runs_dock.raise_()
+        QApplication.processEvents()
+        _save(window, f"window-runs-{language}.png", dirs)
+        dialog.resize(MAX_W * 2 // 3, MAX_H * 2 // 3)
+        QApplication.processEvents()
+        _save(dialog, f"unfinished-dialog-{language}.png", dirs)
+        if translator is not None:
+            assert dialog.windowTitle() == "未完成的运行"
+            assert controller.runs_dock.windowTitle() == "运行记录"
+        dialog.close()
+        panel.shutdown()
+    finally:
+        if translator is not None:
+            QCoreApplication.removeTranslator(translator)
