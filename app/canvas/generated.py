@@ -42,15 +42,17 @@ class RunPlacement:
     """A run's compositor (its prepare record, photo, soft mask and feather weights), built once
     and used for every frame of the run."""
 
-    def __init__(self, compositor: SoftCompositor, photo_size: Size) -> None:
+    def __init__(self, compositor: SoftCompositor, photo_size: Size, photo_sha256: str) -> None:
         self.compositor = compositor
         self.photo_size = photo_size
+        self.photo_sha256 = photo_sha256  # the pixel hash of the photo it was prepared from
 
     @classmethod
     def of_run(cls, run_dir: Path | str) -> RunPlacement:
         """Reads and verifies `run_dir/prepared` (StepwiseError when missing or damaged)."""
         loaded = load_prepared(Path(run_dir) / PREPARED_DIR)
-        return cls(soft_compositor(loaded), loaded.record.original_size)
+        record = loaded.record
+        return cls(soft_compositor(loaded), record.original_size, record.image_sha256)
 
     @property
     def photo(self) -> np.ndarray:

@@ -209,7 +209,7 @@ def test_before_after_use_as_new_image_undo_and_save(qtbot, window, tmp_path, di
     assert form.get(PROMPT) == "a green window" and form.get(SEED) == run.spec.seed
 
 
-def test_history_lists_the_runs_of_this_photo(qtbot, window) -> None:  # noqa: ANN001
+def test_history_lists_the_runs_of_this_photo(qtbot, window, tmp_path) -> None:  # noqa: ANN001
     win = window
     run_all(qtbot, win)
     first = win.generation_panel.model.run
@@ -231,3 +231,11 @@ def test_history_lists_the_runs_of_this_photo(qtbot, window) -> None:  # noqa: A
     )
     assert np.array_equal(on_screen(win), load_image(first.result))
     assert not np.array_equal(load_image(first.result), load_image(second.result))
+    assert strip.currentRow() == 0  # the entry on show is marked
+    assert strip.item(1).text() == f"Result\nseed {second.spec.seed}"
+    # Another photo of the same size: its own history (none), and nothing of the old one shown.
+    other = tmp_path / "other.png"
+    save_png_atomic(other, 255 - photo())
+    assert win.open_image(other)
+    assert not win.canvas_view.layer.visible and strip.entries() == []
+    assert np.array_equal(on_screen(win), 255 - photo())

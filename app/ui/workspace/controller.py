@@ -24,7 +24,7 @@ from app.ui.canvas_view import CanvasView
 from app.ui.workspace.area import WorkspaceArea
 from app.ui.workspace.history_strip import HistoryEntry, entries_of
 from app.ui.workspace.png_settings import save_picture_dialog
-from app.ui.workspace.run_photos import runs_of_photo
+from app.ui.workspace.run_photos import photo_hash, prepared_photo_hash, runs_of_photo
 
 if TYPE_CHECKING:
     from app.jobs.generation import GenerationModel
@@ -148,7 +148,6 @@ class WorkspaceController(QObject):
             return
         self._follow = False  # looking back: new previews do not push this away
         self._show_file(run, entry.kind, entry.step, entry.path, entry.caption())
-        self.area.history.select_entry(entry)
 
     def _show_file(self, run: RunSnapshot, kind: str, step: int, path: Path, caption: str) -> None:
         try:
@@ -157,6 +156,7 @@ class WorkspaceController(QObject):
             self.status.emit(str(exc))
             return
         self._show(Shown(run, kind, step, frame, caption, path))
+        self.area.history.select_path(path)
 
     # --- showing ----------------------------------------------------------------------------
 
@@ -174,13 +174,15 @@ class WorkspaceController(QObject):
 
     def placed(self, shown: Shown, *, raw: bool) -> tuple[PlacedFrame, bool]:
         """Where `shown` goes: (frame, standalone). Results are whole pictures; the rest are
-        model-size frames placed through the run's prepare record."""
+        model-size frames placed through the run's prepare record. A frame of a run of
+        another photo than the one open stands alone."""
         placement = self._placement(shown.run)
         doc = self.document
         fits = (
             placement is not None
             and not doc.is_empty()
             and (doc.width, doc.height) == tuple(placement.photo_size)
+            and photo_hash(doc.image) == placement.photo_sha256
         )
         if shown.kind == "result":
             decoded = Path(shown.run.dir) / DECODED_FILE if shown.run else None
@@ -189,8 +191,7 @@ class WorkspaceController(QObject):
                     return placement.raw(load_image(decoded)), False
                 except (StepwiseError, OSError):
                     pass
-            same_size = (doc.width, doc.height) == (shown.frame.shape[1], shown.frame.shape[0])
-            return whole_frame(shown.frame), doc.is_empty() or not same_size
+            return whole_frame(shown.frame), not fits
         if not fits or placement is None:
             return whole_frame(shown.frame), True
         return (placement.raw(shown.frame) if raw else placement.composited(shown.frame)), False
@@ -218,7 +219,7 @@ class WorkspaceController(QObject):
         """Back to the photo and its mask; previews stay off until the next run."""
         self._follow = False
         self.shown = None
-        self.area.history.select_entry(None)
+        self.area.history.select_path(None)
         self._redisplay()
 
     def _dismissed(self) -> None:
@@ -280,9 +281,9 @@ class WorkspaceController(QObject):
         return self.model.session.pipeline.snapshot(Path(run_dir))
 
     def _photo_changed(self) -> None:
-        self._placements.clear()
-        if self.shown is not None and self.shown.kind != "preview":
-            self._redisplay()
+        # Another photo (opened, or back by undo): what was shown belongs to the old one.
+        self.shown = None
+        self._redisplay()
         self.refresh_history()
 
     def refresh_history(self) -> None:
@@ -296,7 +297,11 @@ class WorkspaceController(QObject):
                 model.session.paths.runs_dir, self.document.image, model.session.pipeline
             )
         current = model.run
-        if current is not None:  # the live snapshot, last
+        if current is not None and (
+            self.document.is_empty()
+            or prepared_photo_hash(Path(current.dir)) == photo_hash(self.document.image)
+        ):  # the live snapshot of the current run, last
             runs = [r for r in runs if Path(r.dir) != Path(current.dir)] + [current]
         entries = [entry for run in runs for entry in entries_of(run)]
         self.area.history.set_entries(entries)
+        self.area.history.select_path(self.shown.path if self.shown is not None else None)

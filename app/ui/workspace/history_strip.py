@@ -89,7 +89,7 @@ class ResultHistoryStrip(QListWidget):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scrollbar = self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
-        self.setFixedHeight(THUMB_PX + self.fontMetrics().height() + 18 + scrollbar)
+        self.setFixedHeight(THUMB_PX + 2 * self.fontMetrics().height() + 16 + scrollbar)
         self._entries: list[HistoryEntry] = []
         self.itemClicked.connect(self._clicked)
         self.itemActivated.connect(self._clicked)
@@ -108,7 +108,8 @@ class ResultHistoryStrip(QListWidget):
         self._entries = list(entries)
         for entry in self._entries:
             icon = icons.get(entry) or _thumbnail(entry.path)
-            item = QListWidgetItem(icon, entry.caption())
+            label = entry.caption() + "\n" + _tr("seed {seed}").format(seed=entry.seed)
+            item = QListWidgetItem(icon, label)
             item.setToolTip(entry.tooltip())
             item.setTextAlignment(Qt.AlignmentFlag.AlignHCenter)
             self.addItem(item)
@@ -116,8 +117,10 @@ class ResultHistoryStrip(QListWidget):
         if self.count():
             self.scrollToItem(self.item(self.count() - 1))
 
-    def select_entry(self, entry: HistoryEntry | None) -> None:
-        row = self._entries.index(entry) if entry in self._entries else -1
+    def select_path(self, path: Path | None) -> None:
+        """Marks the entry of the picture on show (none: -1)."""
+        rows = [i for i, e in enumerate(self._entries) if path is not None and e.path == path]
+        row = rows[0] if rows else -1
         self.blockSignals(True)
         self.setCurrentRow(row)
         self.blockSignals(False)

@@ -114,6 +114,10 @@
         <translation>{created} 运行的结果</translation>
     </message>
     <message>
+        <source>seed {seed}</source>
+        <translation>种子 {seed}</translation>
+    </message>
+    <message>
         <source>Seed {seed}</source>
         <translation>种子 {seed}</translation>
     </message>
