@@ -39,6 +39,7 @@ PACKAGE = "stepwise"
 # "sd-stage 0.1.0 (stable-diffusion.cpp master-596-90e87bc, patches 897fd0f57862)"
 VERSION_LINE = re.compile(r"^sd-stage (?P<version>\S+) \((?P<pin>.+), patches (?P<patches>\w+)\)$")
 MENU_PATH_SEPARATOR = " ▸ "
+MNEMONIC_IN_PARENS = re.compile(r"\s*\(&[^&()]\)")
 
 
 def _tr(text: str) -> str:
@@ -68,7 +69,9 @@ def parse_engine_version(line: str) -> EngineVersion | None:
 
 
 def _plain(text: str) -> str:
-    """A menu text without its mnemonic ampersand ("&Open Image…" → "Open Image…")."""
+    """A menu text without its mnemonic ("&Open Image…" → "Open Image…", and the Chinese
+    style "打开图像(&O)…" → "打开图像…")."""
+    text = MNEMONIC_IN_PARENS.sub("", text)
     return text.replace("&&", "\0").replace("&", "").replace("\0", "&")
 
 
@@ -195,7 +198,7 @@ class AboutDialog(QDialog):
             label.setWordWrap(True)
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         form.addRow(_tr("Engine"), self.engine_label)
-        form.addRow("stable-diffusion.cpp", self.pin_label)
+        form.addRow(_tr("Pinned source"), self.pin_label)
         form.addRow(_tr("Patch series"), self.patches_label)
         form.addRow(_tr("Engine file"), self.file_label)
         form.addRow(_tr("Devices"), self.devices_label)

@@ -33,6 +33,15 @@ def test_the_engine_version_line_is_read() -> None:
     assert parse_engine_version("something else") is None
 
 
+def test_menu_texts_lose_their_mnemonics() -> None:
+    from app.ui.help_menu import _plain
+
+    assert _plain("&Open Image…") == "Open Image…"
+    assert _plain("打开图像(&O)…") == "打开图像…"
+    assert _plain("文件(&F)") == "文件"
+    assert _plain("Save && Quit") == "Save & Quit"
+
+
 def test_shortcuts_come_from_the_real_actions(qtbot, tmp_path) -> None:
     window = open_window(qtbot, tmp_path)
     rows = shortcut_rows(window)

@@ -98,6 +98,10 @@
         <translation>打开运行文件夹(&amp;R)</translation>
     </message>
     <message>
+        <source>Pinned source</source>
+        <translation>固定的源码版本</translation>
+    </message>
+    <message>
         <source>Patch series</source>
         <translation>补丁系列</translation>
     </message>
