@@ -57,3 +57,21 @@ def test_model_of_the_wrong_kind(tmp_path: Path, model_args) -> None:
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert "vae_model (--vae)" in done.stderr and str(text) in done.stderr
     assert not (tmp_path / "run" / "logs").exists()
+
+
+def test_an_empty_mask_is_said_before_the_run(tmp_path: Path, model_args, inputs) -> None:
+    import numpy as np
+
+    from app.imaging.io import load_image, save_png_atomic
+
+    photo, _mask = inputs
+    height, width = load_image(photo).shape[:2]
+    black = tmp_path / "black-mask.png"
+    save_png_atomic(black, np.zeros((height, width), np.uint8))
+    done = _run(
+        tmp_path, model_args, tmp_path / "run", "-i", str(photo), "--mask", str(black),
+        "--steps", "1",
+    )  # fmt: skip
+    notes = [line for line in done.stdout.splitlines() if line.startswith("note:")]
+    assert any("The mask is empty" in n and "nothing to repaint" in n for n in notes), done.stdout
+    assert done.stdout.index("The mask is empty") < done.stdout.index("run folder:")

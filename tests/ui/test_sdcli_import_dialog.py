@@ -28,3 +28,26 @@ def test_import_sets_the_form_and_explains_in_words(qtbot) -> None:
     assert form.get(LLM_DEVICE) == "vulkan0"
     assert panel.prompt_pane.prompt_edit.toPlainText() == "a cat"
     assert panel.sampling_pane.steps_spin.value() == 6
+
+
+def test_the_import_notes_speak_chinese(qtbot) -> None:
+    from PySide6.QtCore import QCoreApplication
+
+    from app.ui.i18n import TsTranslator
+
+    translator = TsTranslator("zh_CN")
+    QCoreApplication.installTranslator(translator)
+    try:
+        dialog = SdCliImportDialog()
+        qtbot.addWidget(dialog)
+        dialog.set_command(
+            'sd-cli --diffusion-model a.gguf -p "a cat" --guidance 3.5 --cfg-scale 7 --bogus 1'
+        )
+        notes = [dialog.notes.item(i).text() for i in range(dialog.notes.count())]
+    finally:
+        QCoreApplication.removeTranslator(translator)
+    assert len(notes) >= 3, notes
+    # Every note is in Chinese (each carries CJK characters), with its flags filled in.
+    assert all(any("\u4e00" <= ch <= "\u9fff" for ch in n) for n in notes), notes
+    assert any("--guidance" in n for n in notes) and not any("{" in n for n in notes)
+    assert dialog.windowTitle() != "Import sd-cli command"
