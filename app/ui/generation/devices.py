@@ -1,4 +1,5 @@
-"""The Devices pane: a device per stage from the engine's own list, and VAE tiling."""
+"""The Devices pane: a device per stage from the engine's own list, VAE tiling, fitting to
+the GPU's memory (fit_memory, max_alloc_mb) and the memory plan beside the size."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.jobs.generation import GenerationModel
+from app.jobs.memory_plan import MemoryPlan
 from app.pipeline.api import DeviceInfo
 from app.pipeline.params import (
     DIFFUSION_DEVICE,
@@ -24,6 +26,7 @@ from app.pipeline.params import (
     VAE_TILING,
 )
 from app.ui.bind import bind
+from app.ui.generation.plan_view import MemorySettings
 
 
 def _tr(text: str) -> str:
@@ -31,9 +34,17 @@ def _tr(text: str) -> str:
 
 
 class DevicesPane(QGroupBox):
-    def __init__(self, model: GenerationModel, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        model: GenerationModel,
+        parent: QWidget | None = None,
+        memory_plan: MemoryPlan | None = None,
+    ) -> None:
+        """memory_plan: the planner the pane shows (None: one without an engine, which says
+        so; the composition root passes MemoryPlan(model, engine_plan_fn(...)))."""
         super().__init__(_tr("Devices"), parent)
         self.model = model
+        self.memory_plan = memory_plan or MemoryPlan(model, None, self)
         self.device_combos: dict[str, QComboBox] = {}
         layout = QFormLayout(self)
         self._params = {"llm": LLM_DEVICE, "diffusion": DIFFUSION_DEVICE, "vae": VAE_DEVICE}
@@ -57,6 +68,13 @@ class DevicesPane(QGroupBox):
         layout.addRow(self.vae_tiling)
         layout.addRow(_tr("VAE tile size (latent cells)"), self.vae_tile_size)
         layout.addRow(self.detect_devices, self.device_note)
+        self.memory = MemorySettings(model, self.memory_plan, self)
+        self.fit_memory, self.max_alloc, self.plan_view = (
+            self.memory.fit_memory,
+            self.memory.max_alloc,
+            self.memory.plan_view,
+        )
+        layout.addRow(self.memory)
         self.set_devices(model.devices)
         for stage, combo in self.device_combos.items():
             bind(combo, model.form, self._params[stage])

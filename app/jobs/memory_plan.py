@@ -1,0 +1,165 @@
+"""The job's memory plan for the Devices pane: computed off the UI thread (a QThread), again a
+moment after the size, a device, a memory switch or a model changes (debounced), and only the
+newest result is shown (app/pipeline/job_plan.py does the planning)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, QObject, QThread, QTimer, Signal
+
+from app.jobs.generation import GenerationModel
+from app.pipeline.api import DeviceInfo
+from app.pipeline.job_plan import JobPlan, engine_job_plan
+from app.pipeline.params import (
+    DIFFUSION_DEVICE,
+    DIFFUSION_MODEL,
+    FIT_MEMORY,
+    FLASH_ATTENTION,
+    HEIGHT,
+    LLM_DEVICE,
+    LLM_MODEL,
+    MAX_ALLOC_MB,
+    VAE_DEVICE,
+    VAE_MODEL,
+    VAE_TILE_SIZE,
+    VAE_TILING,
+    WIDTH,
+)
+from app.pipeline.spec import JobSpec
+
+log = logging.getLogger(__name__)
+
+DEBOUNCE_MS = 700
+WATCHED = frozenset(
+    p.name
+    for p in (
+        WIDTH, HEIGHT, DIFFUSION_DEVICE, LLM_DEVICE, VAE_DEVICE, FLASH_ATTENTION, VAE_TILING,
+        VAE_TILE_SIZE, FIT_MEMORY, MAX_ALLOC_MB, DIFFUSION_MODEL, LLM_MODEL, VAE_MODEL,
+    )
+)  # fmt: skip
+
+# Why there is no plan (codes; the pane owns the texts); else the planner's own message.
+NO_ENGINE = "no_engine"
+NO_MODELS = "no_models"
+
+PlanFn = Callable[[JobSpec, int, int, Mapping[str, DeviceInfo]], JobPlan]
+
+
+def engine_plan_fn(engine: Callable[[], Path]) -> PlanFn:
+    """Plans with the engine the pipeline uses (located when a plan is made)."""
+
+    def plan(spec: JobSpec, width: int, height: int, infos: Mapping[str, DeviceInfo]) -> JobPlan:
+        return engine_job_plan(engine(), spec, width, height, infos)
+
+    return plan
+
+
+class _PlanWorker(QThread):
+    planned = Signal(int, object)  # generation, JobPlan
+    failed = Signal(int, str)
+
+    def __init__(self, generation: int, work: Callable[[], JobPlan], parent: QObject) -> None:
+        super().__init__(parent)
+        self.setObjectName("MemoryPlanWorker")
+        self._generation = generation
+        self._work = work
+
+    def run(self) -> None:  # noqa: D102 - QThread entry point
+        try:
+            self.planned.emit(self._generation, self._work())
+        except Exception as exc:  # noqa: BLE001 - shown in the pane, never a crash
+            log.info("memory plan failed: %s", exc)
+            message = exc.user_message() if hasattr(exc, "user_message") else str(exc)
+            self.failed.emit(self._generation, message)
+
+
+class MemoryPlan(QObject):
+    """What the Devices pane shows about memory; `plan_fn` None = plans are not available."""
+
+    planned = Signal(object)  # JobPlan
+    failed = Signal(str)  # why no plan could be made: NO_ENGINE, NO_MODELS or a message
+    planning = Signal()  # a new plan is being made
+
+    def __init__(
+        self, model: GenerationModel, plan_fn: PlanFn | None, parent: QObject | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.plan_fn = plan_fn
+        self.size: tuple[int, int] | None = None  # None: the form's width × height
+        self.last: JobPlan | None = None
+        self._generation = 0
+        self._workers: list[_PlanWorker] = []
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(DEBOUNCE_MS)
+        self._timer.timeout.connect(self.refresh)
+        model.form.changed.connect(self._form_changed)
+        model.devices_changed.connect(lambda _devices: self.schedule())
+        app = QCoreApplication.instance()
+        if app is not None:
+            app.aboutToQuit.connect(self.wait)
+        if plan_fn is not None:
+            self.schedule()
+
+    def set_size(self, width: int | None, height: int | None) -> None:
+        """The size the engine will be given (an image's prepared size); None: the form's."""
+        self.size = None if width is None or height is None else (width, height)
+        self.schedule()
+
+    def _form_changed(self, name: str, _value: object) -> None:
+        if name in WATCHED:
+            self.schedule()
+
+    def schedule(self) -> None:
+        """Plans again once the changes have settled."""
+        self._timer.start()
+
+    def current_size(self) -> tuple[int, int]:
+        form = self.model.form
+        return self.size or (form.get(WIDTH), form.get(HEIGHT))
+
+    def refresh(self) -> None:
+        """Starts a plan now (the previous one, if still running, is ignored when it ends)."""
+        self._timer.stop()
+        self._generation += 1
+        if self.plan_fn is None:
+            self.failed.emit(NO_ENGINE)
+            return
+        missing = [p for p in (DIFFUSION_MODEL, LLM_MODEL, VAE_MODEL) if not self.model.form.get(p)]
+        if missing:
+            self.failed.emit(NO_MODELS)
+            return
+        spec = self.model.spec(None)
+        width, height = self.current_size()
+        infos = {d.name: d for d in self.model.devices}
+        plan_fn = self.plan_fn
+        worker = _PlanWorker(self._generation, lambda: plan_fn(spec, width, height, infos), self)
+        worker.planned.connect(self._planned)
+        worker.failed.connect(self._failed)
+        worker.finished.connect(lambda: self._reap(worker))
+        self._workers.append(worker)
+        self.planning.emit()
+        worker.start()
+
+    def _planned(self, generation: int, plan: JobPlan) -> None:
+        if generation == self._generation:
+            self.last = plan
+            self.planned.emit(plan)
+
+    def _failed(self, generation: int, message: str) -> None:
+        if generation == self._generation:
+            self.failed.emit(message)
+
+    def _reap(self, worker: _PlanWorker) -> None:
+        if worker in self._workers:
+            self._workers.remove(worker)
+        worker.deleteLater()
+
+    def wait(self, timeout_ms: int = 30_000) -> bool:
+        """Waits for running plans (shutdown, tests)."""
+        self._timer.stop()
+        return all(w.wait(timeout_ms) for w in list(self._workers))
