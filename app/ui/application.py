@@ -194,12 +194,14 @@ def install_window_services(
         return Path(settings.engine_path) if settings.engine_path else None
 
     probe = getattr(model, "probe_engine", None)
-    return {
+    services: dict[str, QObject] = {
         "wheel_guard": install_wheel_guard(app),
         "autosave": SettingsAutosave(window, settings, paths.settings_file),
         "help_menu": install_help_menu(window, paths, devices=devices, engine=engine),
         "build_status": EngineBuildStatus(window, probe),
     }
+    setattr(window, "help_menu", services["help_menu"])  # noqa: B010 - others add Help items
+    return services
 
 
 def run_application(args: Sequence[str]) -> int:
@@ -241,6 +243,7 @@ def run_application(args: Sequence[str]) -> int:
         QTimer.singleShot(0, open_given)
     code = app.exec()
     typing.cast(EngineBuildStatus, services["build_status"]).stop()
+    app.removeEventFilter(services["wheel_guard"])
     window.store_settings()
     try:
         save_settings(paths.settings_file, settings)

@@ -33,6 +33,7 @@ def test_run_application_opens_the_argument_and_saves_settings(
         (window,) = created
         seen["size"] = (window.document.width, window.document.height)
         seen["path"] = window.document.image_path
+        seen["help"] = [a.text() for a in window.help_menu.menu.actions() if a.text()]
         window.paint_state.set_size_px(99)
         window.hide()
         return 0
@@ -46,7 +47,10 @@ def test_run_application_opens_the_argument_and_saves_settings(
     finally:
         qapp.setStyleSheet("")
     assert sys.excepthook is not sys.__excepthook__
+    help_items = seen.pop("help")
     assert seen == {"size": (IMAGE_W, IMAGE_H), "path": picture}
+    assert help_items[0] == "Try with demo models" and "&About Stepwise" in help_items
+    assert help_items.count("&Keyboard Shortcuts") == 1
     saved = json.loads(app_paths().settings_file.read_text(encoding="utf-8"))
     assert saved["paint"]["brush_size"] == 99
     assert str(picture) in saved["recent_files"]
