@@ -41,6 +41,7 @@ KNOWN_GAPS: dict[str, str] = {
     "app/pipeline/failure_kinds.py": "lead",
     "app/pipeline/identity.py": "lead",
     "app/pipeline/inputs.py": "lead",
+    "app/pipeline/job_plan.py": "P11",
     "app/pipeline/run_dir.py": "lead",
     "app/pipeline/run_lock.py": "lead",
     "app/pipeline/runner.py": "lead",
