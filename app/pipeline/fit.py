@@ -168,9 +168,10 @@ def budget_bytes(info: DeviceInfo | None) -> int | None:
 
 
 def cap_bytes(info: DeviceInfo | None, max_alloc_mb: int) -> int | None:
-    """The largest single allocation: the device's, or the user's when set and lower."""
+    """The largest single allocation: the device's, or the user's (a GPU driver's cap: not
+    for the CPU) when set and lower."""
     caps = [c for c in (info.max_alloc_bytes if info else None,) if c]
-    if max_alloc_mb > 0:
+    if max_alloc_mb > 0 and not (info is not None and info.name == CPU):
         caps.append(max_alloc_mb * MIB)
     return min(caps) if caps else None
 

@@ -15,7 +15,7 @@ from app.pipeline.job_plan import JobPlan
 from app.pipeline.params import FIT_MEMORY, MAX_ALLOC_MB
 from app.ui.bind import bind
 
-GB = 1e9
+GB = 1024**3  # as sd.cpp counts (its "MB" are MiB)
 
 
 def _tr(text: str) -> str:
@@ -45,10 +45,14 @@ def plan_line(f: Fit, width: int, height: int) -> str:
     v = f.verdict
     if v is None:
         return _tr("{stage}: no plan").format(stage=stage_title(f.stage))
-    text = _tr(
-        "{stage} at {w}×{h} on {device}: {weights} weights + {compute} compute of {available}; "
-        "largest allocation {largest} of {cap}"
-    ).format(
+    head = (
+        _tr("{stage} on {device}: {weights} weights + {compute} compute of {available}")
+        if f.stage == "llm-encode"  # the prompt's size, not the picture's
+        else _tr(
+            "{stage} at {w}×{h} on {device}: {weights} weights + {compute} compute of {available}"
+        )
+    )
+    text = head.format(
         stage=stage_title(f.stage),
         w=width,
         h=height,
@@ -56,9 +60,13 @@ def plan_line(f: Fit, width: int, height: int) -> str:
         weights=gb(v.weights_bytes),
         compute=gb(v.compute_bytes),
         available=gb(v.available_bytes),
-        largest=gb(v.largest_bytes),
-        cap=gb(v.cap_bytes) if v.cap_bytes is not None else _tr("no cap"),
     )
+    if v.cap_bytes is not None:
+        text += _tr("; largest allocation {largest} of {cap}").format(
+            largest=gb(v.largest_bytes), cap=gb(v.cap_bytes)
+        )
+    else:
+        text += _tr("; largest allocation {largest}").format(largest=gb(v.largest_bytes))
     if not v.fits:
         text += " — " + (
             _tr("too much for the device")
@@ -87,6 +95,10 @@ def fitted_line(f: Fit) -> str:
     user = StageSettings.from_json(job)
     changed = settings_text(user, f.settings)
     if not changed:
+        if not f.fits:
+            return _tr("{stage}: does not fit, and no other setting is left").format(
+                stage=stage_title(f.stage)
+            )
         return _tr("{stage}: fits as chosen").format(stage=stage_title(f.stage))
     if not f.fits:
         return _tr("{stage}: nothing fits; will try {settings}").format(

@@ -8,6 +8,14 @@
         <translation> MB</translation>
     </message>
     <message>
+        <source>; largest allocation {largest}</source>
+        <translation>；最大分配 {largest}</translation>
+    </message>
+    <message>
+        <source>; largest allocation {largest} of {cap}</source>
+        <translation>；最大分配 {largest}，上限 {cap}</translation>
+    </message>
+    <message>
         <source>? GB</source>
         <translation>? GB</translation>
     </message>
@@ -104,10 +112,6 @@
         <translation>图切分预算（GiB）</translation>
     </message>
     <message>
-        <source>no cap</source>
-        <translation>无上限</translation>
-    </message>
-    <message>
         <source>nothing fits the plan; trying the most frugal setting</source>
         <translation>没有设置能放下；尝试最省内存的设置</translation>
     </message>
@@ -156,8 +160,16 @@
         <translation>{n} GB</translation>
     </message>
     <message>
-        <source>{stage} at {w}×{h} on {device}: {weights} weights + {compute} compute of {available}; largest allocation {largest} of {cap}</source>
-        <translation>{stage}，{w}×{h}，在 {device} 上：权重 {weights} + 计算 {compute}，共有 {available}；最大分配 {largest}，上限 {cap}</translation>
+        <source>{stage} at {w}×{h} on {device}: {weights} weights + {compute} compute of {available}</source>
+        <translation>{stage}，{w}×{h}，在 {device} 上：权重 {weights} + 计算 {compute}，共有 {available}</translation>
+    </message>
+    <message>
+        <source>{stage} on {device}: {weights} weights + {compute} compute of {available}</source>
+        <translation>{stage}，在 {device} 上：权重 {weights} + 计算 {compute}，共有 {available}</translation>
+    </message>
+    <message>
+        <source>{stage}: does not fit, and no other setting is left</source>
+        <translation>{stage}：放不下，也没有其他设置可试</translation>
     </message>
     <message>
         <source>{stage}: fits as chosen</source>
