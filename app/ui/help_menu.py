@@ -170,6 +170,22 @@ class EngineInfoProbe(QThread):
         self.found.emit(engine_info(self._engine))
 
 
+def _gb(size: int) -> str:
+    return f"{size / 2**30:.1f}"
+
+
+def device_line(device: DeviceInfo) -> str:
+    """ "vulkan0 — AMD Radeon RX 590: 8.0 GB, allocations up to 2.0 GB" (what the engine said)."""
+    line = f"{device.name} — {device.description}" if device.description else device.name
+    facts = []
+    if device.total_bytes:
+        facts.append(_tr("{gb} GB").format(gb=_gb(device.total_bytes)))
+    limit = device.max_alloc_bytes
+    if limit and (device.total_bytes is None or limit < device.total_bytes):
+        facts.append(_tr("allocations up to {gb} GB").format(gb=_gb(limit)))
+    return f"{line}: {', '.join(facts)}" if facts else line
+
+
 class AboutDialog(QDialog):
     """Stepwise's version, the engine (version, pinned sd.cpp, patch series, file), devices."""
 
@@ -219,9 +235,7 @@ class AboutDialog(QDialog):
     def _devices_text(devices: list[DeviceInfo]) -> str:
         if not devices:
             return _tr("Not known yet (Detect devices in the Generate tab)")
-        return "\n".join(
-            f"{d.name} — {d.description}" if d.description else d.name for d in devices
-        )
+        return "\n".join(device_line(d) for d in devices)
 
     def show_engine(self, info: EngineInfo) -> None:
         if info.error is not None:

@@ -33,6 +33,16 @@ def test_the_engine_version_line_is_read() -> None:
     assert parse_engine_version("something else") is None
 
 
+def test_a_device_line_says_its_memory_and_allocation_limit() -> None:
+    from app.ui.help_menu import device_line
+
+    gib = 2**30
+    rx590 = DeviceInfo("vulkan0", "AMD Radeon RX 590", 8 * gib, 7 * gib, 2 * gib)
+    assert device_line(rx590) == "vulkan0 — AMD Radeon RX 590: 8.0 GB, allocations up to 2.0 GB"
+    assert device_line(DeviceInfo("cpu", "CPU")) == "cpu — CPU"
+    assert device_line(DeviceInfo("vulkan1", "", 4 * gib, None, 4 * gib)) == "vulkan1: 4.0 GB"
+
+
 def test_menu_texts_lose_their_mnemonics() -> None:
     from app.ui.help_menu import _plain
 

@@ -98,6 +98,14 @@
         <translation>打开运行文件夹(&amp;R)</translation>
     </message>
     <message>
+        <source>{gb} GB</source>
+        <translation>{gb} GB</translation>
+    </message>
+    <message>
+        <source>allocations up to {gb} GB</source>
+        <translation>单次分配最多 {gb} GB</translation>
+    </message>
+    <message>
         <source>Pinned source</source>
         <translation>固定的源码版本</translation>
     </message>
