@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -147,3 +148,46 @@ def test_engine_version_is_the_binarys_one_line(tmp_path: Path) -> None:
         "sd-stage 0.1.0 (stable-diffusion.cpp master-596-90e87bc, patches 897fd0f57862)"
     )
     assert locate.engine_version(tmp_path / "missing") == ""
+
+
+@pytest.mark.skipif(
+    not all(shutil.which(tool) for tool in ("cmake", "make", "cc")), reason="needs CMake and cc"
+)
+@pytest.mark.parametrize("generator", ["Unix Makefiles", "Ninja"])
+def test_a_real_cmake_build_reports_compile_progress(
+    tmp_path: Path, generator: str, monkeypatch
+) -> None:
+    """build.py's own run_cmake over a real (small) CMake project: the build tool's lines
+    become compile k/N in the progress."""
+    if generator == "Ninja" and shutil.which("ninja") is None:
+        pytest.skip("no ninja")
+    import importlib.util
+
+    # By file, under its own name: "build" may be another package in sys.modules.
+    spec = importlib.util.spec_from_file_location("stepwise_build", ROOT / "native" / "build.py")
+    assert spec is not None and spec.loader is not None
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    src = tmp_path / "src"
+    src.mkdir()
+    names = [f"part{i}" for i in range(6)]
+    for name in names:
+        (src / f"{name}.c").write_text(f"int {name}(void) {{ return 1; }}\n")
+    (src / "main.c").write_text("int main(void) { return 0; }\n")
+    (src / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.18)\nproject(tiny C)\n"
+        f"add_executable(tiny main.c {' '.join(n + '.c' for n in names)})\n"
+    )
+    out = io.StringIO()
+    progress = BuildProgress(tmp_path / "cache", out, Clock())
+    monkeypatch.setattr(build, "PROGRESS", progress)
+    monkeypatch.setattr(sys, "stderr", io.StringIO())  # the tool's own lines go there
+    progress.stage("configure")
+    build.run_cmake(["cmake", "-S", str(src), "-B", str(tmp_path / "b"), "-G", generator], "cfg")
+    progress.stage("compile")
+    build.run_cmake(["cmake", "--build", str(tmp_path / "b"), "-j", "1"], "build")
+    progress.finish(ok=True)
+    assert progress.done == progress.total and progress.total in (100, 8)
+    lines = out.getvalue().splitlines()
+    unit = "100 %" if generator == "Unix Makefiles" else "8/8"
+    assert any(line.startswith(f"build.py: compile {unit}, ") for line in lines), lines
