@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
     QAbstractScrollArea,
     QAbstractSlider,
     QAbstractSpinBox,
+    QApplication,
     QComboBox,
     QMessageBox,
     QScrollBar,
@@ -76,10 +77,7 @@ class WheelGuard(QObject):
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
         kind = event.type()
         if kind == QEvent.Type.Polish and wheel_guarded(obj):
-            widget = typing.cast(QWidget, obj)
-            if widget.focusPolicy() == Qt.FocusPolicy.WheelFocus:
-                # Qt focuses a WheelFocus widget before delivering the wheel to it.
-                widget.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+            no_wheel_focus(typing.cast(QWidget, obj))
             return False
         if kind != QEvent.Type.Wheel or not wheel_guarded(obj):
             return False
@@ -122,8 +120,19 @@ def _scroll(area: QAbstractScrollArea, widget: QWidget, event: QWheelEvent) -> N
     QCoreApplication.sendEvent(viewport, forwarded)
 
 
+def no_wheel_focus(widget: QWidget) -> None:
+    # Qt focuses a WheelFocus widget before it delivers a real wheel event to it, which
+    # would let the wheel through: click or Tab still focus it.
+    if widget.focusPolicy() == Qt.FocusPolicy.WheelFocus:
+        widget.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+
+
 def install_wheel_guard(app: QCoreApplication) -> WheelGuard:
-    """Installs the guard on `app` (the application is its parent and keeps it alive)."""
+    """Installs the guard on `app` (the application is its parent and keeps it alive);
+    widgets that exist already lose their wheel focus now, later ones when polished."""
     guard = WheelGuard(app)
     app.installEventFilter(guard)
+    for widget in QApplication.allWidgets():
+        if wheel_guarded(widget):
+            no_wheel_focus(widget)
     return guard

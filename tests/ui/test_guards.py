@@ -104,6 +104,7 @@ def test_the_wheel_over_unfocused_value_widgets_scrolls_the_panel(qtbot, qapp) -
         qtbot.waitExposed(panel)
         panel.setFocus()
         bar = panel.verticalScrollBar()
+        assert panel.spin.focusPolicy() == Qt.FocusPolicy.StrongFocus  # polished after
         for widget in (panel.combo, panel.spin, panel.slider):
             before = bar.value()
             wheel(widget, -1)
@@ -142,6 +143,9 @@ def test_the_align_combo_of_the_paint_panel_ignores_the_wheel(qtbot, qapp, tmp_p
         wheel(combo, -1)
         assert combo.currentData() == before
         assert window.job_form.values()["align"] == before
+        # Made before the guard, it still lost the wheel focus Qt would give it first.
+        assert combo.focusPolicy() == Qt.FocusPolicy.StrongFocus
+        assert window.prepare_panel.fill_combo.focusPolicy() == Qt.FocusPolicy.StrongFocus
     finally:
         qapp.removeEventFilter(guard)
         guard.deleteLater()
