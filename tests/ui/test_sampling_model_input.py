@@ -53,3 +53,19 @@ def test_only_masked_shows_the_scaled_region(pane: SamplingPane) -> None:
     assert scaled[0] % 16 == 0 and scaled[1] % 16 == 0
     assert 400 * 400 <= scaled[0] * scaled[1] <= 640 * 640  # about 512² px
     assert f"the model gets {scaled[0]}×{scaled[1]}" in pane.size_label.text()
+
+
+def test_an_open_picture_with_an_empty_mask_warns_nothing_to_repaint(pane: SamplingPane) -> None:
+    image = np.zeros((256, 256, 3), np.uint8)
+    pane.model.inputs.set_document(image, np.zeros((256, 256), np.uint8))
+    pane.show_notes(pane.model.notes)
+    text = pane.warning_label.text()
+    assert not pane.warning_label.isHidden()
+    assert text.startswith("⚠ The mask is empty: nothing to repaint.")
+    assert "replaces the whole image" not in text
+    mask = np.zeros((256, 256), np.uint8)
+    mask[100:120, 100:120] = 255
+    pane.model.inputs.set_document(image, mask)
+    assert "The mask is empty" not in pane.warning_label.text()
+    pane.model.inputs.set_document(None, None)  # text to image: no mask to be empty
+    assert "The mask is empty" not in pane.warning_label.text()

@@ -24,7 +24,7 @@ from app.imaging.mask_ops import bounding_box
 from app.imaging.prepare import plan_model_input
 from app.jobs.generation import GenerationModel
 from app.pipeline.api import EngineCatalog, RunSnapshot
-from app.pipeline.failures import Note
+from app.pipeline.failures import Note, NoteCode
 from app.pipeline.params import (
     ALIGN_PX,
     CFG_SCALE,
@@ -42,6 +42,15 @@ from app.pipeline.params import (
 from app.pipeline.preflight import MASK_WHITE_FROM
 from app.ui.bind import bind
 from app.ui.texts import note_text
+
+
+def with_empty_mask(notes: list[Note], mask_empty: bool) -> list[Note]:
+    """The notes with "nothing to repaint" first when the painter's mask is empty (instead of
+    "strength 1 without a mask replaces the whole image"); as they are otherwise."""
+    if not mask_empty:
+        return notes
+    rest = [n for n in notes if n.code not in (NoteCode.EMPTY_MASK, NoteCode.STRENGTH_NO_MASK)]
+    return [Note(NoteCode.EMPTY_MASK), *rest]
 
 
 def _tr(text: str) -> str:
@@ -142,7 +151,9 @@ class SamplingPane(QGroupBox):
         self.height_spin.editingFinished.connect(lambda: self._align(self.height_spin))
         model.catalog_changed.connect(self.set_catalog)
         model.notes_changed.connect(self.show_notes)
+        self._notes: list[Note] = []
         model.inputs.changed.connect(self._update_size_row)
+        model.inputs.changed.connect(lambda: self.show_notes(self._notes))
         form.changed.connect(lambda *_: self._update_size_row())
         model.run_changed.connect(self._show_model_input)
         if model.catalog is not None:
@@ -180,8 +191,19 @@ class SamplingPane(QGroupBox):
             combo.blockSignals(False)
 
     def show_notes(self, notes: list[Note]) -> None:
-        self.warning_label.setText("\n".join("⚠ " + note_text(n) for n in notes))
-        self.warning_label.setVisible(bool(notes))
+        self._notes = list(notes)
+        shown = with_empty_mask(self._notes, self._mask_empty())
+        self.warning_label.setText("\n".join("⚠ " + note_text(n) for n in shown))
+        self.warning_label.setVisible(bool(shown))
+
+    def _mask_empty(self) -> bool:
+        """A picture is open and its mask repaints nothing (the painter writes no mask file
+        then, so the job alone cannot tell an empty mask from "no mask")."""
+        inputs = self.model.inputs
+        if inputs.image is None:
+            return False
+        mask = inputs.mask
+        return mask is None or not bool((mask >= MASK_WHITE_FROM).any())
 
     def _update_size_row(self) -> None:
         size = self.model.inputs.size
