@@ -196,6 +196,16 @@ def verdict(plan: StagePlan, device: str, info: DeviceInfo | None, max_alloc_mb:
     )
 
 
+def graph_cut(settings: StageSettings, v: Verdict) -> Verdict:
+    """With the graph cut the engine keeps the device within --max-vram, but its plan is the
+    uncut graph's (an upper bound, native/PROTOCOL.md): the total is bounded by the cut; the
+    largest tensor still has to fit the cap."""
+    if not (settings.weights_on_cpu and settings.max_vram_gib) or v.reason != "total":
+        return v
+    bound = int(settings.max_vram_gib * GIB)
+    return dataclasses.replace(v, fits=True, reason="", total_bytes=min(v.total_bytes, bound))
+
+
 def _graph_cut_gib(info: DeviceInfo | None) -> float:
     budget = budget_bytes(info)
     if budget is None or budget <= 0:
@@ -268,7 +278,9 @@ def fit_stage(
     last: tuple[StageSettings, StagePlan, Verdict] | None = None
     for settings in ladder(stage, user, infos):
         plan = planner(settings)
-        v = verdict(plan, settings.device, infos.get(settings.device), max_alloc_mb)
+        v = graph_cut(
+            settings, verdict(plan, settings.device, infos.get(settings.device), max_alloc_mb)
+        )
         last = (settings, plan, v)
         if v.fits:
             why = WHY_PLAN

@@ -237,3 +237,18 @@ def test_slow_settings() -> None:
     assert not fit.is_slow(user, StageSettings("vulkan0", flash_attention=True))
     assert fit.is_slow(user, StageSettings("cpu"))
     assert fit.is_slow(user, StageSettings("vulkan0", weights_on_cpu=True, max_vram_gib=2.0))
+
+
+def test_the_graph_cut_bounds_an_uncut_plan_by_its_budget() -> None:
+    """The engine plans the uncut graph, weights counted on the device: the last diffuse rung
+    fits through the cut (the plain and FA rungs do not), and the cap still applies."""
+
+    def uncut(s: StageSettings) -> StagePlan:  # 5 GB weights + 3.5 GB compute on the device
+        return StagePlan("diffuse", 1536, 1536, {},
+                         (share(s.device, DIT_WEIGHTS, 3500 * MB, 300 * MB),))  # fmt: skip
+
+    user = StageSettings("vulkan0", flash_attention=True)
+    f = fit.fit_stage("diffuse", user, uncut, INFOS, CAP_MB)
+    assert f.fits and f.settings.weights_on_cpu and f.settings.max_vram_gib == 7.0
+    assert f.verdict is not None and f.verdict.total_bytes == 7 * GIB
+    assert [c.what for c in f.changes] == ["weights_on_cpu", "max_vram_gib"]
