@@ -1,0 +1,132 @@
+"""A simulated driver cap on lavapipe (GGML_VK_VISIBLE_DEVICES=0, the job's max_alloc_mb →
+GGML_VK_FORCE_MAX_ALLOCATION_SIZE just below what an untiled vae-decode's largest tensor needs
+at the test size, above a 32-cell tile's): with fitting on, the run tiles up front from the
+plan; with fitting off, the untiled decode runs out of memory, is retried tiled and gives the
+same picture as a run tiled from the start. Needs helper E1's engine (--plan, the OOM exit
+for a refused allocation) and a Vulkan ICD; skips cleanly otherwise."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from app.core.paths import app_paths
+from app.engine.argv import CommonArgs, Placement, VaeDecodeArgs
+from app.engine.plan import parse_plan
+from app.pipeline import events as ev
+from app.pipeline.control import RunControl
+from app.pipeline.run_dir import open_run
+from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles
+from tests.pipeline.test_memory_retry import e1_merged
+
+MIB = 1024 * 1024
+W, H = 768, 512  # 48 × 32 latent cells: a 32-cell tile is 2/3 of the picture
+
+pytestmark = pytest.mark.skipif(
+    not e1_merged(), reason="needs E1's sd-stage --plan and OOM exit (merge of branch e1)"
+)
+
+
+def plan_wired() -> bool:
+    from app.engine import plan
+
+    try:
+        plan.plan_stage(Path("/nonexistent-sd-stage"), [])
+    except NotImplementedError:
+        return False
+    except Exception:  # noqa: BLE001 - any other refusal: it is wired
+        return True
+    return True
+
+
+@pytest.fixture
+def lavapipe(sd_stage_vulkan: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("GGML_VK_VISIBLE_DEVICES", "0")
+    listing = subprocess.run(
+        [str(sd_stage_vulkan), "--list-devices"], capture_output=True, timeout=120, check=False
+    )
+    if b"llvmpipe" not in listing.stdout.lower() and b"llvmpipe" not in listing.stderr.lower():
+        pytest.skip("no lavapipe Vulkan device here")
+    return sd_stage_vulkan
+
+
+def largest_decode_tensor(engine: Path, vae: Path, tmp: Path, tiled: bool) -> int:
+    args = VaeDecodeArgs(
+        vae=vae,
+        load_latent=tmp / "absent_latent.bin",  # planned from -W -H (native/PROTOCOL.md)
+        output=tmp / "plan.png",
+        common=CommonArgs(
+            threads=1,
+            placement=Placement(vae="vulkan0"),
+            vae_tiling=tiled,
+            vae_tile_size=32 if tiled else None,
+        ),
+    )
+    argv = [str(engine), *args.to_argv(), "-W", str(W), "-H", str(H), "--plan"]
+    done = subprocess.run(argv, capture_output=True, timeout=300, check=True, env=os.environ)
+    plan = parse_plan(done.stdout.decode().strip().splitlines()[-1])
+    share = plan.on("vulkan0")
+    assert share is not None, plan
+    return share.largest_tensor_bytes
+
+
+def job(models, cap_mb: int, **devices: object) -> JobSpec:  # noqa: ANN001
+    return JobSpec(
+        models=ModelFiles(str(models.diffusion), str(models.llm), str(models.vae)),
+        prompt="a lighthouse",
+        width=W,
+        height=H,
+        steps=1,
+        devices=DeviceChoice(
+            threads=1, diffusion="vulkan0", vae="vulkan0", max_alloc_mb=cap_mb, **devices
+        ),  # type: ignore[arg-type]
+    )
+
+
+@pytest.fixture
+def cap_mb(lavapipe: Path, tiny_models, tmp_path: Path) -> int:
+    untiled = largest_decode_tensor(lavapipe, tiny_models.vae, tmp_path, tiled=False)
+    tiled = largest_decode_tensor(lavapipe, tiny_models.vae, tmp_path, tiled=True)
+    cap = (untiled - 1) // MIB  # just below the untiled decode's largest tensor
+    assert tiled < cap * MIB, (untiled, tiled)
+    return cap
+
+
+def test_fitting_off_the_decode_fails_is_retried_tiled_and_equals_a_tiled_run(
+    lavapipe: Path, tiny_models, cap_mb: int
+) -> None:
+    from app.pipeline.runner import Pipeline
+
+    pipeline = Pipeline(app_paths(), lavapipe)
+    tiled = pipeline.create_run(
+        job(tiny_models, cap_mb, fit_memory=False, vae_tiling=True, vae_tile_size=32)
+    )
+    assert isinstance(list(pipeline.execute(tiled.dir, RunControl()))[-1], ev.RunFinished)
+    run = pipeline.create_run(job(tiny_models, cap_mb, fit_memory=False))
+    events = list(pipeline.execute(run.dir, RunControl()))
+    assert isinstance(events[-1], ev.RunFinished), events[-3:]
+    rec = open_run(run.dir).stage("vae-decode")
+    assert [(c["what"], c["to"], c["why"]) for c in rec.memory_changes] == [
+        ("vae_tiling", True, "out_of_memory"),
+        ("vae_tile_size", 32, "out_of_memory"),
+    ]
+    assert (run.dir / "result.png").read_bytes() == (tiled.dir / "result.png").read_bytes()
+
+
+@pytest.mark.skipif(not plan_wired(), reason="needs E1's plan_stage (merge of branch e1)")
+def test_fitting_on_the_run_tiles_up_front(lavapipe: Path, tiny_models, cap_mb: int) -> None:
+    from app.pipeline.runner import Pipeline
+
+    pipeline = Pipeline(app_paths(), lavapipe)
+    run = pipeline.create_run(job(tiny_models, cap_mb))
+    events = list(pipeline.execute(run.dir, RunControl()))
+    assert isinstance(events[-1], ev.RunFinished), events[-3:]
+    rec = open_run(run.dir).stage("vae-decode")
+    assert [(c["what"], c["to"], c["why"]) for c in rec.memory_changes] == [
+        ("vae_tiling", True, "plan"),
+        ("vae_tile_size", 32, "plan"),
+    ]
+    assert not any("Retrying" in e.text for e in events if isinstance(e, ev.LogLine))
