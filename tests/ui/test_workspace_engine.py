@@ -239,3 +239,37 @@ def test_history_lists_the_runs_of_this_photo(qtbot, window, tmp_path) -> None: 
     assert win.open_image(other)
     assert not win.canvas_view.layer.visible and strip.entries() == []
     assert np.array_equal(on_screen(win), 255 - photo())
+
+
+def test_decode_this_step_shows_full_size_on_the_canvas(qtbot, window) -> None:  # noqa: ANN001
+    win = window
+    run_all(qtbot, win)
+    panel = win.generation_panel
+    strip = panel.run_view.strip
+    panel.tabs.setCurrentIndex(1)
+    item = strip.item(1)
+    qtbot.mouseClick(
+        strip.viewport(), Qt.MouseButton.LeftButton, pos=strip.visualItemRect(item).center()
+    )
+    assert strip.selected_step() == 2
+    qtbot.mouseClick(panel.run_view.decode_button, Qt.MouseButton.LeftButton)
+    model = panel.model
+    qtbot.waitUntil(lambda: not model.state.busy and not model.session.busy, timeout=RUN_TIMEOUT_MS)
+    layer = win.canvas_view.layer
+    assert layer.caption == "Step 2, decoded" and not layer.standalone
+    decoded = load_image(Path(model.run.dir) / "steps" / "step_002.png")
+    assert decoded.shape[:2] == (96, 128)  # the model's input: the photo padded to 16
+    screen = on_screen(win)
+    far = far_from_mask(mask())
+    assert np.array_equal(screen[far], photo()[far])
+    assert not np.array_equal(screen[mask() > 0], photo()[mask() > 0])
+    # Raw frame: the decoded picture as the model made it, over the part of the photo it covers
+    # (the padding undone), not blended.
+    win.workspace_area.bar.raw.setChecked(True)
+    assert layer.frame is not None and tuple(layer.frame.at) == (0, 0, PHOTO_W, PHOTO_H)
+    pad_x, pad_y = (128 - PHOTO_W) // 2, (96 - PHOTO_H) // 2
+    raw = decoded[pad_y : pad_y + PHOTO_H, pad_x : pad_x + PHOTO_W]
+    assert np.array_equal(on_screen(win), raw)
+    # The history strip has the decoded step beside the result.
+    kinds = [(e.kind, e.step) for e in win.workspace_area.history.entries()]
+    assert kinds == [("decoded", 2), ("result", 3)]

@@ -68,6 +68,7 @@ class WorkspaceController(QObject):
         self._follow = True  # previews go on the canvas (until the user paints over them)
         self._preview_step = 0  # the newest step shown during this runner
         self._decoding: int | None = None
+        self._result_shown = False  # a late preview of this run must not hide its result
         bar = area.bar
         bar.raw.toggled.connect(lambda _on: self._redisplay())
         bar.split.toggled.connect(lambda on: self.canvas.layer.set_split(0.5 if on else None))
@@ -98,6 +99,7 @@ class WorkspaceController(QObject):
             return
         self._follow = True
         self._preview_step = 0
+        self._result_shown = False
         runner.preview_ready.connect(self.show_preview)
         runner.result_loaded.connect(self._result_loaded)
 
@@ -107,7 +109,8 @@ class WorkspaceController(QObject):
     def show_preview(self, step: int, image: QImage) -> None:
         """A step's preview (the projection at 1/8, or a full frame) goes on the canvas."""
         run = self.model.run if self.model is not None else None
-        if not self._follow or run is None or image.isNull():
+        late = self._result_shown or step < self._preview_step
+        if not self._follow or run is None or image.isNull() or late:
             return
         self._preview_step = step
         steps = run.steps or run.spec.steps
@@ -118,7 +121,8 @@ class WorkspaceController(QObject):
     def show_decoded_preview(self, step: int, png_path: str, image: QImage) -> None:
         """A step decoded in the background arrived: shown unless a newer step is on show."""
         run = self.model.run if self.model is not None else None
-        if not self._follow or run is None or image.isNull() or step < self._preview_step:
+        late = self._result_shown or step < self._preview_step
+        if not self._follow or run is None or image.isNull() or late:
             return
         self._preview_step = step
         steps = run.steps or run.spec.steps
@@ -137,6 +141,7 @@ class WorkspaceController(QObject):
     def _result_loaded(self, path: str, _image: QImage) -> None:
         run = self.model.run if self.model is not None else None
         if run is not None and self._follow:
+            self._result_shown = True
             self._show_file(run, "result", run.steps or run.spec.steps, Path(path), _tr("Result"))
 
     def show_entry(self, entry: HistoryEntry) -> None:
