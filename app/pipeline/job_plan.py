@@ -36,6 +36,8 @@ PROMPT_TOKENS = 512  # klein pads every prompt to 512 tokens
 # The stages whose memory grows with the picture (searched for the largest size).
 SIZED_STAGES = ("diffuse", "vae-decode")
 MAX_SEARCH_SIDE = 2048
+PROBE_SIDES = (512, 1024)  # the longer side of the two sizes the search plans at
+SHRINK_TRIES = 6
 
 PlannerFor = Callable[[str, int, int], Planner]  # (stage, width, height) → settings → plan
 
@@ -45,13 +47,14 @@ class JobPlan:
     width: int
     height: int
     fits: Mapping[str, Fit] = field(default_factory=dict)  # stage → fit, in stage order
-    largest: tuple[int, int] | None = None  # the largest size without slow settings
+    # The largest size without slow settings; (0, 0): none fits; None: not known.
+    largest: tuple[int, int] | None = None
 
     @property
     def too_large(self) -> bool:
         """The picture is larger than what fits without slow settings."""
-        return self.largest is not None and self.width * self.height > (
-            self.largest[0] * self.largest[1]
+        return self.largest not in (None, (0, 0)) and self.width * self.height > (
+            self.largest[0] * self.largest[1]  # type: ignore[index]
         )
 
 
@@ -91,20 +94,61 @@ def largest_fast_size(
     infos: Mapping[str, DeviceInfo],
 ) -> tuple[int, int] | None:
     """The largest size of width:height at which each sized stage fits with its most frugal
-    setting that is not slow (flash attention on, 16-cell tiles)."""
+    setting that is not slow (flash attention on, 16-cell tiles); (0, 0) when not even the
+    smallest does, None when the devices' memory is unknown.
+
+    Cheap (each plan is an engine call): every stage is planned at two sizes, its total and
+    largest tensor extrapolated linearly in the pixel count (what attention, convolutions and
+    tiles do) to the size that meets the budget and the cap, then that size is checked with
+    a plan and shrunk by 5 % until it fits."""
     d = spec.devices
+    stages = []
+    for stage in SIZED_STAGES:
+        user = fit.job_settings(stage, d)
+        fast = [s for s in fit.ladder(stage, user, infos) if not fit.is_slow(user, s)]
+        stages.append((stage, fast[-1]))
+    limits = [
+        (fit.budget_bytes(infos.get(s.device)), fit.cap_bytes(infos.get(s.device), d.max_alloc_mb))
+        for _, s in stages
+    ]
+    if all(budget is None and cap is None for budget, cap in limits):
+        return None
+
+    def verdict_at(stage: str, s: StageSettings, w: int, h: int) -> fit.Verdict:
+        plan = planner_for(stage, w, h)(s)
+        return fit.graph_cut(s, fit.verdict(plan, s.device, infos.get(s.device), d.max_alloc_mb))
 
     def fits_at(w: int, h: int) -> bool:
-        for stage in SIZED_STAGES:
-            user = fit.job_settings(stage, d)
-            fast = [s for s in fit.ladder(stage, user, infos) if not fit.is_slow(user, s)]
-            s = fast[-1]
-            plan = planner_for(stage, w, h)(s)
-            if not fit.verdict(plan, s.device, infos.get(s.device), d.max_alloc_mb).fits:
-                return False
-        return True
+        return all(verdict_at(stage, s, w, h).fits for stage, s in stages)
 
-    return fit.largest_size(width, height, fits_at, max_side=MAX_SEARCH_SIDE)
+    area = float(MAX_SEARCH_SIDE) ** 2
+    for (stage, s), (budget, cap) in zip(stages, limits, strict=True):
+        small = fit.size_for(width, height, PROBE_SIDES[0])
+        big = fit.size_for(width, height, PROBE_SIDES[1])
+        v1, v2 = verdict_at(stage, s, *small), verdict_at(stage, s, *big)
+        a1, a2 = small[0] * small[1], big[0] * big[1]
+        for limit, y1, y2 in ((budget, v1.total_bytes, v2.total_bytes),
+                              (cap, v1.largest_bytes, v2.largest_bytes)):  # fmt: skip
+            if limit is None or y2 <= y1:
+                continue  # no limit, or it does not grow with the size
+            slope = (y2 - y1) / (a2 - a1)
+            area = min(area, a1 + (limit - y1) / slope)
+    ratio = max(width, height) / min(width, height)
+    long_side = int(min(MAX_SEARCH_SIDE, max(16.0, (max(area, 0.0) * ratio) ** 0.5)))
+    while long_side > 16 and _area(fit.size_for(width, height, long_side)) > area:
+        long_side -= 16  # aligning may round the short side up: stay within the estimate
+    for _ in range(SHRINK_TRIES):
+        size = fit.size_for(width, height, long_side)
+        if fits_at(*size):
+            return size
+        long_side = int(long_side * 0.95)
+        if long_side < 16:
+            break
+    return (0, 0)
+
+
+def _area(size: tuple[int, int]) -> int:
+    return size[0] * size[1]
 
 
 # ------------------------------------------------------------------------ the engine's plans

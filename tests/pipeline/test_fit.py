@@ -252,3 +252,45 @@ def test_the_graph_cut_bounds_an_uncut_plan_by_its_budget() -> None:
     assert f.fits and f.settings.weights_on_cpu and f.settings.max_vram_gib == 7.0
     assert f.verdict is not None and f.verdict.total_bytes == 7 * GIB
     assert [c.what for c in f.changes] == ["weights_on_cpu", "max_vram_gib"]
+
+
+def test_the_job_plan_finds_the_largest_size_with_few_plans() -> None:
+    """plan_job: every stage fitted; the largest fast size from two probes per sized stage,
+    extrapolated and checked (each plan is an engine call)."""
+    from app.pipeline.job_plan import plan_job
+    from app.pipeline.spec import JobSpec, ModelFiles
+
+    calls: list[tuple[str, int, int]] = []
+
+    def planner_for(stage: str, w: int, h: int):  # noqa: ANN202
+        def plan(s: StageSettings) -> StagePlan:
+            calls.append((stage, w, h))
+            k = w * h / (1024 * 1024)
+            if stage == "diffuse":
+                compute = int((1422 if s.flash_attention else 3654) * MB * k)
+                return StagePlan(stage, w, h, {}, (share(s.device, DIT_WEIGHTS, compute, MB),))
+            if stage == "vae-decode":
+                compute = 1665 * MB if s.vae_tiling else int(6658 * MB * k)
+                largest = im2col_bytes(512, 512) if s.vae_tiling else im2col_bytes(w, h)
+                return StagePlan(stage, w, h, {}, (share(s.device, VAE_WEIGHTS, compute, largest),))
+            return StagePlan(stage, w, h, {}, (share(s.device, 4599 * MB, 150 * MB, 631 * MB),))
+
+        return plan
+
+    spec = JobSpec(
+        ModelFiles("d", "l", "v"),
+        "x",
+        devices=DeviceChoice(diffusion="vulkan0", vae="vulkan0", max_alloc_mb=CAP_MB),
+    )
+    plan = plan_job(spec, 352, 864, planner_for, INFOS)
+    assert plan.fits["diffuse"].settings.flash_attention  # the job's default: FA on
+    assert not plan.fits["vae-decode"].settings.vae_tiling  # 1.4 GB im2col fits 2 GiB
+    search = [c for c in calls if c[1:] != (352, 864)]
+    assert len(search) <= 6, search  # 2 probes × 2 stages + 1 check per stage
+    assert plan.largest is not None
+    w, h = plan.largest
+    assert 1.5e6 < w * h < 1.7e6 and not plan.too_large  # as test_largest_size_…: 1.61 Mpx
+    assert plan_job(spec, 1024, 2048, planner_for, INFOS, search=True).too_large
+    unknown = {"vulkan0": DeviceInfo("vulkan0", "?"), "cpu": DeviceInfo("cpu", "?")}
+    free = dataclasses.replace(spec, devices=dataclasses.replace(spec.devices, max_alloc_mb=0))
+    assert plan_job(free, 352, 864, planner_for, unknown).largest is None

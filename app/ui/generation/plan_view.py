@@ -111,7 +111,9 @@ def summary(plan: JobPlan) -> list[str]:
     """The lines the view shows for a plan."""
     lines = [plan_line(f, plan.width, plan.height) for f in plan.fits.values()]
     lines += [fitted_line(f) for f in plan.fits.values()]
-    if plan.largest is not None:
+    if plan.largest == (0, 0):
+        lines.append(_tr("Not even the smallest size fits this device without slow settings."))
+    elif plan.largest is not None:
         w, h = plan.largest
         lines.append(
             _tr("Largest size without slow settings at this aspect ratio: {w}×{h}").format(w=w, h=h)
@@ -123,8 +125,6 @@ def summary(plan: JobPlan) -> list[str]:
                     "masked area at a size that fits."
                 )
             )
-    elif plan.fits:
-        lines.append(_tr("Not even the smallest size fits this device without slow settings."))
     return lines
 
 
