@@ -54,7 +54,7 @@ class JobPlan:
     def too_large(self) -> bool:
         """The picture is larger than what fits without slow settings."""
         return self.largest not in (None, (0, 0)) and self.width * self.height > (
-            self.largest[0] * self.largest[1]  # type: ignore[index]
+            self.largest[0] * self.largest[1]
         )
 
 
