@@ -88,7 +88,8 @@ def window(qtbot, tmp_path: Path, sd_stage: Path, tiny_models):  # noqa: ANN001
     qtbot.addWidget(win)
     panel = install_generation_panel(win, app_paths(), settings)
     panel._first_show = False  # no offer of unfinished runs, no device probe
-    win.workspace.attach(panel.model)  # the lead's hook in install (see the report)
+    # the lead's hook in install (see the report)
+    win.workspace.attach(panel.model, step_strip=panel.run_view.strip)
     win.resize(1280, 720)
     win.show()
     qtbot.waitExposed(win)
@@ -252,15 +253,17 @@ def test_decode_this_step_shows_full_size_on_the_canvas(qtbot, window) -> None: 
         strip.viewport(), Qt.MouseButton.LeftButton, pos=strip.visualItemRect(item).center()
     )
     assert strip.selected_step() == 2
+    layer = win.canvas_view.layer  # the step's preview goes on the canvas, blended in
+    assert layer.caption == "Step 2 of 3 · preview" and not layer.standalone
+    far = far_from_mask(mask())
+    assert np.array_equal(on_screen(win)[far], photo()[far])
     qtbot.mouseClick(panel.run_view.decode_button, Qt.MouseButton.LeftButton)
     model = panel.model
     qtbot.waitUntil(lambda: not model.state.busy and not model.session.busy, timeout=RUN_TIMEOUT_MS)
-    layer = win.canvas_view.layer
     assert layer.caption == "Step 2, decoded" and not layer.standalone
     decoded = load_image(Path(model.run.dir) / "steps" / "step_002.png")
     assert decoded.shape[:2] == (96, 128)  # the model's input: the photo padded to 16
     screen = on_screen(win)
-    far = far_from_mask(mask())
     assert np.array_equal(screen[far], photo()[far])
     assert not np.array_equal(screen[mask() > 0], photo()[mask() > 0])
     # Raw frame: the decoded picture as the model made it, over the part of the photo it covers

@@ -29,6 +29,7 @@ from app.ui.workspace.run_photos import photo_hash, prepared_photo_hash, runs_of
 if TYPE_CHECKING:
     from app.jobs.generation import GenerationModel
     from app.jobs.stage_runner import StageRunner
+    from app.ui.generation.steps import GenerationStepStrip
 
 log = logging.getLogger(__name__)
 
@@ -81,9 +82,14 @@ class WorkspaceController(QObject):
 
     # --- wiring -----------------------------------------------------------------------------
 
-    def attach(self, model: GenerationModel) -> None:
-        """Follows the generation model's runs (called once the Generate panel exists)."""
+    def attach(self, model: GenerationModel, step_strip: GenerationStepStrip | None = None) -> None:
+        """Follows the generation model's runs (called once the Generate panel exists); a
+        click on a thumbnail of `step_strip` (the Run tab's steps) shows that step here."""
         self.model = model
+        if step_strip is not None:
+            step_strip.step_selected.connect(
+                lambda step: self.show_step_preview(step, step_strip.path(step))
+            )
         model.runner_started.connect(self._bind_runner)
         model.run_changed.connect(lambda _run: self.refresh_history())
         self.refresh_history()
@@ -129,6 +135,16 @@ class WorkspaceController(QObject):
         caption = _tr("Step {step} of {steps} · decoded").format(step=step, steps=steps)
         frame = qimage_to_array(image)
         self._show(Shown(run, "decoded", step, frame, caption, Path(png_path)))
+
+    def show_step_preview(self, step: int, path: str) -> None:
+        """A step's saved preview, chosen in the Run tab: on the canvas, blended in."""
+        run = self.model.run if self.model is not None else None
+        if run is None or not path:
+            return
+        self._follow = False  # looking back at a step: new previews do not push it away
+        steps = run.steps or run.spec.steps
+        caption = _tr("Step {step} of {steps} · preview").format(step=step, steps=steps)
+        self._show_file(run, "preview", step, Path(path), caption)
 
     def _decoded_loaded(self, path: str, _image: QImage) -> None:
         run = self.model.run if self.model is not None else None
