@@ -179,3 +179,25 @@ def test_decoded_previews_show_only_when_not_older(qtbot, tmp_path: Path) -> Non
     workspace.show_photo()  # back to the photo: previews stay off until the next run
     workspace.show_preview(4, _frame("#ffffff"))
     assert not layer.visible and not window.workspace_area.bar.use.isEnabled()
+
+
+def test_the_workspace_keeps_the_window_within_1280x720(qtbot) -> None:  # noqa: ANN001
+    from app.core.paths import app_paths
+    from app.ui.generation import install_generation_panel
+
+    settings = Settings()
+    window = MainWindow(settings)
+    qtbot.addWidget(window)
+    panel = install_generation_panel(window, app_paths(), settings)
+    panel._first_show = False
+    window.workspace.attach(panel.model, step_strip=panel.run_view.strip)
+    window.resize(1280, 720)
+    window.show()
+    workspace = window.workspace
+    workspace.model = SimpleNamespace(
+        run=SimpleNamespace(steps=4, spec=SimpleNamespace(image=None, steps=4))
+    )
+    workspace.show_preview(1, _frame("#808080"))  # the bar enabled, a picture on the canvas
+    size = window.minimumSizeHint().expandedTo(window.minimumSize())
+    assert size.width() <= 1280 and size.height() <= 720, size
+    panel.shutdown()
