@@ -57,13 +57,13 @@ def test_the_start_up_dialog_lists_resumes_and_discards(
     dialog = controller.dialog
     rows = dialog.list_view.rows
     assert [r.entry.dir for r in rows] == [dropped, kept]  # newest first; the finished one not
-    texts = [r.status_label.text() for r in rows]
+    texts = [r.status_label.full_text for r in rows]
     assert texts[0].startswith(f"Stopped after step {d} of 4")
     assert texts[1].startswith(f"Stopped after step {k} of 6")
-    assert [r.prompt_label.text() for r in rows] == ["a door dropped", "a door kept"]
+    assert [r.prompt_label.full_text for r in rows] == ["a door dropped", "a door kept"]
     assert rows[1].thumbnail.pixmap() is not None and not rows[1].thumbnail.pixmap().isNull()
-    assert "flux" in rows[1].details_label.text().lower() or tiny_models.diffusion.name in (
-        rows[1].details_label.text()
+    assert "flux" in rows[1].details_label.full_text.lower() or tiny_models.diffusion.name in (
+        rows[1].details_label.full_text
     )
 
     # Discard asks first; "Cancel" keeps the run.
@@ -113,9 +113,9 @@ def test_the_runs_panel_lists_every_run_newest_first_and_shows_a_result(
     assert panel.count_label.text() == "2 runs, 1 unfinished"
     assert set(rows[0].buttons) == {"resume", "discard"}
     assert set(rows[1].buttons) == {"show_result", "discard"}
-    assert rows[0].status_label.text().startswith(f"Stopped after step {n} of 5")
-    assert rows[1].status_label.text().startswith("Finished, 2 steps")
-    assert rows[0].status_label.text() != rows[1].status_label.text()
+    assert rows[0].status_label.full_text.startswith(f"Stopped after step {n} of 5")
+    assert rows[1].status_label.full_text.startswith("Finished, 2 steps")
+    assert rows[0].status_label.full_text != rows[1].status_label.full_text
     controller.dialog.close()
     rows[1].buttons["show_result"].click()
     model = window.generation_panel.model

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QDateTime, Qt, Signal
-from PySide6.QtGui import QPixmap
+from PySide6.QtGui import QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -83,6 +83,27 @@ def default_actions(entry: RunEntry) -> tuple[str, ...]:
     return (OPEN, DISCARD)
 
 
+class ElidedLabel(QLabel):
+    """One line that ends in "…" when the panel is narrow; the whole text is the tooltip."""
+
+    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.full_text = text
+        self.setToolTip(text)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self._elide()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        width = max(self.width(), 40)
+        self.setText(
+            self.fontMetrics().elidedText(self.full_text, Qt.TextElideMode.ElideRight, width)
+        )
+
+
 class RunEntryWidget(QFrame):
     """A run: its picture, prompt, state, date and models; a button per action."""
 
@@ -103,21 +124,16 @@ class RunEntryWidget(QFrame):
         else:
             self.thumbnail.setText(_tr("no picture yet"))
             self.thumbnail.setWordWrap(True)
-        self.prompt_label = QLabel(prompt_text(entry), self)
+        self.prompt_label = ElidedLabel(prompt_text(entry), self)
         self.prompt_label.setObjectName("runs_prompt")
-        self.prompt_label.setWordWrap(True)
         font = self.prompt_label.font()
         font.setBold(True)
         self.prompt_label.setFont(font)
-        self.status_label = QLabel(f"{status_text(entry)} · {local_date(entry.created)}", self)
+        self.status_label = ElidedLabel(f"{status_text(entry)} · {local_date(entry.created)}", self)
         self.status_label.setObjectName("runs_status")
-        self.status_label.setWordWrap(True)
-        self.details_label = QLabel(details_text(entry), self)
+        self.details_label = ElidedLabel(details_text(entry), self)
         self.details_label.setObjectName("runs_details")
-        self.details_label.setWordWrap(True)
-        self.details_label.setToolTip(str(entry.dir))
-        for label in (self.prompt_label, self.status_label, self.details_label):
-            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.details_label.setToolTip(f"{details_text(entry)}\n{entry.dir}")
         self.buttons: dict[str, QPushButton] = {}
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
