@@ -339,6 +339,22 @@ def build(args: argparse.Namespace, root: Path, tree: Path, source_id: str, pin:
         return _build(args, build_dir, stamp, full_key, tree, pin, patches, options)
 
 
+def _forget_other_checkout(build_dir: Path) -> None:
+    """The build folder is shared by every checkout with the same source and patches (so a fresh
+    clone reuses a finished build); CMake refuses a folder configured for another source folder,
+    so its cache is dropped then and the build configures afresh."""
+    cache = build_dir / "CMakeCache.txt"
+    try:
+        text = cache.read_text(errors="replace")
+    except OSError:
+        return
+    match = re.search(r"^CMAKE_HOME_DIRECTORY:INTERNAL=(.*)$", text, re.MULTILINE)
+    if match and Path(match.group(1)).resolve() != NATIVE.resolve():
+        log(f"{build_dir.name} was configured for {match.group(1)}: configuring for {NATIVE}")
+        cache.unlink(missing_ok=True)
+        shutil.rmtree(build_dir / "CMakeFiles", ignore_errors=True)
+
+
 def _stamped_binary(build_dir: Path, stamp: Path, full_key: str, suffix: str = EXE) -> Path | None:
     if stamp.is_file():
         try:
@@ -373,6 +389,7 @@ def _build(
         extra.append(f"-DCMAKE_PROJECT_sd_stage_INCLUDE={windows.PROJECT_INCLUDE.as_posix()}")
     build_dir.mkdir(parents=True, exist_ok=True)
     stamp.unlink(missing_ok=True)  # from here on the build is incomplete until the stamp is back
+    _forget_other_checkout(build_dir)
     configure = [
         "cmake",
         "-S",
