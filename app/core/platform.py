@@ -253,6 +253,22 @@ def kill_process(pid: int) -> None:
             psutil.Process(pid).kill()
 
 
+def lower_child_priority(pid: int) -> bool:
+    """Puts a child we started (background work) below normal priority; True if it took.
+    Linux: nice is per thread, and a child leading its own session has its own autogroup."""
+    try:
+        proc = psutil.Process(pid)
+        proc.nice(psutil.IDLE_PRIORITY_CLASS if WINDOWS else 19)  # type: ignore[attr-defined,unused-ignore]
+        for thread in [] if WINDOWS else proc.threads():
+            with contextlib.suppress(OSError):
+                os.setpriority(os.PRIO_PROCESS, thread.id, 19)  # type: ignore[attr-defined,unused-ignore]
+        with contextlib.suppress(OSError), open(f"/proc/{pid}/autogroup", "w") as group:
+            group.write("19")
+    except (psutil.Error, OSError):
+        return False
+    return True
+
+
 def wait_gone(pid: int, timeout_s: float) -> bool:
     """Waits until `pid` has exited (a child of ours is reaped); True if it did in time."""
     try:

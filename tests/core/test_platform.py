@@ -330,3 +330,23 @@ def test_every_engine_child_is_contained_and_identified(
         assert proc.contained is True
         assert proc.started is not None and proc.started == platform.process_started(proc.pid)
     assert proc.returncode is not None
+
+
+def test_lower_child_priority_puts_a_child_and_its_threads_at_nice_19() -> None:
+    import subprocess
+    import sys
+
+    import psutil
+
+    from app.core import platform as plat
+
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        assert plat.lower_child_priority(child.pid) is True
+        proc = psutil.Process(child.pid)
+        assert proc.nice() == 19
+        assert all(psutil.Process(t.id).nice() == 19 for t in proc.threads())
+    finally:
+        child.kill()
+        child.wait()
+    assert plat.lower_child_priority(child.pid) is False  # gone: no exception, just False
