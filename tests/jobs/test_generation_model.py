@@ -24,6 +24,7 @@ from app.pipeline.params import (
     ALIGN,
     DIFFUSION_MODEL,
     LLM_MODEL,
+    MASKED_TARGET,
     ONLY_MASKED,
     PADDING,
     PROMPT,
@@ -96,21 +97,19 @@ def test_prepare_options_reach_the_engine_and_the_result_fills_the_photo(qtbot, 
     model.form.set(ALIGN, "crop")
     model.form.set(ONLY_MASKED, True)
     model.form.set(PADDING, 8)
+    model.form.set(MASKED_TARGET, 0)  # the region at its own size (scaling: tests/imaging)
     model.run_all()
     wait_state(qtbot, model, RunState.FINISHED, RunState.FAILED)
     assert model.state is RunState.FINISHED, model.last_failure
     image, mask = photo()
-    expected = prepare(
-        image,
-        mask.astype(np.float32) / 255.0,
-        PrepareOptions(align="crop", only_masked=True, padding_px=8),
-    )
+    options = PrepareOptions(align="crop", only_masked=True, padding_px=8, masked_target=0)
+    expected = prepare(image, mask.astype(np.float32) / 255.0, options)
     w, h = expected.record.input_size
     assert (w, h) != (208, 160) and w < 200 and h < 150  # not the whole photo, padded
     run = model.run
     assert run is not None and run.model_input is not None
     assert (run.model_input.width, run.model_input.height) == (w, h)
-    assert run.spec.prepare == PrepareOptions(align="crop", only_masked=True, padding_px=8)
+    assert run.spec.prepare == options
     result = load_image(run.result)
     assert result.shape == image.shape  # composited back into the full photo
     assert np.array_equal(result[:20], image[:20])  # far from the mask: untouched
