@@ -8,7 +8,10 @@ A prepared folder holds:
     original.png    the untouched original picture
     mask_soft.png   the original mask as given (soft edges kept), original size
     prepare.json    {"format": 1, ...}: sizes, region, alignment, fill, feather, pixel hashes of
-                    the original picture and mask, and size + SHA-256 of every file above
+                    the original picture and mask, and size + SHA-256 of every file above;
+                    "scale": {"width", "height", "factor"} when 'only masked' scaled the region
+                    to its target size (null, or absent in records written before it: the
+                    region was generated at its own size)
 
 prepare.json is written last, so a folder without it is not a prepared folder; a folder whose
 files do not match it is damaged (DamagedFileError). Without a mask (img2img over the whole

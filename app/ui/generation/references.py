@@ -75,16 +75,18 @@ class ReferenceList(QListWidget):
         self.setObjectName("references_list")
         self.setViewMode(QListView.ViewMode.IconMode)
         self.setFlow(QListView.Flow.LeftToRight)
-        self.setWrapping(True)
+        # One row that scrolls sideways: the pane stays short in a 720-px window.
+        self.setWrapping(False)
         self.setResizeMode(QListView.ResizeMode.Adjust)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setIconSize(QSize(THUMB_PX, THUMB_PX))
         self.setGridSize(QSize(THUMB_PX + 16, THUMB_PX + 28))
         self.setMovement(QListView.Movement.Snap)
         self.setDragDropMode(QAbstractItemView.DragDropMode.DragDrop)
         self.setDefaultDropAction(Qt.DropAction.MoveAction)
         self.setAcceptDrops(True)
-        self.setMinimumHeight(THUMB_PX + 36)
-        self.setMaximumHeight(2 * (THUMB_PX + 28) + 8)
+        self.setFixedHeight(THUMB_PX + 28 + 24)  # a row of thumbnails and a scroll bar
 
     def _outside(self, mime: QMimeData, source: object) -> bool:
         return source is not self and (mime.hasUrls() or mime.hasImage())
