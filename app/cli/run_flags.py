@@ -102,18 +102,24 @@ def values_from_args(
         if hasattr(args, dest(p)):
             ok, value = check_value(p, getattr(args, dest(p)))
             if not ok:
+                ranged = p.minimum is not None and p.maximum is not None
                 raise StepwiseError(
-                    f"{p.flags[0]} {getattr(args, dest(p))} is out of range.",
-                    fix=f"Use {p.minimum:g} to {p.maximum:g}."
-                    if p.minimum is not None and p.maximum is not None
-                    else "See `run --help`.",
+                    "{flag} {value} is out of range.",
+                    fix="Use {minimum} to {maximum}." if ranged else "See `run --help`.",
+                    values={
+                        "flag": p.flags[0],
+                        "value": getattr(args, dest(p)),
+                        "minimum": f"{p.minimum:g}" if ranged else "",
+                        "maximum": f"{p.maximum:g}" if ranged else "",
+                    },
                 )
             values[p.name] = value
     missing = [p.flags[0] for p in MODEL_PARAMS if not values[p.name]]
     if missing:
         raise StepwiseError(
-            f"No model given for {', '.join(missing)}.",
+            "No model given for {flags}.",
             fix="Pass the flag or choose the file in Settings.",
+            values={"flags": ", ".join(missing)},
         )
     return values, compat.notes
 

@@ -211,5 +211,25 @@
         <source>Remove one before adding another.</source>
         <translation>请先移除一张再添加。</translation>
     </message>
+    <message>
+        <source>{flag} {value} is out of range.</source>
+        <translation>{flag} {value} 超出范围。</translation>
+    </message>
+    <message>
+        <source>Use {minimum} to {maximum}.</source>
+        <translation>请使用 {minimum} 到 {maximum}。</translation>
+    </message>
+    <message>
+        <source>See `run --help`.</source>
+        <translation>请查看 `run --help`。</translation>
+    </message>
+    <message>
+        <source>No model given for {flags}.</source>
+        <translation>没有为 {flags} 指定模型。</translation>
+    </message>
+    <message>
+        <source>Pass the flag or choose the file in Settings.</source>
+        <translation>请传入该参数，或在“设置”中选择文件。</translation>
+    </message>
 </context>
 </TS>
