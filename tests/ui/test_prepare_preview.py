@@ -49,9 +49,7 @@ def test_the_summary_shows_the_scaled_model_input(qtbot, tmp_path) -> None:
     assert not panel.target_spin.isEnabled()
 
 
-def test_the_preview_shows_the_16px_cells_and_the_feathered_mask(
-    qtbot, tmp_path, dialogs
-) -> None:
+def test_the_preview_shows_the_16px_cells_and_the_feathered_mask(qtbot, tmp_path, dialogs) -> None:
     window = open_window(qtbot, tmp_path)
     panel = window.prepare_panel
     _mask(window, 101, 83, 133, 101)  # not on the 16-px grid
