@@ -17,7 +17,11 @@ STAGE_DIFFUSE = "diffuse"
 STAGE_VAE_DECODE = "vae-decode"
 
 PREVIEW_MODES = ("none", "proj", "vae")
-MAX_ALLOCATION_ENV = "GGML_VK_FORCE_MAX_ALLOCATION_SIZE"  # bytes; read by the pinned ggml-vulkan
+# Read by the pinned ggml-vulkan (bytes): the allocation size caps how ggml chunks buffers, the
+# buffer size is what it refuses (with maintenance4 it is the driver's maxBufferSize, which a
+# driver like the RX 590's overstates): both, so nothing over the cap is ever asked for.
+MAX_ALLOCATION_ENV = "GGML_VK_FORCE_MAX_ALLOCATION_SIZE"
+MAX_BUFFER_ENV = "GGML_VK_FORCE_MAX_BUFFER_SIZE"
 PLACEMENT_MODULES = ("te", "diffusion", "vae")
 
 
@@ -62,7 +66,8 @@ class CommonArgs:
             return {}
         if self.max_alloc_bytes < 1:
             raise ValueError("max_alloc_bytes must be positive")
-        return {MAX_ALLOCATION_ENV: str(self.max_alloc_bytes)}
+        cap = str(self.max_alloc_bytes)
+        return {MAX_ALLOCATION_ENV: cap, MAX_BUFFER_ENV: cap}
 
     def to_argv(self) -> list[str]:
         argv: list[str] = ["--events", "jsonl"]

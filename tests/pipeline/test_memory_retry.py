@@ -175,7 +175,11 @@ def test_settings_reach_the_engine_flags_and_the_cap_the_environment(tmp_path: P
     assert argv[argv.index("--params-backend") + 1] == "cpu"
     assert argv[argv.index("--max-vram") + 1] == "2.5"
     assert "--diffusion-fa" in argv
-    assert common.environment() == {"GGML_VK_FORCE_MAX_ALLOCATION_SIZE": str(1536 * 1024**2)}
+    cap = str(1536 * 1024**2)
+    assert common.environment() == {
+        "GGML_VK_FORCE_MAX_ALLOCATION_SIZE": cap,
+        "GGML_VK_FORCE_MAX_BUFFER_SIZE": cap,
+    }
     vae = common_args(spec, "vae", CPU16).to_argv()
     assert vae[vae.index("--backend") + 1] == "vae=cpu"
     assert vae[vae.index("--vae-tile-size") + 1] == "16x16" and "--vae-tiling" in vae
