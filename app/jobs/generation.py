@@ -111,8 +111,10 @@ class GenerationModel(QObject):
         values[PROMPT.name] = values[PROMPT.name].strip()
         if files is None:
             return spec_from_values(values)
+        image = str(files.image) if files.image is not None else None
         mask = str(files.mask) if files.mask is not None else None
-        return spec_from_values(values, image=str(files.image), mask=mask)
+        refs = tuple(str(p) for p in files.refs)
+        return spec_from_values(values, image=image, mask=mask, refs=refs)
 
     def can_resume(self) -> bool:
         """Paused, or stopped (suspended, cancelled, failed) with finished work to go on from;
@@ -182,12 +184,11 @@ class GenerationModel(QObject):
             return
         self.last_failure = None
         self._set_state(RunState.PREPARING)
-        image, mask = self.inputs.snapshot()
-        if image is None:
+        if self.inputs.image is None and not self.inputs.refs:
             self._launch(only, None)
             return
         folder = self.session.paths.cache_dir / INPUTS_FOLDER
-        writer = InputWriter(folder, image, mask, self)
+        writer = self.inputs.writer(folder, self)
         writer.written.connect(lambda files: self._launch(only, files))
         writer.failed.connect(lambda text: self._refuse(FailureKind.INPUT, "prepare", text))
         writer.finished.connect(self._writer_done)

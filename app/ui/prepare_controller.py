@@ -68,12 +68,6 @@ class PrepareController(QObject):
         assert options is not None
         return options  # the job form's options, through the one translation
 
-    def max_size(self) -> Size:
-        """The job's width × height: the most a scaled 'only masked' region may have."""
-        assert self.panel is not None
-        form = self.panel.form
-        return Size(int(form.get(WIDTH)), int(form.get(HEIGHT)))
-
     def model_input_size(self) -> Size | None:
         """What the model will get for the document as it is now (None: no picture): the
         same plan `prepare` follows, without touching a pixel."""
@@ -82,9 +76,7 @@ class PrepareController(QObject):
             return None
         opts = self.options()
         box = bounding_box(doc.mask >= EMPTY_MASK_BELOW) if opts.only_masked else None
-        _region, _scaled, plan = plan_model_input(
-            (doc.width, doc.height), box, opts, self.max_size()
-        )
+        _region, _scaled, plan = plan_model_input((doc.width, doc.height), box, opts)
         return plan.aligned_size
 
     def update_summary(self) -> None:
@@ -97,9 +89,9 @@ class PrepareController(QObject):
         text = self.tr("Model input: {w}×{h} px").format(w=size.width, h=size.height)
         opts = self.options()
         if opts.only_masked and opts.masked_target:
-            text += " " + self.tr(
-                "(the masked area scaled to about {t}×{t} px, at most {mw}×{mh})"
-            ).format(t=opts.masked_target, mw=self.max_size().width, mh=self.max_size().height)
+            text += " " + self.tr("(the masked area scaled to about {t}×{t} px)").format(
+                t=opts.masked_target
+            )
         elif opts.only_masked:
             text += " " + self.tr("(the masked area at its own size)")
         self.panel.set_summary(text)
@@ -122,7 +114,7 @@ class PrepareController(QObject):
             return None
         try:
             with _WaitCursor():
-                prepared = prepare(doc.image, doc.mask, self.options(), self.max_size())
+                prepared = prepare(doc.image, doc.mask, self.options())
         except (StepwiseError, ValueError, MemoryError) as exc:
             show_error(self.dialog_parent, self.tr("Could not prepare the picture"), exc)
             return None

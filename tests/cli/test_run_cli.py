@@ -285,7 +285,7 @@ def test_only_masked_crop_reaches_the_engine(tmp_path: Path, model_args, inputs)
     image, mask = inputs
     run_dir = _run(
         tmp_path, "masked", model_args, inputs, "--only-masked", "--align", "crop",
-        "--padding", "8", "--steps", "2",
+        "--padding", "8", "--masked-target", "0", "--steps", "2",
     )  # fmt: skip
     status = status_json(run_dir)
     photo = np.asarray(Image.open(image).convert("RGB"))

@@ -239,14 +239,12 @@ def test_after_a_restart_the_suspended_run_is_offered_then_decoded_and_branched(
     n = panel.model.run.steps
 
     restarted = make_panel(prompt="something else", steps=4)  # a new session, as after a restart
-    restarted.offer_unfinished_runs()
-    buttons = restarted.unfinished_box.findChildren(
-        type(restarted.all_button), "generation_resume_unfinished"
-    )
-    texts = [b.text() for b in buttons]
-    assert any(f"at step {k} of {n}" in t and "a yellow door" in t for t in texts), texts
-    [button] = [b for b in buttons if "a yellow door" in b.text()]
-    button.click()
+    # The start-up offer itself (dialog, photo back on the canvas) is tests/ui/test_runs.py's.
+    offered = restarted.model.session.unfinished_runs()
+    [summary] = [s for s in offered if s.prompt == "a yellow door"]
+    assert (summary.last_completed_step, summary.steps) == (k, n)
+    assert restarted.model.open_run(summary.dir) is not None
+    restarted.model.resume()
     wait_idle(qtbot, restarted)
     assert restarted.prompt_pane.prompt_edit.toPlainText() == "a yellow door"
     run = restarted.model.run
@@ -265,8 +263,9 @@ def test_after_a_restart_the_suspended_run_is_offered_then_decoded_and_branched(
     assert not restarted.error_banner.isVisible(), restarted.error_banner.text()
     assert restarted.run_view.result_view.current.caption() == f"Step {step}, decoded"
 
-    restarted.prompt_pane.prompt_edit.setPlainText("a yellow door at night")
-    restarted.run_view.branch_button.click()
+    restarted.run_view.branch_button.click()  # the branch dialog (tests/ui/test_runs.py)
+    restarted.run_view.branch_dialog.prompt.setPlainText("a yellow door at night")
+    restarted.run_view.branch_dialog.accept()
     assert not restarted.error_banner.isVisible(), restarted.error_banner.text()
     branched = restarted.model.run
     assert branched.dir != run.dir and branched.spec.prompt.endswith("at night")
@@ -300,12 +299,13 @@ def test_a_gui_run_uses_the_prepare_panels_crop_and_only_masked(
         prep.align_combo.setCurrentIndex(prep.align_combo.findData("crop"))
         prep.only_masked_check.setChecked(True)
         prep.padding_spin.setValue(8)
+        prep.target_spin.setValue(128)  # scaled up to about 128² (the default ~1 MP is slow here)
         panel.all_button.click()
         wait_idle(qtbot, panel)
         assert not panel.error_banner.isVisible(), panel.error_banner.text()
         run = panel.model.run
         assert run is not None and run.finished
-        options = PrepareOptions(align="crop", only_masked=True, padding_px=8)
+        options = PrepareOptions(align="crop", only_masked=True, padding_px=8, masked_target=128)
         assert run.spec.prepare == options
         expected = prepare(photo, mask.astype(np.float32) / 255.0, options).record.input_size
         assert expected[0] < 200 and expected[1] < 150  # a crop, not the whole photo

@@ -32,11 +32,12 @@ def test_the_summary_shows_the_scaled_model_input(qtbot, tmp_path) -> None:
     assert prepared is not None
     assert prepared.record.region.size == (64, 48) and prepared.record.scaled == (288, 224)
     assert panel.summary_label.text().startswith("Model input: 288×224 px")
-    # The job's size caps it.
+    # The target is the maximum: the job's width × height (unused with a picture) does not cap it,
+    # so the panel says what a run makes.
     panel.form.set(WIDTH, 192)
-    assert panel.summary_label.text().startswith("Model input: 192×144 px")
+    assert panel.summary_label.text().startswith("Model input: 288×224 px")
     prepared = controller.prepare()
-    assert prepared is not None and prepared.image.shape[:2] == (144, 192)
+    assert prepared is not None and prepared.image.shape[:2] == (224, 288)
     # 0: the area at its own size (the behaviour before the target size).
     panel.target_spin.setValue(0)
     assert panel.target_spin.text() == "Its own size"

@@ -209,11 +209,6 @@ def test_the_panes_refs_reach_the_run_and_the_engine_in_order(
         model.shutdown()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="GenerationModel does not pass the inputs' refs yet: the lead wires _start/spec "
-    "(helper M's report); then remove this mark",
-)
 def test_run_all_carries_the_panes_refs(
     qtbot, tmp_path: Path, sd_stage: Path, tiny_models, stepwise_home: Path
 ) -> None:

@@ -35,6 +35,7 @@ from app.ui.generation.log import (
 )
 from app.ui.generation.models import ModelsPane
 from app.ui.generation.prompt import PromptPane
+from app.ui.generation.references import ReferencesPane
 from app.ui.generation.run_view import RunView
 from app.ui.generation.sampling import SamplingPane
 from app.ui.generation.stages import stage_title
@@ -60,13 +61,21 @@ class GenerationPanel(QWidget):
 
         self.models_pane = ModelsPane(model.form, self)
         self.prompt_pane = PromptPane(model.form, self)
+        self.references_pane = ReferencesPane(model, self)
         self.sampling_pane = SamplingPane(model, self)
         self.devices_pane = DevicesPane(model, self)
         self.run_view = RunView(model, self)
         setup = QWidget(self)
         setup_layout = QVBoxLayout(setup)
         setup_layout.setContentsMargins(4, 4, 4, 4)
-        for pane in (self.models_pane, self.prompt_pane, self.sampling_pane, self.devices_pane):
+        panes = (
+            self.models_pane,
+            self.prompt_pane,
+            self.references_pane,
+            self.sampling_pane,
+            self.devices_pane,
+        )
+        for pane in panes:
             setup_layout.addWidget(pane)
         setup_layout.addStretch(1)
         self.tabs = QTabWidget(self)

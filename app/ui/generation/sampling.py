@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.imaging.geometry import Size
 from app.imaging.mask_ops import bounding_box
 from app.imaging.prepare import plan_model_input
 from app.jobs.generation import GenerationModel
@@ -226,8 +225,8 @@ class SamplingPane(QGroupBox):
 
     def planned_model_input(self) -> tuple[int, int] | None:
         """The size the model will get for the picture and mask as they are now: the plan
-        `prepare` follows (alignment, the 'only masked' region scaled to its target, capped
-        by the job's width × height), computed without touching a pixel."""
+        `prepare` follows (alignment, the 'only masked' region scaled to its target, which is
+        the user's maximum for it), computed without touching a pixel."""
         inputs, form = self.model.inputs, self.model.form
         size = inputs.size
         if size is None:
@@ -237,8 +236,7 @@ class SamplingPane(QGroupBox):
             return None
         mask = inputs.mask if options.only_masked else None
         box = bounding_box(mask >= MASK_WHITE_FROM) if mask is not None else None
-        cap = Size(int(form.get(WIDTH)), int(form.get(HEIGHT)))
-        _region, _scaled, plan = plan_model_input(size, box, options, cap)
+        _region, _scaled, plan = plan_model_input(size, box, options)
         return int(plan.aligned_size[0]), int(plan.aligned_size[1])
 
     def _show_model_input(self, run: RunSnapshot | None) -> None:

@@ -8,8 +8,8 @@
         <translation>（蒙版区域保持原尺寸）</translation>
     </message>
     <message>
-        <source>(the masked area scaled to about {t}×{t} px, at most {mw}×{mh})</source>
-        <translation>（蒙版区域缩放到约 {t}×{t} 像素，最大 {mw}×{mh}）</translation>
+        <source>(the masked area scaled to about {t}×{t} px)</source>
+        <translation>（蒙版区域缩放到约 {t}×{t} 像素）</translation>
     </message>
     <message>
         <source>It is scaled ×{k} to {sw}×{sh} px for the model and back for the composite.</source>
