@@ -11,8 +11,9 @@ tensor, largest allocation and total, and whether the stage fits a card of --vra
 single-allocation cap of --cap-gib (total <= VRAM and largest tensor <= cap; ggml splits every
 buffer into chunks of at most min(1 GiB, cap), so the cap binds on single tensors only).
 
-Models: the tiny random-weight klein set by default; `--shape 4b|9b` uses random-weight models
-of the real shapes if app/engine/tiny_models.py can make them, else pass --dit/--llm/--vae.
+Models: the tiny random-weight klein set by default; `--shape 4b|9b` the random-weight sets of
+the real shapes that scripts/make_shape_models.py writes into --models-dir (default
+shape-models/ in the repository), or any files with --dit/--llm/--vae.
 The diffuse rows use a zero conditioning of --tokens tokens (the plan and the run alike); the
 decode rows a zero latent; the encode rows a noise image. Weights are real-sized: a 9B run
 loads 5 GB per row (minutes on a CPU).
@@ -63,13 +64,20 @@ def _models(args: argparse.Namespace, scratch: Path):
         return tiny_models.ModelSet(args.dit, args.llm, args.vae)
     if args.shape == "tiny":
         return tiny_models.generate_models(args.models_dir or scratch / "models")
-    maker = getattr(tiny_models, "generate_shaped_models", None)
-    if maker is None:
+    # made by scripts/make_shape_models.py OUT_DIR --shape 4b|9b (never committed)
+    folder = (args.models_dir or REPO / "shape-models") / f"klein-{args.shape}"
+    models = tiny_models.ModelSet(
+        folder / f"klein-{args.shape}-dit-q4_0.gguf",
+        folder / f"klein-{args.shape}-qwen3-q4_k_m.gguf",
+        folder / f"klein-{args.shape}-vae-f16.safetensors",
+    )
+    if not (folder / "models.json").is_file():
         raise SystemExit(
-            f"--shape {args.shape}: this tree's app/engine/tiny_models.py cannot make real-shape "
-            "models yet; pass --dit/--llm/--vae"
+            f"--shape {args.shape}: no model set in {folder}; make it with "
+            f"`python scripts/make_shape_models.py {folder.parent} --shape {args.shape}` "
+            "or pass --dit/--llm/--vae"
         )
-    return maker(args.models_dir or scratch / "models", args.shape)
+    return models
 
 
 def _mib(n: int | None) -> str:
@@ -107,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dit", type=Path)
     parser.add_argument("--llm", type=Path)
     parser.add_argument("--vae", type=Path)
-    parser.add_argument("--models-dir", type=Path)
+    parser.add_argument("--models-dir", type=Path, help="tiny: cache folder; 4b/9b: OUT_DIR")
     parser.add_argument("--sizes", help="comma-separated WxH list")
     parser.add_argument("--stages", default="diffuse,vae-decode,vae-encode,llm-encode")
     parser.add_argument("--tokens", type=int, default=64, help="conditioning length for diffuse")
