@@ -10,8 +10,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from app.engine.argv import CommonArgs, DiffuseArgs, LlmEncodeArgs, VaeDecodeArgs
+from app.engine.devices import list_devices
 from app.engine.errors import EXIT_OUT_OF_MEMORY, EngineOutOfMemory
 from app.engine.events import ErrorEvent, Progress
 from app.engine.tensorfile import read_tensors, write_tensors
@@ -93,3 +95,24 @@ def test_oom_decode_fails_untiled_only(sd_stage, tiny_models, tmp_path) -> None:
     )
     assert run_stage(sd_stage, tiled, tmp_path / "t.log", env=env).returncode == 0
     assert (tmp_path / "t.png").stat().st_size > 0
+
+
+def test_a_real_device_allocation_failure_is_out_of_memory(
+    sd_stage_vulkan, tiny_models, tmp_path
+) -> None:
+    """lavapipe with a buffer cap below the VAE's weights: the allocation fails for real and
+    the stage ends with exit 4 and an error event (not SIGABRT, not exit 1)."""
+    env = _env(GGML_VK_VISIBLE_DEVICES="0", GGML_VK_FORCE_MAX_BUFFER_SIZE="65536")
+    if not any(d.name.startswith("Vulkan") for d in list_devices(sd_stage_vulkan, env)):
+        pytest.skip("no Vulkan device (no ICD such as Mesa's lavapipe installed)")
+    latent = tmp_path / "latent.bin"
+    write_tensors(latent, {"latent": np.zeros((1, 128, 8, 8), np.float32)})
+    args = VaeDecodeArgs(
+        vae=tiny_models.vae, load_latent=latent, output=tmp_path / "o.png",
+        common=CommonArgs(threads=1),
+    )  # fmt: skip
+    failed = run_stage(sd_stage_vulkan, args, tmp_path / "vk.log", env=env, check=False)
+    assert failed.returncode == EXIT_OUT_OF_MEMORY, failed.log.read_text()[-2000:]
+    assert isinstance(failed.error, EngineOutOfMemory)
+    assert [e.code for e in failed.events if isinstance(e, ErrorEvent)] == [EXIT_OUT_OF_MEMORY]
+    assert not (tmp_path / "o.png").exists()
