@@ -1,9 +1,10 @@
-"""Asking the engine a one-shot question (`--list-devices`, `--list-samplers`): run it once,
-bounded in time and output; its answer is then parsed as untrusted by the caller."""
+"""Asking the engine a one-shot question (`--list-devices`, `--list-samplers`, `--plan`): run it
+once, bounded in time and output; its answer is then parsed as untrusted by the caller."""
 
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from app.engine.errors import ProtocolError
@@ -13,25 +14,42 @@ MAX_OUTPUT_BYTES = 64 * 1024
 REBUILD_FIX = "Rebuild the engine with `python native/build.py`."
 
 
-def ask_engine(engine: Path, flag: str, what: str, env: dict[str, str] | None = None) -> bytes:
-    """The first MAX_OUTPUT_BYTES of `engine flag`'s stdout; ProtocolError (naming `what`, e.g.
-    "devices") when it cannot run, times out or exits non-zero."""
+def run_engine_once(
+    engine: Path,
+    args: Sequence[str],
+    what: str,
+    env: Mapping[str, str] | None = None,
+    timeout_s: float = LISTING_TIMEOUT_S,
+) -> subprocess.CompletedProcess[bytes]:
+    """`engine args…` run to its end within timeout_s, stdin closed; stdout and stderr are cut
+    to their first MAX_OUTPUT_BYTES. ProtocolError (naming `what`) when it cannot run or times
+    out; the exit code is the caller's to judge."""
     try:
         done = subprocess.run(
-            [str(engine), flag],
+            [str(engine), *args],
             capture_output=True,
-            timeout=LISTING_TIMEOUT_S,
-            env=env,
+            stdin=subprocess.DEVNULL,
+            timeout=timeout_s,
+            env=dict(env) if env is not None else None,
             check=False,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise ProtocolError(
-            f"{engine} could not list its {what} ({exc}).", path=engine, fix=REBUILD_FIX
+            f"{engine} could not give its {what} ({exc}).", path=engine, fix=REBUILD_FIX
         ) from exc
+    done.stdout = done.stdout[:MAX_OUTPUT_BYTES]
+    done.stderr = done.stderr[-MAX_OUTPUT_BYTES:]
+    return done
+
+
+def ask_engine(engine: Path, flag: str, what: str, env: dict[str, str] | None = None) -> bytes:
+    """The first MAX_OUTPUT_BYTES of `engine flag`'s stdout; ProtocolError (naming `what`, e.g.
+    "devices") when it cannot run, times out or exits non-zero."""
+    done = run_engine_once(engine, [flag], f"{what} list", env)
     if done.returncode != 0:
         raise ProtocolError(
             f"{engine} gave no {what} list (exit code {done.returncode}).",
             path=engine,
             fix=REBUILD_FIX,
         )
-    return done.stdout[:MAX_OUTPUT_BYTES]
+    return done.stdout

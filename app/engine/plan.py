@@ -1,6 +1,6 @@
 """What a stage will need, asked of the engine before it runs: `sd-stage … --plan`
 (native/PROTOCOL.md, "Plan"). The contract between the engine's plan mode and the pipeline's
-fitting (app/pipeline/fit.py); the engine side (plan_stage) is filled in by the engine work.
+fitting (app/pipeline/fit.py).
 """
 
 from __future__ import annotations
@@ -10,9 +10,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.engine.errors import ProtocolError
+from app.engine.errors import EngineError, ProtocolError, error_for_exit
+from app.engine.listing import run_engine_once
 
 PLAN_FORMAT = 1
+PLAN_TIMEOUT_S = 120.0  # headers and a graph build: seconds, but a Vulkan driver may start slowly
+PLAN_FLAG = "--plan"
 
 
 @dataclass(frozen=True)
@@ -72,5 +75,29 @@ def parse_plan(text: str | bytes) -> StagePlan:
 def plan_stage(
     engine: Path, argv: Sequence[str], env: Mapping[str, str] | None = None
 ) -> StagePlan:
-    """Runs `engine argv… --plan` (bounded) and parses its plan. Filled in by the engine work."""
-    raise NotImplementedError("sd-stage --plan is not wired yet")
+    """Runs `engine argv… --plan` (bounded in time and output) and parses its plan. `argv` is
+    the stage's real command line (app/engine/argv.py); the engine loads no weights. A refusal
+    raises the same typed error the real run would (UsageError, ModelLoadError, ...)."""
+    args = list(argv)
+    if PLAN_FLAG not in args:
+        args.append(PLAN_FLAG)
+    done = run_engine_once(engine, args, "memory plan", env, PLAN_TIMEOUT_S)
+    stderr = done.stderr.decode("utf-8", "replace")
+    if done.returncode != 0:
+        error = error_for_exit(done.returncode, _engine_message(stderr), stderr[-4000:])
+        if isinstance(error, EngineError):
+            raise error
+        raise ProtocolError(f"{engine} stopped while planning (exit code {done.returncode}).")
+    lines = done.stdout.decode("utf-8", "replace").strip().splitlines()
+    return parse_plan(lines[-1] if lines else "")
+
+
+def _engine_message(stderr: str) -> str | None:
+    """The engine's own one-line error (`sd-stage: error: …` or, for a refused command line,
+    `sd-stage: …`; its last), if it wrote one."""
+    found = [
+        line.removeprefix("sd-stage: ").removeprefix("error: ")
+        for line in stderr.splitlines()
+        if line.startswith("sd-stage: ")
+    ]
+    return found[-1].strip() if found else None

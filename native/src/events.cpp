@@ -24,15 +24,18 @@ void Events::open(bool jsonl) {
     // The library and ggml print progress and logs to stdout; the protocol reserves it for
     // events, so fd 1 becomes a copy of stderr and events go to a private copy of the old fd 1.
     int events_fd = sd_stage_dup(1);
-    out_          = events_fd >= 0 ? sd_stage_fdopen(events_fd, "w") : nullptr;
-    if (out_ == nullptr) {
-        out_ = stderr;
-    } else {
+    stdout_       = events_fd >= 0 ? sd_stage_fdopen(events_fd, "w") : nullptr;
+    if (stdout_ != nullptr) {
         sd_stage_dup2(2, 1);
     }
-    if (!jsonl_) {
-        out_ = stderr;
-    }
+    out_ = jsonl_ && stdout_ != nullptr ? stdout_ : stderr;
+}
+
+void Events::result(const std::string& line) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    FILE* out = stdout_ != nullptr ? stdout_ : stdout;
+    std::fputs((line + "\n").c_str(), out);
+    std::fflush(out);
 }
 
 void Events::emit(const std::string& type, nlohmann::json fields) {

@@ -30,9 +30,12 @@ ArgOptions stage_options(StageOptions& opt, bool* help) {
     };
     options.int_options = {
         {"", "--resume-step", "diffuse: continue from DIR/step_NNN.bin (needs --checkpoint-dir)", &opt.resume_step},
+        {"", "--plan-tokens", "diffuse --plan without the conditioning file: its length in tokens (default: 512)", &opt.plan_tokens},
     };
     options.bool_options = {
         {"-v", "--verbose", "print the library's debug log (stderr)", true, &opt.verbose},
+        {"", "--plan", "print what the stage would allocate per device (one JSON object) and exit; loads no weights", true,
+         &opt.plan},
     };
     options.manual_options = {
         {"", "--events", "jsonl: stdout carries only JSON-lines events",
@@ -85,6 +88,27 @@ nlohmann::json list_samplers() {
     return {{"samplers", samplers}, {"schedulers", schedulers}};
 }
 
+bool has_flag(int argc, const char* argv[], const char* flag) {
+    size_t n = std::strlen(flag);
+    for (int i = 1; i < argc; i++) {
+        if (std::strncmp(argv[i], flag, n) == 0 && (argv[i][n] == '\0' || argv[i][n] == '=')) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// A failed device or host allocation that surfaced as an exception (vulkan-hpp's
+// vk::OutOfDeviceMemoryError / OutOfHostMemoryError carry these names in what()).
+bool is_out_of_memory(const std::string& what) {
+    for (const char* mark : {"OutOfDeviceMemory", "OutOfHostMemory", "out of memory", "OutOfPoolMemory"}) {
+        if (what.find(mark) != std::string::npos) {
+            return true;
+        }
+    }
+    return false;
+}
+
 int bad_usage(Run& run, const std::string& message) {
     run.events.emit("error", {{"code", EXIT_USAGE}, {"message", message}});
     std::fprintf(stderr, "sd-stage: %s\n", message.c_str());
@@ -124,15 +148,29 @@ int main(int argc, const char* argv[]) {
         print_usage(options);
         return EXIT_OK;
     }
-    run.events.open(run.opt.events_jsonl);
+    // --plan prints one JSON object on stdout; events (and errors) then go to stderr as lines.
+    run.events.open(run.opt.events_jsonl && !run.opt.plan);
     if (!parsed) {
         return bad_usage(run, "bad command line (unknown flag, missing or malformed value; see the log above and sd-stage --help)");
     }
     if (!run.ctx.resolve(IMG_GEN)) {
         return bad_usage(run, "bad context flags (see the log above)");
     }
+    if (parsed && !has_flag(argc, argv, "--cfg-scale") && run.opt.model_version == "flux2-klein") {
+        // sd-cli's default 7 would encode the negative prompt too and double every DiT step of
+        // a distilled model; the reference sd-cli keeps upstream's default.
+        run.gen.sample_params.guidance.txt_cfg = 1.f;
+        std::fprintf(stderr, "[INFO ] sd-stage: no --cfg-scale given: using 1 for FLUX.2 [klein] (a distilled model)\n");
+    }
     if (!run.gen.resolve_and_validate(IMG_GEN, run.ctx.lora_model_dir, run.ctx.hires_upscalers_dir)) {
         return bad_usage(run, "bad generation flags (see the log above)");
+    }
+    if (run.opt.plan) {
+        // LoRAs would be read into weights that plan mode does not allocate: not planned.
+        run.gen.lora_map.clear();
+        run.gen.high_noise_lora_map.clear();
+        run.gen.lora_vec.clear();
+        plan_begin();
     }
     try {
         return run_stage(run);
@@ -154,6 +192,13 @@ int main(int argc, const char* argv[]) {
         std::fprintf(stderr, "sd-stage: error: %s\n", message.c_str());
         return EXIT_OUT_OF_MEMORY;
     } catch (const std::exception& e) {
+        if (is_out_of_memory(e.what())) {
+            std::string message = std::string("out of device memory (") + e.what() +
+                                  "): try a smaller size, --diffusion-fa, --vae-tiling, --params-backend cpu or the CPU";
+            run.events.emit("error", {{"code", EXIT_OUT_OF_MEMORY}, {"message", message}});
+            std::fprintf(stderr, "sd-stage: error: %s\n", message.c_str());
+            return EXIT_OUT_OF_MEMORY;
+        }
         std::string message = std::string("internal error: ") + e.what() + " (a bug: please report it with the log)";
         run.events.emit("error", {{"code", EXIT_INTERNAL}, {"message", message}});
         std::fprintf(stderr, "sd-stage: error: %s\n", message.c_str());

@@ -43,10 +43,13 @@ public:
     void open(bool jsonl);
     void emit(const std::string& type, nlohmann::json fields);
     bool jsonl() const { return jsonl_; }
+    // One line on the real stdout, whatever the event mode (--plan's JSON object).
+    void result(const std::string& line);
 
 private:
     std::mutex mutex_;
-    FILE* out_  = nullptr;
+    FILE* out_    = nullptr;
+    FILE* stdout_ = nullptr;  // the process's stdout before fd 1 became a copy of stderr
     bool jsonl_ = false;
 };
 
@@ -108,6 +111,8 @@ struct StageOptions {
     std::string params_backend;
     std::string model_version = "flux2-klein";
     bool verbose              = false;
+    bool plan                 = false;  // --plan: report what the stage would allocate (plan.cpp)
+    int plan_tokens           = 512;    // --plan-tokens: conditioning length when the file is missing
 };
 
 struct Run {
@@ -144,6 +149,16 @@ int64_t dit_context_dim(const std::string& model_path);
 // devices.cpp
 nlohmann::json list_devices();
 std::string default_device();
+
+// plan.cpp: --plan (native/PROTOCOL.md, "Plan"); plan_begin() before the context is created.
+void plan_begin();
+bool planning();
+nlohmann::json plan_report(Run& run);
+ExitCode finish_plan(Run& run, nlohmann::json extra = nlohmann::json::object());  // prints the report
+// Stand-ins for inputs a planned stage's predecessor has not written yet: zeros of the shape the
+// flags imply (a latent of -W x -H; a conditioning of --plan-tokens tokens, 512 by default).
+sd::Tensor<float> plan_latent(Run& run, const std::string& stage);
+SDStageTensors plan_condition(Run& run);
 
 // stages.cpp
 ExitCode run_stage(Run& run);

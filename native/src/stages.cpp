@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "common/media_io.h"
+#include "ggml.h"
 #include "tokenizers/mistral_tokenizer.h"
 #include "tokenizers/qwen2_tokenizer.h"
 #include "sd_stage.hpp"
@@ -49,13 +50,36 @@ void library_log(enum sd_log_level_t level, const char* text, void*) {
             g_log.saw_alloc_failure = true;
         }
     }
-    if (level == SD_LOG_DEBUG && !g_log.verbose) {
-        return;
+    if ((level == SD_LOG_DEBUG || (level == SD_LOG_INFO && planning())) && !g_log.verbose) {
+        return;  // --plan: the loader's "unknown tensor" lines (it is handed no tensors) are noise
     }
     static const char* tags[] = {"DEBUG", "INFO", "WARN", "ERROR"};
     std::fprintf(stderr, "[%-5s] %s", tags[level], text);
     if (line.empty() || line.back() != '\n') {
         std::fputc('\n', stderr);
+    }
+}
+
+Events* g_events = nullptr;
+
+// ggml aborts on some failed allocations (a null buffer it then asserts on): after the log
+// reported an allocation failure, that abort ends the stage as out of memory (exit 4).
+void on_ggml_abort(const char* message) {
+    std::fprintf(stderr, "%s\n", message);
+    bool oom = false;
+    {
+        std::lock_guard<std::mutex> lock(g_log.mutex);
+        oom = g_log.saw_alloc_failure;
+    }
+    if (oom) {
+        std::string text = std::string("out of memory: an allocation failed and ggml stopped (") + message +
+                           "); try a smaller size, --diffusion-fa, --vae-tiling, --params-backend cpu or the CPU";
+        if (g_events != nullptr) {
+            g_events->emit("error", {{"code", EXIT_OUT_OF_MEMORY}, {"message", text}});
+        }
+        std::fprintf(stderr, "sd-stage: error: %s\n", text.c_str());
+        std::fflush(stderr);
+        std::_Exit(EXIT_OUT_OF_MEMORY);
     }
 }
 
@@ -111,6 +135,9 @@ void check_input_file(const std::string& path, const std::string& flag) {
 
 // Creates the output's folder (as sd-cli does for -o); exit 8 when that is impossible.
 void check_output_folder(const std::string& path, const std::string& flag) {
+    if (planning()) {
+        return;  // --plan writes nothing
+    }
     fs::path parent = fs::u8path(path).parent_path();
     std::error_code ec;
     if (!parent.empty() && !fs::is_directory(parent, ec)) {
@@ -130,6 +157,24 @@ const sd::Tensor<float>& find_tensor(const SDStageTensors& tensors, const std::s
         }
     }
     throw StageError(EXIT_BAD_INPUT, flag + " '" + path + "' has no tensor '" + name + "': pass the file the matching stage wrote");
+}
+
+// --plan may run before the stage that writes an input: a missing input file is then planned
+// from the flags (native/PROTOCOL.md, "Plan").
+bool plan_without(const std::string& path) {
+    std::error_code ec;
+    return planning() && !path.empty() && !fs::is_regular_file(fs::u8path(path), ec);
+}
+
+// Test hooks (native/PROTOCOL.md, "Test hooks"): an injected failure that looks exactly like a
+// real out-of-memory (the log line, the exit code and the error event).
+[[noreturn]] void injected_out_of_memory(const char* hook, const std::string& message) {
+    std::fprintf(stderr, "[ERROR] ggml_backend_buffer_type_alloc_buffer: failed to allocate buffer (injected by %s)\n", hook);
+    {
+        std::lock_guard<std::mutex> lock(g_log.mutex);
+        g_log.saw_alloc_failure = true;
+    }
+    library_failure(EXIT_INTERNAL, message);
 }
 
 // ---- devices ----------------------------------------------------------------------------------
@@ -399,6 +444,9 @@ ExitCode run_vae_encode(Run& run) {
     if (!encoded) {
         library_failure(EXIT_INTERNAL, "VAE encoding failed (see the log above)");
     }
+    if (planning()) {
+        return finish_plan(run, {{"images", (run.gen.init_image_path.empty() ? 0 : 1) + static_cast<int>(run.gen.ref_images.size())}});
+    }
     json outputs = json::object();
     if (!init_latent.empty()) {
         write_tensors(run.opt.save_latent, {{"latent", init_latent}});
@@ -439,6 +487,9 @@ ExitCode run_llm_encode(Run& run) {
     if (!encoded) {
         library_failure(EXIT_INTERNAL, "text encoding failed (see the log above)");
     }
+    if (planning()) {
+        return finish_plan(run);
+    }
     write_tensors(run.opt.save_embeddings, condition);
     run.events.emit("done", {{"seconds", seconds_since(t0)}, {"outputs", {{"embeddings", run.opt.save_embeddings}}}});
     return EXIT_OK;
@@ -448,9 +499,14 @@ ExitCode run_vae_decode(Run& run) {
     auto t0 = std::chrono::steady_clock::now();
     check_model(run.ctx.vae_path, "--vae", "vae");
     require_flag(run.opt.load_latent, "--load-latent FILE", "vae-decode");
-    check_input_file(run.opt.load_latent, "--load-latent");
     check_output_folder(run.opt.output, "-o");
-    SDStageTensors tensors          = read_tensors(run.opt.load_latent, "--load-latent");
+    SDStageTensors tensors;
+    if (plan_without(run.opt.load_latent)) {
+        tensors = {{"latent", plan_latent(run, "vae-decode")}};
+    } else {
+        check_input_file(run.opt.load_latent, "--load-latent");
+        tensors = read_tensors(run.opt.load_latent, "--load-latent");
+    }
     check_only_tensor(tensors, "latent", "--load-latent", run.opt.load_latent);
     const sd::Tensor<float>& latent = find_tensor(tensors, "latent", "--load-latent", run.opt.load_latent);
     check_latent("--load-latent", run.opt.load_latent, "latent", latent, -1, -1);
@@ -458,6 +514,10 @@ ExitCode run_vae_decode(Run& run) {
     std::string device = apply_backend(run, "vae");
     emit_hello(run, device);
     SDCtxPtr context           = load_context(run, SD_STAGE_MODULE_VAE, "vae", run.ctx.vae_path, device, true);
+    const char* oom_decode     = std::getenv("SD_STAGE_TEST_OOM_DECODE");
+    if (!planning() && oom_decode != nullptr && std::string(oom_decode) == "1" && !run.gen.vae_tiling_params.enabled) {
+        injected_out_of_memory("SD_STAGE_TEST_OOM_DECODE", "VAE decoding failed (see the log above)");
+    }
     sd_img_gen_params_t params = run.gen.to_sd_img_gen_params_t();
     sd_image_t image           = {0, 0, 0, nullptr};
     bool decoded               = false;
@@ -469,6 +529,9 @@ ExitCode run_vae_decode(Run& run) {
     run.control.gate();
     if (!decoded) {
         library_failure(EXIT_INTERNAL, "VAE decoding failed (see the log above)");
+    }
+    if (planning()) {
+        return finish_plan(run);
     }
     auto png = encode_image_to_vector(EncodedImageFormat::PNG, image.data, image.width, image.height, image.channel);
     if (png.empty()) {
@@ -650,12 +713,17 @@ ExitCode run_diffuse(Run& run) {
     check_numbers(run);
 
     // Inputs: every tensor is checked against the shape the DiT takes before any ggml call.
-    check_input_file(opt.load_embeddings, "--load-embeddings");
-    SDStageTensors condition = read_tensors(opt.load_embeddings, "--load-embeddings");
+    SDStageTensors condition;
+    if (plan_without(opt.load_embeddings)) {
+        condition = plan_condition(run);
+    } else {
+        check_input_file(opt.load_embeddings, "--load-embeddings");
+        condition = read_tensors(opt.load_embeddings, "--load-embeddings");
+    }
     check_condition("--load-embeddings", opt.load_embeddings, condition, dit_context_dim(run.ctx.diffusion_model_path),
                     run.gen.sample_params.guidance.txt_cfg != 1.f);
     sd::Tensor<float> init_latent;
-    if (!opt.load_latent.empty()) {
+    if (!opt.load_latent.empty() && !plan_without(opt.load_latent)) {
         check_input_file(opt.load_latent, "--load-latent");
         SDStageTensors t = read_tensors(opt.load_latent, "--load-latent");
         check_only_tensor(t, "latent", "--load-latent", opt.load_latent);
@@ -664,11 +732,14 @@ ExitCode run_diffuse(Run& run) {
         size_from_latent(run, init_latent, "--load-latent", opt.load_latent);
     }
     check_size(run, "diffuse");
+    if (planning()) {
+        run.gen.mask_image_path.clear();  // the mask blends on the host: it changes no allocation
+    }
     if (!run.gen.mask_image_path.empty() && init_latent.empty()) {
         throw StageError(EXIT_USAGE, "--mask needs --load-latent (the init latent of the image to inpaint)");
     }
     std::vector<sd::Tensor<float>> ref_latents;
-    if (!opt.load_ref_latents.empty()) {
+    if (!opt.load_ref_latents.empty() && !plan_without(opt.load_ref_latents)) {
         check_input_file(opt.load_ref_latents, "--load-ref-latents");
         SDStageTensors refs = read_tensors(opt.load_ref_latents, "--load-ref-latents");
         check_ref_latents("--load-ref-latents", opt.load_ref_latents, refs);
@@ -685,6 +756,11 @@ ExitCode run_diffuse(Run& run) {
     }
 
     fs::path dir;
+    if (planning()) {
+        opt.checkpoint_dir.clear();  // --plan writes nothing and plans a resumed run as a fresh one
+        opt.resume_step = -1;
+        opt.preview     = opt.preview == "vae" ? "vae" : "none";
+    }
     if (!opt.checkpoint_dir.empty()) {
         dir = fs::u8path(opt.checkpoint_dir);
         std::error_code ec;
@@ -847,8 +923,36 @@ ExitCode run_diffuse(Run& run) {
         return true;
     };
 
+    // Test hook SD_STAGE_TEST_OOM_AT_STEP=k: after step k's checkpoint (not one a resume starts
+    // from), the run fails as a real out-of-memory in step k+1 does.
+    const char* oom_env = std::getenv("SD_STAGE_TEST_OOM_AT_STEP");
+    int oom_at          = oom_env != nullptr && *oom_env != '\0' ? std::atoi(oom_env) : -1;
+    bool injected_oom   = false;
+    if (oom_at >= 0 && !planning()) {
+        req.on_step = [&, inner = req.on_step](const SDStageStepInfo& info) {
+            bool go_on = inner(info);
+            if (info.step == oom_at && (info.step > start_step || start_step == 0)) {
+                injected_oom = true;
+                return false;
+            }
+            return go_on;
+        };
+    }
+    if (planning()) {
+        // One step builds every graph a step builds (both CFG passes, a sampler's second call).
+        req.on_step     = [](const SDStageStepInfo& info) { return info.step < 1; };
+        req.on_denoised = nullptr;
+    }
+
     sd::Tensor<float> final_latent;
     SDStageSampleStatus status = sd_stage_sample(ctx, &params, req, &final_latent);
+    if (injected_oom) {
+        injected_out_of_memory("SD_STAGE_TEST_OOM_AT_STEP", "sampling failed (see the log above)");
+    }
+    if (planning() && status != SD_STAGE_SAMPLE_FAILED) {
+        const auto& c = condition.front().second;  // check_condition: c_crossattn [C, tokens(, 1)]
+        return finish_plan(run, {{"tokens", c.shape()[1]}, {"context_dim", c.shape()[0]}, {"ref_latents", ref_latents.size()}});
+    }
     if (status == SD_STAGE_SAMPLE_STOPPED) {
         run.events.emit("stopped", {{"reason", stop_reason}, {"step", stopped_at}});
         return stop_reason == "cancelled" ? EXIT_CANCELLED : EXIT_SUSPENDED;
@@ -866,6 +970,8 @@ ExitCode run_diffuse(Run& run) {
 ExitCode run_stage(Run& run) {
     g_log.verbose = run.opt.verbose;
     sd_set_log_callback(library_log, nullptr);
+    g_events = &run.events;
+    ggml_set_abort_callback(on_ggml_abort);
     run.control.start(&run.events);
     const std::string& stage = run.opt.stage;
     if (stage == "vae-encode") return run_vae_encode(run);

@@ -51,3 +51,34 @@ def test_untrusted_items_are_filtered_and_bounded(tmp_path: Path) -> None:
     devices = list_devices(fake)
     assert [d.name for d in devices] == ["Vulkan0"]
     assert len(devices[0].description) == 256
+
+
+def test_real_engine_reports_the_cpus_memory(sd_stage: Path) -> None:
+    cpu = next(d for d in list_devices(sd_stage) if d.name == "CPU")
+    assert cpu.total_bytes is not None and cpu.total_bytes > 256 * 1024 * 1024
+    assert cpu.free_bytes is not None and 0 < cpu.free_bytes <= cpu.total_bytes
+    assert cpu.max_alloc_bytes == cpu.total_bytes
+    assert cpu.fp16 is False
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the stand-in engine is a #!/bin/sh script")
+def test_memory_facts_are_parsed_and_bounded(tmp_path: Path) -> None:
+    fake = _script(
+        tmp_path,
+        "echo '["
+        '{"name": "Vulkan0", "description": "GPU", "total_bytes": 8589934592, '
+        '"free_bytes": 8000000000, "max_alloc_bytes": 2147483648, "fp16": true}, '
+        '{"name": "Vulkan1", "description": "odd", "total_bytes": -1, "free_bytes": "x", '
+        '"max_alloc_bytes": true, "fp16": 1}, '
+        '{"name": "CPU", "description": "old engine"}'
+        "]'",
+    )
+    gpu, odd, old = list_devices(fake)
+    assert (gpu.total_bytes, gpu.free_bytes, gpu.max_alloc_bytes, gpu.fp16) == (
+        8589934592,
+        8000000000,
+        2147483648,
+        True,
+    )
+    assert (odd.total_bytes, odd.free_bytes, odd.max_alloc_bytes, odd.fp16) == (None,) * 4
+    assert (old.name, old.total_bytes, old.fp16) == ("CPU", None, None)
