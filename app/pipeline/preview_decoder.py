@@ -29,12 +29,16 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.core import platform
 from app.core.errors import StepwiseError
 from app.engine.argv import CommonArgs, Placement, VaeDecodeArgs, build_argv
 from app.engine.errors import EngineStopped
 from app.engine.process import StageProcess, engine_environment
+
+if TYPE_CHECKING:
+    from app.pipeline.spec import DeviceChoice
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +57,14 @@ def x0_step(path: Path | str) -> int | None:
     """The step of an engine x0 file name (`x0_007.bin` → 7), or None."""
     match = X0_FILE.fullmatch(Path(path).name)
     return int(match.group(1)) if match else None
+
+
+def decoder_wanted(devices: DeviceChoice) -> bool:
+    """Whether a run with these devices gets a background decoder (the `decoded_previews`
+    row): "auto" = when the diffusion model is not on the CPU, where the decoder would take
+    cores from it (bench/preview_decoder.py measures how much)."""
+    choice = devices.decoded_previews
+    return choice == "on" or (choice == "auto" and devices.diffusion.lower() != "cpu")
 
 
 def decoded_png_name(step: int) -> str:
@@ -327,5 +339,6 @@ __all__ = [
     "DecodedPreview",
     "PreviewDecoder",
     "decoded_png_name",
+    "decoder_wanted",
     "x0_step",
 ]

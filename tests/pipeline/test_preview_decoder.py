@@ -310,3 +310,23 @@ def test_a_bad_vae_ends_the_decoder_after_a_few_failures(
     assert child_pids() == []
     assert sorted(p.name for p in (tmp_path / "p").iterdir()) == ["preview-decoder.log"]
     assert STAGED_LATENT not in os.listdir(tmp_path / "p")
+
+
+def test_decoded_previews_auto_means_when_the_diffusion_model_is_on_a_gpu() -> None:
+    from app.pipeline.preview_decoder import decoder_wanted
+    from app.pipeline.spec import DeviceChoice
+
+    assert DeviceChoice().decoded_previews == "auto"
+    wanted = {
+        (choice, device): decoder_wanted(DeviceChoice(diffusion=device, decoded_previews=choice))
+        for choice in ("auto", "on", "off")
+        for device in ("cpu", "vulkan0")
+    }
+    assert wanted == {
+        ("auto", "cpu"): False,
+        ("auto", "vulkan0"): True,
+        ("on", "cpu"): True,
+        ("on", "vulkan0"): True,
+        ("off", "cpu"): False,
+        ("off", "vulkan0"): False,
+    }
