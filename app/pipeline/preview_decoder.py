@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-DECODER_THREADS = 1  # bench/preview_decoder.py: one thread slows sampling least on a shared CPU
+DECODER_THREADS = 1  # with the DiT on the CPU (bench/preview_decoder.py); see decoder_threads()
 DECODE_TIMEOUT_S = 600.0  # a 1024² decode on one slow core takes minutes; a hung child is killed
 STOP_GRACE_S = 1.0  # vae-decode obeys cancel at once (PROTOCOL.md); then terminate, then kill
 JOIN_TIMEOUT_S = 15.0
@@ -65,6 +65,15 @@ def decoder_wanted(devices: DeviceChoice) -> bool:
     cores from it (bench/preview_decoder.py measures how much)."""
     choice = devices.decoded_previews
     return choice == "on" or (choice == "auto" and devices.diffusion.lower() != "cpu")
+
+
+def decoder_threads(devices: DeviceChoice, cpu_count: int | None = None) -> int:
+    """The decoder's CPU threads: 1 when the diffusion model computes on the CPU (measured:
+    more threads only take more from it), else half the cores (the DiT's process needs only a
+    core to feed the GPU, and the decoder runs below normal priority)."""
+    if devices.diffusion.lower() == "cpu":
+        return DECODER_THREADS
+    return max(DECODER_THREADS, (cpu_count or os.cpu_count() or 2) // 2)
 
 
 def decoded_png_name(step: int) -> str:
@@ -339,6 +348,7 @@ __all__ = [
     "DecodedPreview",
     "PreviewDecoder",
     "decoded_png_name",
+    "decoder_threads",
     "decoder_wanted",
     "x0_step",
 ]

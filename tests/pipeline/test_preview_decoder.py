@@ -330,3 +330,12 @@ def test_decoded_previews_auto_means_when_the_diffusion_model_is_on_a_gpu() -> N
         ("off", "cpu"): False,
         ("off", "vulkan0"): False,
     }
+
+
+def test_decoder_threads_take_one_core_beside_a_cpu_dit_and_half_beside_a_gpu() -> None:
+    from app.pipeline.preview_decoder import decoder_threads
+    from app.pipeline.spec import DeviceChoice
+
+    assert decoder_threads(DeviceChoice(diffusion="cpu"), 16) == 1
+    assert decoder_threads(DeviceChoice(diffusion="vulkan0"), 16) == 8
+    assert decoder_threads(DeviceChoice(diffusion="vulkan0"), 1) == 1
