@@ -11,8 +11,10 @@ the decoded previews delivered before the run ended per step, and the mean decod
 
 This is the worst case for the decoder: here the DiT computes on the same CPU cores as the
 VAE. On a GPU run the DiT leaves the CPU mostly idle and the same decoder costs less.
-Priority: "low" = nice 19 for every thread of the decoder child (Linux nice is per thread;
-Windows: IDLE_PRIORITY_CLASS); "normal" = unchanged.
+Priority: "low" = nice 19 for every thread of the decoder child (Linux nice is per thread)
+and for its autogroup (Linux, sched_autogroup_enabled: the child leads its own session, so
+without this its group competes with the DiT's as an equal); Windows: IDLE_PRIORITY_CLASS;
+"normal" = unchanged.
 """
 
 from __future__ import annotations
@@ -57,6 +59,13 @@ def lower_child_priority(pid: int) -> bool:
             except OSError:
                 pass
         proc.nice(19)
+        # Linux with autogroup: the child leads its own session (platform.child_popen_kwargs),
+        # so its autogroup competes with the DiT's as an equal unless the group's nice is set.
+        try:
+            with open(f"/proc/{pid}/autogroup", "w") as group:
+                group.write("19")
+        except OSError:
+            pass
     except (psutil.Error, OSError):
         return False
     return True
