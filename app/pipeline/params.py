@@ -191,6 +191,12 @@ MAX_ALLOC_MB = Param(
     "the GPU's largest single allocation, MB (0: as the driver reports; lower it for drivers "
     "that refuse less than they claim)", minimum=0, maximum=1048576, metavar="MB",
 )  # fmt: skip
+DECODED_PREVIEWS = Param(
+    "decoded_previews", str, "auto", "devices.decoded_previews", ("--decoded-previews",),
+    "decode each step's preview with the VAE on the CPU in a low-priority background process "
+    "(no GPU memory): auto (when the diffusion model runs on a GPU), on, off",
+    choices=("auto", "on", "off"),
+)  # fmt: skip
 MMAP = Param(
     "mmap", bool, True, "devices.mmap", ("--mmap",), "memory-map the model files",
     sdcli_flags=("--mmap",),
@@ -254,6 +260,7 @@ PARAMS: tuple[Param, ...] = (
     VAE_TILE_SIZE,
     FIT_MEMORY,
     MAX_ALLOC_MB,
+    DECODED_PREVIEWS,
     MMAP,
     ALIGN,
     FILL,

@@ -36,6 +36,7 @@ class DeviceChoice:
     vae_tile_size: int = P.VAE_TILE_SIZE.default
     fit_memory: bool = P.FIT_MEMORY.default
     max_alloc_mb: int = P.MAX_ALLOC_MB.default
+    decoded_previews: str = P.DECODED_PREVIEWS.default  # app/pipeline/preview_decoder.py
     mmap: bool = P.MMAP.default
 
 

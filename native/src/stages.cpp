@@ -556,6 +556,58 @@ std::string preview_file_name(int step) {
     return name;
 }
 
+// ---- x0 latents: each step's x0 prediction for previews decoded by another process ----------
+
+constexpr int X0_KEEP = 4;  // the newest files kept: a decoder reading an older one still finds it
+
+std::string x0_file_name(int step) {
+    char name[32];
+    std::snprintf(name, sizeof(name), "x0_%03d.bin", step);
+    return name;
+}
+
+// The step of an x0_NNN.bin name, or -1.
+int x0_file_step(const std::string& name) {
+    const size_t prefix = 3, suffix = 4;  // "x0_", ".bin"
+    if (name.size() <= prefix + suffix || name.size() > prefix + suffix + 6 || name.compare(0, prefix, "x0_") != 0 ||
+        name.compare(name.size() - suffix, suffix, ".bin") != 0) {
+        return -1;
+    }
+    std::string digits = name.substr(prefix, name.size() - prefix - suffix);
+    if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        return -1;
+    }
+    return std::stoi(digits);
+}
+
+// Writes DIR/x0_NNN.bin (tensor `latent`, atomically), removes the x0 files outside the newest
+// X0_KEEP steps (also a previous process's later steps, so the newest file is always this run's)
+// and emits `x0`. A preview must never stop sampling: a failure is logged once and skipped.
+void write_x0_latent(Run& run, const fs::path& dir, int step, const sd::Tensor<float>& denoised, bool& warned) {
+    std::string path = (dir / x0_file_name(step)).string();
+    try {
+        write_tensors(path, {{"latent", denoised}});
+    } catch (const StageError& e) {
+        if (!warned) {
+            std::fprintf(stderr, "[WARN ] x0 latent not written (previews skip it): %s\n", e.what());
+            warned = true;
+        }
+        return;
+    }
+    std::vector<fs::path> stale;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        int other = x0_file_step(it->path().filename().string());
+        if (other >= 0 && (other > step || other <= step - X0_KEEP)) {
+            stale.push_back(it->path());
+        }
+    }
+    for (const fs::path& file : stale) {
+        fs::remove(file, ec);  // Windows refuses while a decoder reads it: the next step retries
+    }
+    run.events.emit("x0", {{"step", step}, {"path", path}});
+}
+
 json hash_or_null(const std::string& path) {
     return path.empty() ? json(nullptr) : json(sha256_file(path));
 }
@@ -869,10 +921,14 @@ ExitCode run_diffuse(Run& run) {
     req.start_step  = start_step;
     req.x_start     = start_step > 0 ? &x_start : nullptr;
     req.rng_draws   = &rng_draws;
+    bool x0_warned  = false;
     req.on_denoised = [&](int step, const sd::Tensor<float>& denoised) {
         if (opt.preview != "none") {
             last_denoised      = denoised;
             last_denoised_step = step;
+        }
+        if (!dir.empty()) {
+            write_x0_latent(run, dir, step, denoised, x0_warned);  // after the mask blend, see PROTOCOL.md
         }
     };
     req.on_step = [&](const SDStageStepInfo& info) {
