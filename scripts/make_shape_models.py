@@ -127,6 +127,7 @@ def _write_vae(path: Path) -> None:
         for name, a in vae_tensors(SEED, VAE_CHANNELS, VAE_CHANNELS)
     }
     save_file(tensors, str(path), metadata={"format": "pt"})
+    path.chmod(0o644)  # safetensors writes 0600; the set is shared data, not a secret
 
 
 def main(argv: list[str] | None = None) -> int:
