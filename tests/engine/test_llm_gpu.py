@@ -2,7 +2,7 @@
 
 The tiny real-paths LLM (TinySpec.real_file_paths) has a Q4_K token embedding of 151,936 x 256:
 21.9 MB as stored, 41.3 MB as Q8_0, 155.6 MB as the F32 copy sd.cpp 596 used to make of every
-K-quant embedding. With GGML_VK_FORCE_MAX_ALLOCATION_SIZE between the Q8_0 and the F32 size
+K-quant embedding. With a buffer cap between the Q8_0 and the F32 size (``capped``)
 (the user's RX 590 refuses one allocation over ~2 GB, and the 8B file's F32 embedding is
 2,374 MiB) the unpatched engine cannot allocate the weights; the patched one keeps the
 embedding as the file has it (Vulkan's get_rows takes Q4_K), so llm-encode runs on the GPU.
@@ -28,6 +28,7 @@ import pytest
 from app.engine.argv import CommonArgs, LlmEncodeArgs, Placement
 from app.engine.events import Hello, Load
 from app.engine.tensorfile import read_tensors
+from tests.engine import real_engine
 from tests.engine.real_engine import run_stage
 from tests.models.generate import ModelSet, TinySpec, generate_models
 
@@ -40,11 +41,31 @@ CAP = 128 << 20  # below the F32 copy, above Q8_0
 MAX_RELATIVE_L2 = 0.02
 MIN_CORRELATION = 0.999
 PROMPT = "a red fox in the snow"
+# lavapipe runs the 27 computed layers (512 padded tokens, 32 heads) on the CPU cores in
+# silence: LAVAPIPE_S on the shared 2-core dev machine under load (see the report), longer than
+# real_engine's usual 300 s idle limit.
+LAVAPIPE_IDLE_S = 1800.0
+
+
+@pytest.fixture(autouse=True)
+def _patient(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(real_engine, "STAGE_TIMEOUT_S", LAVAPIPE_IDLE_S)
 
 
 @pytest.fixture(scope="module")
 def real_paths_models(tmp_path_factory: pytest.TempPathFactory) -> ModelSet:
     return generate_models(tmp_path_factory.mktemp("real-paths"), TinySpec.real_file_paths())
+
+
+def capped(limit: int) -> dict[str, str]:
+    """The environment that makes ggml-vulkan refuse any buffer over `limit` bytes, as the RX
+    590's driver refuses allocations over ~2 GB. ALLOCATION_SIZE alone only sizes ggml's
+    suballocation blocks (a larger tensor still gets a buffer of its own); on a driver with
+    maintenance4, like lavapipe, the refusal comes from max_buffer_size, hence both."""
+    return {
+        "GGML_VK_FORCE_MAX_ALLOCATION_SIZE": str(limit),
+        "GGML_VK_FORCE_MAX_BUFFER_SIZE": str(limit),
+    }
 
 
 def _encode(engine: Path, models: ModelSet, out: Path, device: str, env: dict[str, str]):
@@ -69,7 +90,7 @@ def test_llm_encode_runs_on_the_gpu_under_the_cap_close_to_the_cpu(
     env = {
         **os.environ,
         "GGML_VK_VISIBLE_DEVICES": "0",  # lavapipe is a CPU-type device ggml skips otherwise
-        "GGML_VK_FORCE_MAX_ALLOCATION_SIZE": str(CAP),
+        **capped(CAP),
     }
     gpu_run, gpu = _encode(sd_stage_vulkan, real_paths_models, tmp_path, "vulkan0", env)
     hello = gpu_run.events[0]
@@ -89,10 +110,3 @@ def test_llm_encode_runs_on_the_gpu_under_the_cap_close_to_the_cpu(
     assert relative < MAX_RELATIVE_L2, relative
     assert correlation > MIN_CORRELATION, correlation
     assert not np.array_equal(gpu, cpu)  # it really ran on the GPU
-
-
-def test_same_device_encodes_are_reproducible(sd_stage_vulkan, real_paths_models, tmp_path):
-    env = {**os.environ, "GGML_VK_VISIBLE_DEVICES": "0"}
-    _, first = _encode(sd_stage_vulkan, real_paths_models, tmp_path / "a", "vulkan0", env)
-    _, second = _encode(sd_stage_vulkan, real_paths_models, tmp_path / "b", "vulkan0", env)
-    assert np.array_equal(first, second)
