@@ -79,6 +79,7 @@ STAMP_FILE = "models.json"
 
 REAL_PATHS_LLM_LAYERS = 36  # Qwen3-4B / 8B
 KLEIN_CONTEXT_LAYERS = 3  # hidden states after layers 9, 18, 27 are concatenated
+KLEIN_FIRST_READ_LAYER = 9
 GROUP_NORM_GROUPS = 32
 Q4_0_BLOCK = 32
 
@@ -116,9 +117,11 @@ class TinySpec:
         if self.dit_hidden % DIT_HEAD_DIM:
             raise ValueError(f"dit_hidden must be a multiple of {DIT_HEAD_DIM} (rope axes)")
         layers = REAL_PATHS_LLM_LAYERS if self.real_paths else 28
-        if self.llm_layers != layers:
-            # 28 layers: the 16-head layout; 36: the real files' 32 heads. Both read the hidden
-            # states after layers 9/18/27 (the klein conditioning path).
+        # 28 layers: the 16-head layout; 36: the real files' 32 heads. Both read the hidden
+        # states after layers 9/18/27 (the klein conditioning path). A real-paths set may also
+        # be short (< 9 layers: klein then reads the final, normed output), for slow devices.
+        short = self.real_paths and 1 <= self.llm_layers < KLEIN_FIRST_READ_LAYER
+        if self.llm_layers != layers and not short:
             raise ValueError(f"llm_layers must be {layers} (real_paths={self.real_paths})")
         if self.llm_vocab < 151_669:
             raise ValueError("llm_vocab must cover the compiled-in Qwen2 tokenizer (151 669)")

@@ -1,17 +1,17 @@
 """The text encoder on the GPU (lavapipe) under a driver's allocation cap.
 
-The tiny real-paths LLM (TinySpec.real_file_paths) has a Q4_K token embedding of 151,936 x 256:
-21.9 MB as stored, 41.3 MB as Q8_0, 155.6 MB as the F32 copy sd.cpp 596 used to make of every
-K-quant embedding. With a buffer cap between the Q8_0 and the F32 size (``capped``)
-(the user's RX 590 refuses one allocation over ~2 GB, and the 8B file's F32 embedding is
-2,374 MiB) the unpatched engine cannot allocate the weights; the patched one keeps the
-embedding as the file has it (Vulkan's get_rows takes Q4_K), so llm-encode runs on the GPU.
+The tiny real-paths LLM (TinySpec.real_file_paths, cut to 2 layers) has a Q4_K token
+embedding of 151,936 x 256: 21.9 MB as stored, 41.3 MB as Q8_0, 155.6 MB as the F32 copy
+sd.cpp 596 made of every K-quant embedding. Under a buffer cap between the Q8_0 and the F32
+size (``capped``; the user's RX 590 refuses one allocation over ~2 GB, and the 8B file's F32
+embedding is 2,374 MiB) the unpatched engine cannot allocate the weights (exit 4, "Requested
+buffer size exceeds device buffer size limit"); the patched one keeps the embedding as the file
+has it (Vulkan's get_rows takes Q4_K), so llm-encode runs on the GPU.
 
 Tolerance: the GPU conditioning is not bit-identical to the CPU one and never can be: on the
 CPU, ggml quantizes the activations of every quantized matmul to Q8_K / Q8_0 before its integer
 dot products, while Vulkan (lavapipe: no integer dot) dequantizes the weights and multiplies in
-float; summation order differs too. Over 27 layers of a random-weight model that gives a
-relative difference of about 1e-3 (measured: see MAX_RELATIVE_L2), so the test asks for a
+float; summation order differs too (measured: see the report), so the test asks for a
 relative L2 distance below 2 % and a correlation above 0.999: far tighter than any real error
 (a wrong embedding row, a skipped layer or a wrong head count gives a relative distance near
 1, i.e. 100 %), loose enough for the float-vs-integer arithmetic.
@@ -20,6 +20,7 @@ relative L2 distance below 2 % and a correlation above 0.999: far tighter than a
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -35,15 +36,15 @@ from tests.models.generate import ModelSet, TinySpec, generate_models
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 
 VOCAB, HIDDEN = 151_936, 256
+LAYERS = 2
 F32_EMBEDDING = VOCAB * HIDDEN * 4  # 155.6 MB
 Q8_0_EMBEDDING = VOCAB * HIDDEN // 32 * 34  # 41.3 MB
 CAP = 128 << 20  # below the F32 copy, above Q8_0
 MAX_RELATIVE_L2 = 0.02
 MIN_CORRELATION = 0.999
 PROMPT = "a red fox in the snow"
-# lavapipe runs the 27 computed layers (512 padded tokens, 32 heads) on the CPU cores in
-# silence: LAVAPIPE_S on the shared 2-core dev machine under load (see the report), longer than
-# real_engine's usual 300 s idle limit.
+# lavapipe computes on the CPU cores and reports nothing meanwhile; on the shared, loaded dev
+# machine that can exceed real_engine's usual 300 s idle limit.
 LAVAPIPE_IDLE_S = 1800.0
 
 
@@ -54,7 +55,11 @@ def _patient(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(scope="module")
 def real_paths_models(tmp_path_factory: pytest.TempPathFactory) -> ModelSet:
-    return generate_models(tmp_path_factory.mktemp("real-paths"), TinySpec.real_file_paths())
+    # Short (2 of 36 layers, klein then reads the final output): lavapipe runs the 27 layers
+    # the full set computes in ~20+ min on the loaded dev machine; the full set's paths run on
+    # the CPU in test_real_file_paths.py. Embedding, heads and K-quants are the real ones.
+    spec = replace(TinySpec.real_file_paths(), llm_layers=LAYERS)
+    return generate_models(tmp_path_factory.mktemp("real-paths-short"), spec)
 
 
 def capped(limit: int) -> dict[str, str]:
@@ -102,7 +107,7 @@ def test_llm_encode_runs_on_the_gpu_under_the_cap_close_to_the_cpu(
     assert "token embedding q4_K in the file, kept as q4_K on Vulkan0" in log, log[-3000:]
 
     _, cpu = _encode(sd_stage_vulkan, real_paths_models, tmp_path, "cpu", env)
-    assert gpu.shape == cpu.shape == (1, 512, 3 * HIDDEN)
+    assert gpu.shape == cpu.shape == (1, 512, HIDDEN)  # < 9 layers: the final output
     assert np.isfinite(gpu).all()
     relative = np.linalg.norm(gpu - cpu) / np.linalg.norm(cpu)
     correlation = np.corrcoef(gpu.ravel(), cpu.ravel())[0, 1]
