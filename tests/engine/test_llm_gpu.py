@@ -107,7 +107,7 @@ def test_llm_encode_runs_on_the_gpu_under_the_cap_close_to_the_cpu(
     assert "token embedding q4_K in the file, kept as q4_K on Vulkan0" in log, log[-3000:]
 
     _, cpu = _encode(sd_stage_vulkan, real_paths_models, tmp_path, "cpu", env)
-    assert gpu.shape == cpu.shape == (1, 512, HIDDEN)  # < 9 layers: the final output
+    assert gpu.shape == cpu.shape == (512, HIDDEN)  # < 9 layers: the final output
     assert np.isfinite(gpu).all()
     relative = np.linalg.norm(gpu - cpu) / np.linalg.norm(cpu)
     correlation = np.corrcoef(gpu.ravel(), cpu.ravel())[0, 1]
