@@ -88,3 +88,55 @@ def test_script_entry_point(tmp_path: Path) -> None:
         check=True,
     )
     assert "diffusion:" in result.stdout and "vae:" in result.stdout
+
+
+def test_real_file_paths_set_has_the_real_files_types(tmp_path: Path) -> None:
+    import gguf
+    import numpy as np
+    from gguf.quants import dequantize
+
+    real = generate_models(tmp_path, TinySpec.real_file_paths())
+    assert real.llm.parent != generate_models(tmp_path).llm.parent  # its own cache key
+    llm = {t.name: t for t in gguf.GGUFReader(real.llm).tensors}
+    q = gguf.GGMLQuantizationType
+    embedding = llm["token_embd.weight"]
+    assert embedding.tensor_type == q.Q4_K and list(embedding.shape) == [256, 151_936]
+    values = dequantize(embedding.data[:1000], q.Q4_K)
+    assert abs(float(values.std()) - 1.0) < 0.05 and abs(float(values.mean())) < 0.05
+    assert "blk.35.ffn_down.weight" in llm and "blk.36.ffn_down.weight" not in llm
+    assert list(llm["blk.0.attn_q.weight"].shape) == [256, 32 * 128]  # 32 heads, not 16
+    assert llm["blk.0.attn_v.weight"].tensor_type == q.Q6_K  # Q4_K_M: more bits in layer 0
+    assert llm["blk.4.attn_v.weight"].tensor_type == q.Q4_K
+    assert llm["blk.0.attn_norm.weight"].tensor_type == q.F32
+    dit = {t.name: t for t in gguf.GGUFReader(real.diffusion).tensors}
+    assert list(dit["txt_in.weight"].shape) == [768, 128]  # context 3 x 256
+    for name in ("img_in.weight", "time_in.out_layer.weight", "final_layer.linear.weight",
+                 "double_blocks.0.img_attn.norm.key_norm.scale"):  # fmt: skip
+        assert dit[name].tensor_type == q.BF16, name
+    assert dit["double_blocks.0.img_attn.qkv.weight"].tensor_type == q.Q4_0
+    scale = dequantize(dit["single_blocks.0.norm.query_norm.scale"].data, q.BF16)
+    assert np.all(np.abs(scale - 1.0) < 0.6)  # near one, as the F32 set has it
+
+
+def test_real_file_paths_need_36_layers_and_k_quant_rows(tmp_path: Path) -> None:
+    import dataclasses
+
+    with pytest.raises(ValueError):
+        generate_models(tmp_path, dataclasses.replace(TinySpec.real_file_paths(), llm_layers=28))
+    with pytest.raises(ValueError):
+        generate_models(tmp_path, dataclasses.replace(TinySpec.real_file_paths(), llm_hidden=128))
+
+
+@pytest.mark.parametrize("qtype", ["q4_0", "q8_0", "q4_k", "q6_k"])
+def test_random_blocks_have_the_asked_scale(qtype: str) -> None:
+    import gguf
+    import numpy as np
+    from gguf.quants import dequantize
+
+    from app.engine.gguf_blocks import random_blocks
+
+    blocks = random_blocks(np.random.default_rng(3), qtype, 64, 1024, std=0.02)
+    values = dequantize(blocks, gguf.GGMLQuantizationType[qtype.upper()])
+    assert values.shape == (64, 1024)
+    assert abs(float(values.std()) / 0.02 - 1.0) < 0.03
+    assert abs(float(values.mean())) < 0.12 * 0.02  # Q4_0: d·(q − 8) averages −d/2
