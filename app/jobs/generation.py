@@ -16,7 +16,7 @@ from PySide6.QtCore import QObject, Signal
 from app.jobs.job_form import JobForm
 from app.jobs.job_inputs import InputFiles, InputWriter, JobInputs
 from app.jobs.run_session import RunSession
-from app.jobs.run_state import TERMINAL_STATES, RunState, next_stage
+from app.jobs.run_state import TERMINAL_STATES, RunState, next_stage, user_text
 from app.jobs.stage_runner import StageRunner
 from app.jobs.values import neutral_changes, same_job, spec_changes
 from app.pipeline.advice import job_notes
@@ -37,11 +37,6 @@ from app.pipeline.spec import JobSpec
 log = logging.getLogger(__name__)
 
 INPUTS_FOLDER = "inputs"
-
-
-def user_text(exc: BaseException) -> str:
-    message = getattr(exc, "user_message", None)
-    return str(message()) if callable(message) else str(exc) or type(exc).__name__
 
 
 class GenerationModel(QObject):

@@ -11,6 +11,7 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication, QObject, QThread, QTimer, Signal
 
 from app.jobs.generation import GenerationModel
+from app.jobs.run_state import user_text
 from app.pipeline.api import DeviceInfo
 from app.pipeline.job_plan import JobPlan, engine_job_plan
 from app.pipeline.params import (
@@ -72,8 +73,7 @@ class _PlanWorker(QThread):
             self.planned.emit(self._generation, self._work())
         except Exception as exc:  # noqa: BLE001 - shown in the pane, never a crash
             log.info("memory plan failed: %s", exc)
-            message = exc.user_message() if hasattr(exc, "user_message") else str(exc)
-            self.failed.emit(self._generation, message)
+            self.failed.emit(self._generation, user_text(exc))
 
 
 class MemoryPlan(QObject):

@@ -5,10 +5,20 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import QCoreApplication
+
+from app.core.errors import ERROR_CONTEXT, error_text
+
 if TYPE_CHECKING:
     from app.pipeline.api import RunSnapshot
 
 DONE_STATES = ("done", "cached", "skipped")
+
+
+def user_text(exc: BaseException) -> str:
+    """The user's text for an exception, in the UI's language (error templates are translated
+    in Qt context "errors"); the one call the jobs layer uses."""
+    return error_text(exc, lambda text: QCoreApplication.translate(ERROR_CONTEXT, text))
 
 
 class RunState(StrEnum):

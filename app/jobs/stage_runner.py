@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Protocol
 from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
 from PySide6.QtGui import QImage
 
+from app.jobs.run_state import user_text
 from app.pipeline import events as ev
 from app.pipeline.failures import FailureKind
 
@@ -193,8 +194,7 @@ class StageRunner(QThread):
                     break
         except Exception as exc:  # a bug or an unexpected failure below us: say so, once
             log.error("Run %s raised:\n%s", self._name, traceback.format_exc())
-            message = getattr(exc, "user_message", None)
-            text = message() if callable(message) else str(exc) or type(exc).__name__
+            text = user_text(exc)
             self._terminal(
                 "failed",
                 lambda: self.run_failed.emit(self._current_stage, FailureKind.BUG, text, ""),

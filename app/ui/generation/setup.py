@@ -18,6 +18,7 @@ from app.core.settings import Settings
 from app.jobs.demo_setup import DemoSetup
 from app.jobs.generation import GenerationModel, user_text
 from app.jobs.job_form import JobForm
+from app.jobs.preview_follow import DecodedPreviews
 from app.jobs.run_session import RunSession
 from app.pipeline.params import (
     DIFFUSION_DEVICE,
@@ -130,14 +131,15 @@ class DemoController(QObject):
         form.save_now()
 
 
-def open_settings(panel: GenerationPanel, settings: Settings) -> None:
-    from app.ui.settings_dialog import SettingsDialog
+def open_settings(panel: GenerationPanel, settings: Settings, paths: AppPaths) -> None:
+    """Settings… from the Generate panel: OK saves the file at once and points the session at
+    the chosen engine."""
+    from app.ui.settings_dialog import open_settings_dialog
 
-    dialog = SettingsDialog(settings, panel.model.form, panel)
-    if dialog.exec():
-        dialog.apply()
-        engine = settings.engine_path
-        panel.model.session.set_engine(Path(engine) if engine else None)
+    def applied(s: Settings) -> None:
+        panel.model.session.set_engine(Path(s.engine_path) if s.engine_path else None)
+
+    open_settings_dialog(panel, settings, panel.model.form, paths, applied=applied)
 
 
 def install(window: Any, paths: AppPaths, settings: Settings) -> GenerationPanel:
@@ -157,13 +159,20 @@ def install(window: Any, paths: AppPaths, settings: Settings) -> GenerationPanel
     zoom = (lambda _path: canvas_view.zoom_to_fit()) if canvas_view is not None else None
     demo = DemoController(panel, paths, document, zoom)
     runs = install_runs(window, panel, dock)
-    panel.settings_requested.connect(lambda: open_settings(panel, settings))
+    previews = DecodedPreviews(model, window)
+    workspace = getattr(window, "workspace", None)
+    if workspace is not None:
+        # The canvas shows the model's step previews, decoded steps and results.
+        workspace.attach(model, step_strip=panel.run_view.strip)
+        previews.decoded.connect(workspace.show_decoded_preview)
+    panel.settings_requested.connect(lambda: open_settings(panel, settings, paths))
     app = QCoreApplication.instance()
     if app is not None:
 
         def quitting() -> None:
             demo.wait()
             runs.shutdown()
+            previews.stop()
             panel.shutdown()
 
         app.aboutToQuit.connect(quitting)

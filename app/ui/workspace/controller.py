@@ -84,7 +84,10 @@ class WorkspaceController(QObject):
 
     def attach(self, model: GenerationModel, step_strip: GenerationStepStrip | None = None) -> None:
         """Follows the generation model's runs (called once the Generate panel exists); a
-        click on a thumbnail of `step_strip` (the Run tab's steps) shows that step here."""
+        click on a thumbnail of `step_strip` (the Run tab's steps) shows that step here.
+        Attaching the same model again changes nothing."""
+        if self.model is model:
+            return
         self.model = model
         if step_strip is not None:
             step_strip.step_selected.connect(
