@@ -4,7 +4,6 @@ shows the generation model's state and its runner's signals; it decides nothing.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -20,12 +19,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.atomic import write_text_atomic
+from app.core.errors import StepwiseError
 from app.jobs.generation import GenerationModel
-from app.jobs.run_state import RunState
+from app.jobs.run_state import RunState, user_text
 from app.jobs.stage_runner import StageRunner
 from app.pipeline.api import RunSnapshot
-from app.pipeline.spec import JobSpec, spec_to_dict
 from app.ui.generation.result import GenerationResultView
 from app.ui.generation.stages import GenerationStageList, stage_title
 from app.ui.generation.steps import GenerationProgressBar, GenerationStepStrip, StepImageDialog
@@ -110,12 +108,16 @@ class RunView(QWidget):
         self.decode_button.clicked.connect(self._decode_selected)
         self.branch_button.clicked.connect(self._branch_selected)
         self.strip.step_selected.connect(self._step_selected)
+        self.strip.selection_cleared.connect(self._selection_cleared)
         self.strip.enlarge_requested.connect(
             lambda step, path: StepImageDialog(step, path, self).exec()
         )
         self.result_view.save_requested.connect(self.save_result_dialog)
         model.state_changed.connect(self._state_changed)
         model.run_changed.connect(self._run_changed)
+        model.run_changed.connect(
+            lambda run: self.result_view.follow_run(run is not None and run.result is not None)
+        )
         model.runner_started.connect(self._bind_runner)
         model.inputs.changed.connect(self._show_original)
         self._show_original()
@@ -313,6 +315,11 @@ class RunView(QWidget):
             self.result_view.show_image(image, _tr("Step {step} (preview)").format(step=step))
         self.update_buttons()
 
+    def _selection_cleared(self) -> None:
+        # A newer step arrived: "Step N selected" no longer names what is shown.
+        self.step_label.setText("")
+        self.update_buttons()
+
     def _decode_selected(self) -> None:
         step = self.strip.selected_step()
         if step is not None:
@@ -373,37 +380,22 @@ class RunView(QWidget):
             self.save_result(Path(target))
 
     def save_result(self, target: Path) -> Path | None:
-        """The result PNG with its parameters inside (PNG text) and beside it (.json)."""
+        """The result PNG with its parameters inside (A1111 text + Stepwise JSON), atomically."""
+        from app.imaging.io import load_image
+        from app.ui.workspace.png_settings import save_picture
+
         run = self.model.run
         if run is None or run.result is None:
             return None
-        image = QImage(str(run.result))
-        params = spec_to_dict(run.spec)
-        image.setText("parameters", parameters_line(run.spec))
-        image.setText("stepwise", json.dumps(params, ensure_ascii=False, sort_keys=True))
-        if target.suffix.lower() != ".png":
-            target = target.with_suffix(".png")
-        if not image.save(str(target)):
-            self.status.emit(_tr("The result could not be saved to {path}.").format(path=target))
+        try:
+            saved = save_picture(target, load_image(run.result), run.spec)
+        except (StepwiseError, OSError) as exc:
+            self.status.emit(
+                _tr("The result could not be saved to {path}: {error}").format(
+                    path=target, error=user_text(exc)
+                )
+            )
             return None
-        write_text_atomic(
-            target.with_suffix(".json"),
-            json.dumps({"spec": params, "run_dir": str(run.dir)}, indent=1, ensure_ascii=False),
-        )
-        self.status.emit(_tr("Saved {path}").format(path=target))
-        self.result_saved.emit(str(target))
-        return target
-
-
-def parameters_line(spec: JobSpec) -> str:
-    """The A1111-style parameters text many viewers show."""
-    lines = [spec.prompt]
-    if spec.negative_prompt:
-        lines.append(f"Negative prompt: {spec.negative_prompt}")
-    lines.append(
-        f"Steps: {spec.steps}, Sampler: {spec.sampler}, Schedule type: "
-        f"{spec.scheduler}, CFG scale: {spec.cfg_scale:g}, Seed: {spec.seed}, Size: "
-        f"{spec.width}x{spec.height}, Denoising strength: {spec.strength:g}, Model: "
-        f"{Path(spec.models.diffusion).name}"
-    )
-    return "\n".join(lines)
+        self.status.emit(_tr("Saved {path}").format(path=saved))
+        self.result_saved.emit(str(saved))
+        return saved

@@ -16,7 +16,6 @@ from app.imaging.png_params import read_png_parameters, save_png_with_parameters
 from app.jobs.job_form import JobForm
 from app.pipeline.params import PARAMS, values_from_spec
 from app.pipeline.spec import JobSpec, spec_from_dict, spec_to_dict
-from app.ui.generation.run_view import parameters_line
 from app.ui.messages import show_error
 
 log = logging.getLogger(__name__)
@@ -102,3 +101,17 @@ def offer_png_settings(parent: QWidget, path: Path, form: JobForm) -> bool:
         return False
     form.update(values)
     return True
+
+
+def parameters_line(spec: JobSpec) -> str:
+    """The A1111-style parameters text many viewers show."""
+    lines = [spec.prompt]
+    if spec.negative_prompt:
+        lines.append(f"Negative prompt: {spec.negative_prompt}")
+    lines.append(
+        f"Steps: {spec.steps}, Sampler: {spec.sampler}, Schedule type: "
+        f"{spec.scheduler}, CFG scale: {spec.cfg_scale:g}, Seed: {spec.seed}, Size: "
+        f"{spec.width}x{spec.height}, Denoising strength: {spec.strength:g}, Model: "
+        f"{Path(spec.models.diffusion).name}"
+    )
+    return "\n".join(lines)

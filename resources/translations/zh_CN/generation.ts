@@ -622,8 +622,8 @@
         <translation>第 {step} 步（预览）</translation>
     </message>
     <message>
-        <source>The result could not be saved to {path}.</source>
-        <translation>无法将结果保存到 {path}。</translation>
+        <source>The result could not be saved to {path}: {error}</source>
+        <translation>无法将结果保存到 {path}：{error}</translation>
     </message>
     <message>
         <source>{name} (not detected)</source>
