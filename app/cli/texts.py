@@ -10,6 +10,8 @@ from app.pipeline.failures import FailureKind, Note, NoteCode
 FAILURE_TEXTS: dict[FailureKind, str] = {
     FailureKind.OUT_OF_MEMORY: "Out of memory. Try a smaller picture, 'only masked', VAE "
     "tiling, or put a stage on the CPU.",
+    FailureKind.BAD_DECODE: "The decode produced no picture (one colour, or NaN/Inf in the "
+    "latent); no result was written.",
     FailureKind.MODEL_FILE: "A model file is missing, unreadable or of the wrong kind. Check "
     "the --diffusion-model, --llm and --vae files.",
     FailureKind.INPUT: "An input is wrong (image, mask, reference or a parameter).",

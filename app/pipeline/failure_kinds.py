@@ -31,13 +31,12 @@ class StageOrderError(StepwiseError):
 
 # A decode that produced no picture: its own kind once failures.py has it; until then, the
 # out-of-memory it usually is (the detail says which).
-_BAD_DECODE = getattr(FailureKind, "BAD_DECODE", FailureKind.OUT_OF_MEMORY)
 
 # Most specific first: EngineNotFound is an EngineError, TensorFileError a DamagedFileError.
 _KINDS: tuple[tuple[type[BaseException], FailureKind], ...] = (
     (EngineNotFound, FailureKind.ENGINE_MISSING),
     (EngineOutOfMemory, FailureKind.OUT_OF_MEMORY),
-    (BadDecodeError, _BAD_DECODE),
+    (BadDecodeError, FailureKind.BAD_DECODE),
     (ModelLoadError, FailureKind.MODEL_FILE),
     (ModelFileError, FailureKind.MODEL_FILE),
     (BadInputError, FailureKind.INPUT),

@@ -16,6 +16,7 @@ class FailureKind(StrEnum):
     """Why a run stopped with RunFailed."""
 
     OUT_OF_MEMORY = "out_of_memory"  # an allocation failed on the host or the device
+    BAD_DECODE = "bad_decode"  # the decode gave no picture (one colour, NaN/Inf latent)
     MODEL_FILE = "model_file"  # a model is missing, unreadable or of the wrong kind
     INPUT = "input"  # an image, mask, reference or parameter is wrong
     DAMAGED = "damaged"  # a file Stepwise wrote earlier fails verification

@@ -27,6 +27,14 @@ _FAILURES: dict[FailureKind, tuple[str, str]] = {
             "\u201cOnly the masked area\u201d, or use a smaller image.",
         ),
     ),
+    FailureKind.BAD_DECODE: (
+        QT_TRANSLATE_NOOP("Texts", "The decode produced no picture"),
+        QT_TRANSLATE_NOOP(
+            "Texts",
+            "It came out one colour, or the latent held NaN/Inf; no result was written. Try: "
+            "VAE tiling, the VAE on the CPU, or run diffusion again from a checkpoint.",
+        ),
+    ),
     FailureKind.MODEL_FILE: (
         QT_TRANSLATE_NOOP("Texts", "A model file cannot be used"),
         QT_TRANSLATE_NOOP(

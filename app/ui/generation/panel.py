@@ -22,7 +22,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.engine.locate import find_sd_stage
 from app.jobs.generation import GenerationModel
+from app.jobs.memory_plan import MemoryPlan, engine_plan_fn
 from app.jobs.run_state import RunState
 from app.jobs.stage_runner import StageRunner
 from app.pipeline.failures import Failure
@@ -63,7 +65,13 @@ class GenerationPanel(QWidget):
         self.prompt_pane = PromptPane(model.form, self)
         self.references_pane = ReferencesPane(model, self)
         self.sampling_pane = SamplingPane(model, self)
-        self.devices_pane = DevicesPane(model, self)
+        self.memory_plan = MemoryPlan(
+            model, engine_plan_fn(lambda: find_sd_stage(model.session.engine)), self
+        )
+        self.devices_pane = DevicesPane(model, self, memory_plan=self.memory_plan)
+        # The plan is made for the size the engine will get (the prepared picture's).
+        model.inputs.changed.connect(self._plan_size_changed)
+        model.form.changed.connect(lambda *_: self._plan_size_changed())
         self.run_view = RunView(model, self)
         setup = QWidget(self)
         setup_layout = QVBoxLayout(setup)
@@ -237,8 +245,14 @@ class GenerationPanel(QWidget):
         self.tabs.setCurrentIndex(0)
         self.set_status(_tr("Imported the sd-cli command. Check the settings, then start."))
 
+    def _plan_size_changed(self) -> None:
+        size = self.sampling_pane.planned_model_input()
+        if size != self.memory_plan.size:
+            self.memory_plan.set_size(*(size or (None, None)))
+
     def shutdown(self) -> bool:
         self.model.form.save_now()
+        self.memory_plan.wait()
         return self.model.shutdown()
 
 

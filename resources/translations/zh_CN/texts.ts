@@ -114,6 +114,14 @@
         <translation>没有 --scheduler：sd-cli 的默认调度（discrete）几乎浪费最后一步；这里使用“simple”。</translation>
     </message>
     <message>
+        <source>The decode produced no picture</source>
+        <translation>解码没有得到图片</translation>
+    </message>
+    <message>
+        <source>It came out one colour, or the latent held NaN/Inf; no result was written. Try: VAE tiling, the VAE on the CPU, or run diffusion again from a checkpoint.</source>
+        <translation>结果只有一种颜色，或潜变量含 NaN/Inf；没有写出结果。可尝试：开启 VAE 分块、把 VAE 放到 CPU 上，或从检查点重新运行扩散。</translation>
+    </message>
+    <message>
         <source>Out of memory</source>
         <translation>内存不足</translation>
     </message>
