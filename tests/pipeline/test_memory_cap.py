@@ -2,8 +2,8 @@
 GGML_VK_FORCE_MAX_ALLOCATION_SIZE just below what an untiled vae-decode's largest tensor needs
 at the test size, above a 32-cell tile's): with fitting on, the run tiles up front from the
 plan; with fitting off, the untiled decode runs out of memory, is retried tiled and gives the
-same picture as a run tiled from the start. Needs helper E1's engine (--plan, the OOM exit
-for a refused allocation) and a Vulkan ICD; skips cleanly otherwise."""
+same picture as a run tiled from the start. Uses the engine's --plan and its OOM exit
+(for a refused allocation) and a Vulkan ICD; skips cleanly otherwise."""
 
 from __future__ import annotations
 
@@ -20,31 +20,15 @@ from app.pipeline import events as ev
 from app.pipeline.control import RunControl
 from app.pipeline.run_dir import open_run
 from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles
-from tests.pipeline.test_memory_retry import e1_merged
 
 MIB = 1024 * 1024
 # 36 × 16 latent cells: a 32-cell tile is 8/9 of the picture (lavapipe decodes slowly: small)
 W, H = 576, 256
 
 pytestmark = [
-    pytest.mark.skipif(
-        not e1_merged(), reason="needs E1's sd-stage --plan and OOM exit (merge of branch e1)"
-    ),
     pytest.mark.slow,
     pytest.mark.timeout(1800),  # lavapipe: a decode takes minutes on a loaded 2-core machine
 ]
-
-
-def plan_wired() -> bool:
-    from app.engine import plan
-
-    try:
-        plan.plan_stage(Path("/nonexistent-sd-stage"), [])
-    except NotImplementedError:
-        return False
-    except Exception:  # noqa: BLE001 - any other refusal: it is wired
-        return True
-    return True
 
 
 @pytest.fixture
@@ -121,7 +105,6 @@ def test_fitting_off_the_decode_fails_is_retried_tiled_and_equals_a_tiled_run(
     assert (run.dir / "result.png").read_bytes() == (tiled.dir / "result.png").read_bytes()
 
 
-@pytest.mark.skipif(not plan_wired(), reason="needs E1's plan_stage (merge of branch e1)")
 def test_fitting_on_the_run_tiles_up_front(lavapipe: Path, tiny_models, cap_mb: int) -> None:
     from app.pipeline.runner import Pipeline
 

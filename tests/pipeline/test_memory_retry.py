@@ -1,7 +1,7 @@
 """Out-of-memory recovery (app/pipeline/memory_retry.py): fit before run, retry with the next
 setting, record what changed. The first tests drive run_fitted with a stage that only injects
-faults (it implements the Stage protocol); the engine-driven ones need helper E1's engine
-(`--plan`, SD_STAGE_TEST_OOM_AT_STEP / SD_STAGE_TEST_OOM_DECODE) and skip until it is merged."""
+faults (it implements the Stage protocol); the engine-driven ones use the engine's
+(`--plan`, SD_STAGE_TEST_OOM_AT_STEP / SD_STAGE_TEST_OOM_DECODE)."""
 
 from __future__ import annotations
 
@@ -27,20 +27,6 @@ from app.pipeline.stages import StageContext
 
 GIB = 1024**3
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def e1_merged() -> bool:
-    """E1's engine test hooks are documented in native/PROTOCOL.md once merged
-    (STEPWISE_TEST_E1=1 with STEPWISE_TEST_ENGINE=E1's build runs them before)."""
-    if os.environ.get("STEPWISE_TEST_E1") == "1":
-        return True
-    text = (ROOT / "native" / "PROTOCOL.md").read_text(encoding="utf-8")
-    return "SD_STAGE_TEST_OOM_AT_STEP" in text and "--plan" in text
-
-
-needs_e1 = pytest.mark.skipif(
-    not e1_merged(), reason="needs E1's sd-stage --plan and OOM test hooks (merge of branch e1)"
-)
 
 
 class OomStage:
@@ -186,10 +172,9 @@ def test_settings_reach_the_engine_flags_and_the_cap_the_environment(tmp_path: P
     assert common_args(make_run(tmp_path / "b").spec, "vae").environment() == {}
 
 
-# ---------------------------------------------------------------- with E1's engine
+# ---------------------------------------------------------------- with the real engine
 
 
-@needs_e1
 def test_oom_mid_diffuse_resumes_from_the_last_checkpoint(
     sd_stage: Path, tiny_models, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -234,7 +219,6 @@ def _job(models, **devices: object) -> JobSpec:  # noqa: ANN001
     )
 
 
-@needs_e1
 def test_decode_oom_with_fitting_off_is_retried_tiled_and_equals_a_tiled_run(
     sd_stage: Path, tiny_models, monkeypatch: pytest.MonkeyPatch
 ) -> None:

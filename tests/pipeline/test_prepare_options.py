@@ -35,7 +35,9 @@ def _photo(folder: Path) -> tuple[Path, Path]:
 def test_crop_and_only_masked_reach_the_engine(sd_stage: Path, tiny_models, tmp_path) -> None:
     photo, mask = _photo(tmp_path / "in")
     pipeline = Pipeline(app_paths(), sd_stage, cache_limit_mb=16)
-    options = PrepareOptions(align="crop", only_masked=True, padding_px=10, feather_px=4, masked_target=0)
+    options = PrepareOptions(
+        align="crop", only_masked=True, padding_px=10, feather_px=4, masked_target=0
+    )
     spec = JobSpec(
         models=ModelFiles(str(tiny_models.diffusion), str(tiny_models.llm), str(tiny_models.vae)),
         prompt="only the door",
