@@ -11,7 +11,10 @@ has it (Vulkan's get_rows takes Q4_K), so llm-encode runs on the GPU.
 Tolerance: the GPU conditioning is not bit-identical to the CPU one and never can be: on the
 CPU, ggml quantizes the activations of every quantized matmul to Q8_K / Q8_0 before its integer
 dot products, while Vulkan (lavapipe: no integer dot) dequantizes the weights and multiplies in
-float; summation order differs too (measured: see the report), so the test asks for a
+float; summation order differs too. Measured on lavapipe: this 2-layer set 0.79 % relative L2
+(correlation 0.99997); the full 36-layer set (27 layers computed, 40 min on the loaded 2-core
+dev machine, hence not run here) 1.7 / 2.4 / 2.7 % after layers 9 / 18 / 27 (correlation
+0.9997): the difference grows with depth in a random-weight model. So the test asks for a
 relative L2 distance below 2 % and a correlation above 0.999: far tighter than any real error
 (a wrong embedding row, a skipped layer or a wrong head count gives a relative distance near
 1, i.e. 100 %), loose enough for the float-vs-integer arithmetic.
