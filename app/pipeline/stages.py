@@ -4,6 +4,7 @@ from the cache."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Generator
 from dataclasses import dataclass
@@ -16,11 +17,11 @@ from app.engine.errors import BadInputError
 from app.engine.tensorfile import file_sha256
 from app.pipeline import checkpoints
 from app.pipeline import events as ev
-from app.pipeline.cache import StageCache
+from app.pipeline.cache import StageCache, cache_key
 from app.pipeline.control import RunControl
 from app.pipeline.decode_check import check_decoded, check_latent
 from app.pipeline.engine_stage import common_args, run_engine
-from app.pipeline.fit import StageSettings, job_settings
+from app.pipeline.fit import CPU, StageSettings, job_settings
 from app.pipeline.inputs import copy_atomic, verify_inputs
 from app.pipeline.run_dir import (
     CHECKPOINT_DIR,
@@ -186,6 +187,13 @@ class LlmEncodeStage:
         )
 
     def run(self, ctx: StageContext) -> StageRun:
+        # A GPU encode is close to, not bit-identical with, a CPU one: the conditioning is
+        # cached per kind of device (CPU keys stay as they were, so existing caches still hit).
+        device = _settings(self.name, ctx.run, ctx.settings).device
+        if device != CPU:
+            kind = "".join(c for c in device.lower() if c.isalpha())  # vulkan0 -> vulkan
+            on_device = cache_key("llm-encode-on", {"key": ctx.key, "on": kind})
+            ctx = dataclasses.replace(ctx, key=on_device)
         run = ctx.run
         if _from_cache(ctx, self.name, self.outputs(run)):
             return True
