@@ -10,6 +10,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QObject, QThread, QTimer, Signal
 
+from app.engine.locate import find_sd_stage
 from app.jobs.generation import GenerationModel
 from app.jobs.run_state import user_text
 from app.pipeline.api import DeviceInfo
@@ -47,6 +48,11 @@ NO_ENGINE = "no_engine"
 NO_MODELS = "no_models"
 
 PlanFn = Callable[[JobSpec, int, int, Mapping[str, DeviceInfo]], JobPlan]
+
+
+def session_plan_fn(model: GenerationModel) -> PlanFn:
+    """Plans with the engine the model's session runs (located when a plan is made)."""
+    return engine_plan_fn(lambda: find_sd_stage(model.session.engine))
 
 
 def engine_plan_fn(engine: Callable[[], Path]) -> PlanFn:

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QObject, QThread, Signal
 
 from app.core.paths import AppPaths
@@ -259,5 +260,6 @@ class RunSession(QObject):
         if self._probe is not None and self._probe.isRunning():
             ok = self._probe.wait(wait_ms) and ok
         for lister in list(self._listers):
-            ok = lister.wait(wait_ms) and ok
+            if shiboken6.isValid(lister):  # a finished one may be deleted before it is removed
+                ok = lister.wait(wait_ms) and ok
         return ok

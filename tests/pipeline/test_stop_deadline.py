@@ -14,6 +14,7 @@ from types import SimpleNamespace
 import psutil
 import pytest
 
+from app.engine.argv import CommonArgs
 from app.engine.errors import Cancelled, Suspended
 from app.pipeline import engine_stage
 from app.pipeline import events as ev
@@ -41,7 +42,11 @@ def _drive(run, scenario: str, request: str, monkeypatch) -> tuple[BaseException
     )
     control = RunControl(stop_deadline_s=DEADLINE_S)
     gen = engine_stage.run_engine(
-        run, control, Path(sys.executable), SimpleNamespace(stage="llm-encode"), "llm-encode"
+        run,
+        control,
+        Path(sys.executable),
+        SimpleNamespace(stage="llm-encode", common=CommonArgs()),
+        "llm-encode",
     )
     pid = 0
     started = 0.0
@@ -83,7 +88,11 @@ def test_no_request_no_deadline(run, monkeypatch) -> None:
     control = RunControl(stop_deadline_s=0.0)
     events = list(
         engine_stage.run_engine(
-            run, control, Path(sys.executable), SimpleNamespace(stage="diffuse"), "diffuse"
+            run,
+            control,
+            Path(sys.executable),
+            SimpleNamespace(stage="diffuse", common=CommonArgs()),
+            "diffuse",
         )
     )
     assert any(isinstance(e, ev.CheckpointSaved) for e in events)

@@ -22,9 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.engine.locate import find_sd_stage
 from app.jobs.generation import GenerationModel
-from app.jobs.memory_plan import MemoryPlan, engine_plan_fn
+from app.jobs.memory_plan import MemoryPlan, session_plan_fn
 from app.jobs.run_state import RunState
 from app.jobs.stage_runner import StageRunner
 from app.pipeline.failures import Failure
@@ -65,9 +64,7 @@ class GenerationPanel(QWidget):
         self.prompt_pane = PromptPane(model.form, self)
         self.references_pane = ReferencesPane(model, self)
         self.sampling_pane = SamplingPane(model, self)
-        self.memory_plan = MemoryPlan(
-            model, engine_plan_fn(lambda: find_sd_stage(model.session.engine)), self
-        )
+        self.memory_plan = MemoryPlan(model, session_plan_fn(model), self)
         self.devices_pane = DevicesPane(model, self, memory_plan=self.memory_plan)
         # The plan is made for the size the engine will get (the prepared picture's).
         model.inputs.changed.connect(self._plan_size_changed)
