@@ -249,7 +249,7 @@ class GenerationPanel(QWidget):
 
     def shutdown(self) -> bool:
         self.model.form.save_now()
-        self.memory_plan.wait()
+        self.memory_plan.stop()
         return self.model.shutdown()
 
 
