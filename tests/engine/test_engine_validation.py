@@ -36,8 +36,8 @@ def _run(argv: list[str], timeout_s: float = 120) -> tuple[int, dict | None, lis
         argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout_s
     )
     events = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
-    errors = [event for event in events if event.get("event") == "error"]
-    names = [str(event.get("event")) for event in events]
+    errors = [event for event in events if event.get("type") == "error"]
+    names = [str(event.get("type")) for event in events]
     return result.returncode, (errors[-1] if errors else None), names
 
 

@@ -23,7 +23,7 @@ def test_closing_the_window_stops_a_plan_in_flight(qtbot, tmp_path, sd_stage, ti
     plan.plan_fn = engine_plan_fn(lambda: wedged_engine(tmp_path))
     plan.refresh()
     (worker,) = plan._workers
-    qtbot.waitUntil(lambda: worker.children.running(), timeout=60_000)
+    qtbot.waitUntil(lambda: bool(worker.children.running()), timeout=60_000)
     (pid,) = worker.children.running()
     window.close()
     assert worker.isFinished()
