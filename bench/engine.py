@@ -5,7 +5,9 @@
 Runs everything side by side in one process on the same machine and prints a table of ratios:
 
 - wall time and peak RSS of the four sd-stage processes (summed time, max RSS) against one
-  monolithic sd-cli run of the same img2img + mask + reference job;
+  monolithic sd-cli run of the same img2img + mask + reference job (without the test build's
+  tensor dump), and the same job through `python -m app run` (prepare, memory plans, stages,
+  composite; nothing cached) against that sd-cli run;
 - a cached conditioning (reading the tensor file) against running llm-encode;
 - writing a checkpoint against one sampling step (from the diffuse stage's own events).
 
@@ -19,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -33,6 +36,7 @@ from app.engine.locate import EngineNotFound, build_engine, find_sd_stage  # noq
 from app.engine.tensorfile import read_tensors  # noqa: E402
 from tests.engine.real_engine import (  # noqa: E402
     COND,
+    THREADS,
     Job,
     make_images,
     monolithic_argv,
@@ -81,8 +85,27 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _run_app(sd_stage: Path, models, job, out: Path) -> float:
+    """The same job through the app's CLI (prepare, plans, stages, composite), a fresh
+    STEPWISE_HOME each time so nothing comes from the cache."""
+    argv = [
+        sys.executable, "-m", "app", "run", "--engine", str(sd_stage),
+        "--diffusion-model", str(models.diffusion), "--llm", str(models.llm),
+        "--vae", str(models.vae), "-p", job.prompt, "--steps", str(job.steps),
+        "--seed", str(job.seed), "--strength", str(job.strength), "-t", str(THREADS),
+        "-i", str(job.init_image), "--mask", str(job.mask), "--run-dir", str(out / "run"),
+        "--sampling-method", job.sampling_method,
+    ]  # fmt: skip
+    for ref in job.ref_images:
+        argv += ["-r", str(ref)]
+    env = {**os.environ, "STEPWISE_HOME": str(out / "home")}
+    started = time.perf_counter()
+    subprocess.run(argv, cwd=REPO, env=env, capture_output=True, check=True)
+    return time.perf_counter() - started
+
+
 def _measure(sd_stage, sd_cli, models, job, tmp: Path, repeat: int) -> list[tuple]:
-    staged_wall, mono_wall, staged_rss, mono_rss = [], [], [], []
+    staged_wall, mono_wall, staged_rss, mono_rss, app_wall = [], [], [], [], []
     encode_wall, cached_read, step_s, checkpoint_s = [], [], [], []
     for i in range(repeat):
         # Alternate the order so neither side always runs on a warm page cache.
@@ -91,7 +114,8 @@ def _measure(sd_stage, sd_cli, models, job, tmp: Path, repeat: int) -> list[tupl
             out = tmp / f"{side}-{i}"
             out.mkdir()
             if side == "mono":
-                mono_wall.append(run_monolithic(sd_cli, models, job, out))
+                mono_wall.append(run_monolithic(sd_cli, models, job, out, dump=False))
+                app_wall.append(_run_app(sd_stage, models, job, tmp / f"app-{i}"))
                 continue
             total = 0.0
             for name, stage in stage_args(models, job, out).items():
@@ -131,6 +155,7 @@ def _measure(sd_stage, sd_cli, models, job, tmp: Path, repeat: int) -> list[tupl
     med = statistics.median
     rows = [
         ("wall time: 4 stages / monolithic", med(staged_wall), med(mono_wall), "s"),
+        ("wall time: python -m app run / monolithic", med(app_wall), med(mono_wall), "s"),
         ("peak RSS: largest stage / monolithic", med(staged_rss) / 1024, med(mono_rss) / 1024,
          "MiB"),
         ("conditioning: cached read / llm-encode", med(cached_read), med(encode_wall), "s"),

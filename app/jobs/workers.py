@@ -18,10 +18,10 @@ class EngineWorker(QThread):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.children = ChildGroup(type(self).__name__)
+        self.engine_children = ChildGroup(type(self).__name__)
 
     def run(self) -> None:  # noqa: D102 - QThread entry point
-        with self.children.scope():
+        with self.engine_children.scope():
             self.work()
 
     def work(self) -> None:
@@ -30,6 +30,6 @@ class EngineWorker(QThread):
     def stop(self, wait_ms: int = STOP_WAIT_MS) -> bool:
         """Ends the engine children (refusing new ones) and waits for the thread; True when it
         has ended. Safe to call more than once, and on a worker that never started."""
-        self.children.stop()
+        self.engine_children.stop()
         self.requestInterruption()
         return self.wait(wait_ms)

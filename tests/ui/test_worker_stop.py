@@ -23,8 +23,8 @@ def test_closing_the_window_stops_a_plan_in_flight(qtbot, tmp_path, sd_stage, ti
     plan.plan_fn = engine_plan_fn(lambda: wedged_engine(tmp_path))
     plan.refresh()
     (worker,) = plan._workers
-    qtbot.waitUntil(lambda: bool(worker.children.running()), timeout=60_000)
-    (pid,) = worker.children.running()
+    qtbot.waitUntil(lambda: bool(worker.engine_children.running()), timeout=60_000)
+    (pid,) = worker.engine_children.running()
     window.close()
     assert worker.isFinished()
     assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE

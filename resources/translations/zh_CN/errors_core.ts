@@ -4,6 +4,10 @@
 <context>
     <name>errors</name>
     <message>
+        <source>The engine call was stopped because its window closed.</source>
+        <translation>窗口已关闭，引擎调用已停止。</translation>
+    </message>
+    <message>
         <source>Build it with: python native/build.py</source>
         <translation>请用以下命令构建：python native/build.py</translation>
     </message>
