@@ -79,9 +79,9 @@ def imaging_templates() -> set[str]:
 
 
 def test_imaging_errors_are_templates_with_chinese_translations() -> None:
-    # The app merges every zh_CN file; a feature may keep its texts in its own (blend.ts).
+    # The app merges every zh_CN file; a feature may keep its errors in its own errors_*.ts.
     table: dict[tuple[str, str], str] = {}
-    for path in sorted((TRANSLATIONS_DIR / "zh_CN").glob("*.ts")):
+    for path in sorted((TRANSLATIONS_DIR / "zh_CN").glob("errors_*.ts")):
         table.update(read_ts(path))
     templates = imaging_templates()
     assert len(templates) > 30
@@ -93,9 +93,9 @@ def test_imaging_errors_are_templates_with_chinese_translations() -> None:
 
 
 def test_the_ui_fills_in_the_translated_template(tmp_path: Path) -> None:
-    # The app merges every zh_CN file; a feature may keep its texts in its own (blend.ts).
+    # The app merges every zh_CN file; a feature may keep its errors in its own errors_*.ts.
     table: dict[tuple[str, str], str] = {}
-    for path in sorted((TRANSLATIONS_DIR / "zh_CN").glob("*.ts")):
+    for path in sorted((TRANSLATIONS_DIR / "zh_CN").glob("errors_*.ts")):
         table.update(read_ts(path))
 
     def translate(text: str) -> str:
