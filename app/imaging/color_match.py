@@ -211,14 +211,25 @@ def _relax(values: np.ndarray, free: np.ndarray, sweeps: int) -> np.ndarray:
     others are fixed. Box edges reflect (no flux)."""
     height, width = free.shape
     rows, cols = np.indices((height, width))
-    colours = [free & ((rows + cols) % 2 == parity) for parity in (0, 1)]
-    u = values.astype(np.float32).copy()
-    omega = np.float32(SEAM_OMEGA)
+    # ω on the free pixels of one colour, 0 elsewhere: whole-array arithmetic, no gathers.
+    steps = [
+        (free & ((rows + cols) % 2 == parity)).astype(np.float32)[:, :, None]
+        * np.float32(SEAM_OMEGA)
+        for parity in (0, 1)
+    ]
+    padded = np.pad(values.astype(np.float32), ((1, 1), (1, 1), (0, 0)), mode="edge")
+    u = padded[1:-1, 1:-1]
+    quarter = np.float32(0.25)
     for _ in range(sweeps):
-        for chosen in colours:
-            padded = np.pad(u, ((1, 1), (1, 1), (0, 0)), mode="edge")
-            neighbours = (
-                padded[:-2, 1:-1] + padded[2:, 1:-1] + padded[1:-1, :-2] + padded[1:-1, 2:]
-            ) * np.float32(0.25)
-            u[chosen] += omega * (neighbours[chosen] - u[chosen])
-    return u
+        for step in steps:
+            neighbours = padded[:-2, 1:-1] + padded[2:, 1:-1]
+            neighbours += padded[1:-1, :-2]
+            neighbours += padded[1:-1, 2:]
+            neighbours *= quarter
+            neighbours -= u
+            neighbours *= step
+            u += neighbours
+            # The reflecting border follows the pixels next to it.
+            padded[0, 1:-1], padded[-1, 1:-1] = u[0], u[-1]
+            padded[:, 0], padded[:, -1] = padded[:, 1], padded[:, -2]
+    return u.copy()
