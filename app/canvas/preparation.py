@@ -11,6 +11,7 @@ from app.imaging.align import plan_alignment
 from app.imaging.geometry import Size
 from app.imaging.prepare import (
     RECORD_FILE,
+    BlendOptions,
     Prepared,
     PrepareOptions,
     composite_prepared,
@@ -56,6 +57,11 @@ def input_size_of(source: Prepared | Path) -> Size:
     return source.record.input_size
 
 
-def composite(source: Prepared | Path, generated: np.ndarray) -> np.ndarray:
-    """Blends `generated` into the original with the soft mask; unmasked pixels stay exact."""
-    return composite_prepared(source, generated)
+def composite(
+    source: Prepared | Path, generated: np.ndarray, blend: BlendOptions | None = None
+) -> np.ndarray:
+    """Blends `generated` into the original with the soft mask; unmasked pixels stay exact.
+    blend: colour match / seam blend (None: a Prepared's own options, a folder's defaults)."""
+    if blend is None:
+        blend = source.options.blend if isinstance(source, Prepared) else PrepareOptions().blend
+    return composite_prepared(source, generated, blend=blend)

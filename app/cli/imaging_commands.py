@@ -14,10 +14,10 @@ from app.imaging.prepare import (
     MASK_FILE,
     PrepareOptions,
     PrepareRecord,
-    composite_prepared,
     export_prepared,
     load_prepared,
     prepare,
+    soft_compositor,
 )
 
 
@@ -84,11 +84,22 @@ def cmd_composite(args: argparse.Namespace) -> int:
     loaded = load_prepared(args.prepared)
     record = loaded.record
     result = load_image(args.result)
-    composited = composite_prepared(loaded, result)
+    blend = PrepareOptions(
+        color_match=args.color_match,
+        color_match_strength=args.color_match_strength,
+        seam_blend=args.seam_blend,
+    )
+    blend.check()
+    compositor = soft_compositor(loaded, blend=blend.blend)
+    composited = compositor.composite(result)
     save_png_atomic(Path(args.out), composited)
     print(
         f"composited {args.result} ({Size.of(result)} px) into the original "
         f"({record.original_size} px) at {record.region}, feather {record.feather_px} px"
     )
+    strength = f" ×{args.color_match_strength:g}" if args.color_match == "on" else ""
+    print(f"  colour match {args.color_match}{strength}, seam blend {args.seam_blend}")
+    for note in compositor.notes:
+        print(f"  note: {note}")
     print(f"  wrote {args.out}")
     return 0

@@ -73,6 +73,8 @@ def _add_composite(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--prepared", required=True, help="folder written by `prepare`")
     p.add_argument("--result", required=True, help="the generated image (e.g. sd-cli's output)")
     p.add_argument("--out", required=True, help="where to write the composited PNG")
+    for param in (P.COLOR_MATCH, P.COLOR_MATCH_STRENGTH, P.SEAM_BLEND):
+        _param(p, param)
     p.set_defaults(handler="composite")
 
 

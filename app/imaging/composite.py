@@ -15,6 +15,7 @@ import numpy as np
 
 from app.core.errors import InputError
 from app.imaging.align import AlignPlan, unalign_image
+from app.imaging.color_match import BlendOptions, ColorMatcher, seam_blend
 from app.imaging.geometry import Rect, Size
 from app.imaging.mask_ops import bounding_box
 
@@ -115,13 +116,15 @@ def composite_result(
     region: Rect,
     feather_px: int,
     scale: AlignPlan | None = None,
+    blend: BlendOptions | None = None,
 ) -> np.ndarray:
     """The original with the generated `result` (aligned size) blended in.
 
     binary_mask is uint8 HxW in the original frame (None: take the result wherever it
-    reaches, as for a whole-picture repaint).
+    reaches, as for a whole-picture repaint). blend: colour match / seam blend (None: the
+    generated pixels as they are).
     """
-    compositor = SoftCompositor(original, binary_mask, plan, region, feather_px, scale)
+    compositor = SoftCompositor(original, binary_mask, plan, region, feather_px, scale, blend)
     return compositor.composite(result)
 
 
@@ -134,7 +137,9 @@ class SoftCompositor:
     tests/imaging/test_masked_target.py for the figure). `patch` gives only the pixels that
     can differ from the photo (and where they sit), for a canvas that repaints just that
     rectangle; `composite` gives the whole picture. Pixels outside the window are the photo's,
-    bit for bit; so are pixels inside it where the weight is 0.
+    bit for bit; so are pixels inside it where the weight is 0. With `blend`, the generated
+    pixels are colour-matched to the unmasked ring around the mask and/or Poisson-blended at
+    the seam first (color_match.py); `notes` says when that could not be done.
     """
 
     def __init__(
@@ -145,8 +150,13 @@ class SoftCompositor:
         region: Rect,
         feather_px: int,
         scale: AlignPlan | None = None,
+        blend: BlendOptions | None = None,
     ) -> None:
         self.original, self.plan, self.region, self.scale = original, plan, region, scale
+        self.blend = blend
+        self.notes: list[str] = []
+        self._matcher: ColorMatcher | None = None
+        self._seam_domain: np.ndarray | None = None
         inner = plan.kept
         if scale is not None:
             inner = Rect(0, 0, *scale.source_size)
@@ -174,6 +184,23 @@ class SoftCompositor:
         self._weights = w
         # The photo's share plus the rounding term, ≤ 255·255 + 127: fits uint16.
         self._kept = original[self.box.slices()].astype(np.uint16) * (WEIGHT_FULL - w) + 127
+        # The generated pixels that blending reads: the box, or with the seam blend the box
+        # grown by the 1-px boundary where the generated picture must meet the photo.
+        self._work = self.box
+        if blend is None or binary_mask is None:
+            return
+        if blend.matches:
+            self._matcher = ColorMatcher(original, binary_mask, at, blend.strength)
+            if self._matcher.note is not None:
+                self.notes.append(self._matcher.note)
+                self._matcher = None
+        if blend.seam_blend == "poisson":
+            b = self.box
+            self._work = Rect(b.x - 1, b.y - 1, b.width + 2, b.height + 2).intersect(at)
+            domain = np.zeros((self._work.height, self._work.width), bool)
+            domain[b.y - self._work.y : b.bottom - self._work.y,
+                   b.x - self._work.x : b.right - self._work.x] = w[:, :, 0] > 0  # fmt: skip
+            self._seam_domain = domain
 
     def patch(self, picture: np.ndarray, any_size: bool = False) -> tuple[np.ndarray, Rect]:
         """The blended pixels of the rectangle `box` of the photo, and `box` (empty when the
@@ -189,10 +216,23 @@ class SoftCompositor:
                 place_result(picture, self.plan, self.region)  # raises the size error
             return self.original[0:0, 0:0].copy(), self.box
         pixels, at = place_result(picture, self.plan, self.region, self.scale)
-        inside = Rect(self.box.x - at.x, self.box.y - at.y, self.box.width, self.box.height)
-        g = pixels[inside.slices()].astype(np.uint16)
+        generated = self._fitted(pixels, at)
+        g = generated.astype(np.uint16)
         blended = (self._kept + g * self._weights) // WEIGHT_FULL
         return blended.astype(np.uint8), self.box
+
+    def _fitted(self, pixels: np.ndarray, at: Rect) -> np.ndarray:
+        """The generated pixels of the box, colour-matched and seam-blended as asked."""
+        work = self._work
+        inside = Rect(work.x - at.x, work.y - at.y, work.width, work.height)
+        if self._matcher is not None:
+            generated = self._matcher.match(pixels, inside)
+        else:
+            generated = pixels[inside.slices()]
+        if self._seam_domain is not None:
+            generated = seam_blend(generated, self.original[work.slices()], self._seam_domain)
+        box = Rect(self.box.x - work.x, self.box.y - work.y, self.box.width, self.box.height)
+        return generated[box.slices()]
 
     def composite(self, picture: np.ndarray, any_size: bool = False) -> np.ndarray:
         """A copy of the photo with `picture` blended in (see `patch`)."""

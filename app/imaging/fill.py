@@ -7,10 +7,12 @@ from typing import Literal
 import cv2
 import numpy as np
 
-FillMode = Literal["grey", "blur", "none"]
-FILL_MODES: tuple[FillMode, ...] = ("grey", "blur", "none")
+FillMode = Literal["grey", "blur", "none", "telea", "ns", "border"]
+FILL_MODES: tuple[FillMode, ...] = ("grey", "blur", "none", "telea", "ns", "border")
 GREY_LEVEL = 128  # 50 % grey, the neutral start the user's notes found works best
+INPAINT_RADIUS_PX = 3  # cv2.inpaint's neighbourhood (its documented default)
 _PULL_MIN_SIDE_PX = 4
+_INPAINT_FLAGS = {"telea": cv2.INPAINT_TELEA, "ns": cv2.INPAINT_NS}
 
 
 def fill_masked(
@@ -20,7 +22,10 @@ def fill_masked(
 
     `mask` is uint8; pixels with mask ≥ 128 are filled, all others are left bit-identical.
     grey: exactly 128 in every channel. blur: the surroundings smeared into the hole (a
-    push-pull average, which stays smooth however large the hole is). none: unchanged.
+    push-pull average, which stays smooth however large the hole is). telea / ns: OpenCV's
+    inpainting (Telea's fast marching, Navier-Stokes), which carries the edges' colours and
+    lines inward. border: every hole pixel takes the colour of the nearest pixel outside the
+    hole (edge extension). none: unchanged.
     """
     if mode not in FILL_MODES:
         raise ValueError(f"unknown fill mode {mode!r}")
@@ -42,9 +47,35 @@ def fill_masked(
     context = _grown(box, mask.shape)
     window = (slice(context[1], context[3]), slice(context[0], context[2]))
     hole = mask[window] >= 128
-    smeared = _push_pull(image[window], ~hole)
+    if hole.all():
+        # Nothing around the hole to take colours from (the whole picture is masked).
+        out[window][hole] = GREY_LEVEL
+        return out
+    if mode == "blur":
+        smeared = _push_pull(image[window], ~hole)
+    elif mode == "border":
+        smeared = _nearest_outside(image[window], hole)
+    else:
+        smeared = cv2.inpaint(
+            np.ascontiguousarray(image[window]),
+            np.where(hole, np.uint8(255), np.uint8(0)),
+            INPAINT_RADIUS_PX,
+            _INPAINT_FLAGS[mode],
+        )
     out[window][hole] = smeared[hole]
     return out
+
+
+def _nearest_outside(image: np.ndarray, hole: np.ndarray) -> np.ndarray:
+    """Each hole pixel gets the colour of the nearest pixel outside the hole (L2)."""
+    # distanceTransformWithLabels gives every pixel the label of its nearest zero pixel; the
+    # zero pixels' labels count them in row-major order.
+    outside = np.where(hole, np.uint8(1), np.uint8(0))
+    _, labels = cv2.distanceTransformWithLabels(
+        outside, cv2.DIST_L2, cv2.DIST_MASK_PRECISE, labelType=cv2.DIST_LABEL_PIXEL
+    )
+    sources = image[~hole]  # row-major, label 1 first
+    return sources[labels - 1].reshape(image.shape)
 
 
 def _hole_box(mask: np.ndarray) -> tuple[int, int, int, int] | None:
@@ -74,7 +105,14 @@ def _grown(box: tuple[int, int, int, int], shape: tuple[int, ...]) -> tuple[int,
 
 def _push_pull(image: np.ndarray, known: np.ndarray) -> np.ndarray:
     """Fills unknown pixels with a weighted average of known ones from ever coarser levels."""
-    colour: np.ndarray = image.astype(np.float32) * known[:, :, None]
+    filled = push_pull(image.astype(np.float32) * known[:, :, None], known)
+    return np.clip(np.rint(filled), 0, 255).astype(np.uint8)
+
+
+def push_pull(values: np.ndarray, known: np.ndarray) -> np.ndarray:
+    """float32 HxWx3: `values` (zero where unknown) where `known`, elsewhere a weighted average
+    of the known values from ever coarser levels (smooth however large the unknown area)."""
+    colour: np.ndarray = values.astype(np.float32)
     weight: np.ndarray = known.astype(np.float32)
     levels: list[tuple[np.ndarray, np.ndarray]] = []
     while min(weight.shape) > _PULL_MIN_SIDE_PX:
@@ -82,7 +120,7 @@ def _push_pull(image: np.ndarray, known: np.ndarray) -> np.ndarray:
         colour, weight = cv2.pyrDown(colour), cv2.pyrDown(weight)
     # Coarsest level: anything still unknown takes the mean of everything known.
     total = float(weight.sum())
-    mean = colour.reshape(-1, 3).sum(axis=0) / total if total > 0 else np.full(3, GREY_LEVEL)
+    mean = colour.reshape(-1, 3).sum(axis=0) / total if total > 0 else np.zeros(3)
     filled = np.where(
         weight[:, :, None] > 1e-6,
         colour / np.maximum(weight, 1e-6)[:, :, None],
@@ -93,4 +131,4 @@ def _push_pull(image: np.ndarray, known: np.ndarray) -> np.ndarray:
         alpha = np.clip(weight, 0.0, 1.0)[:, :, None]
         own = colour / np.maximum(weight, 1e-6)[:, :, None]
         filled = own * alpha + up * (1.0 - alpha)
-    return np.clip(np.rint(filled), 0, 255).astype(np.uint8)
+    return filled.astype(np.float32)

@@ -17,6 +17,7 @@ import numpy as np
 
 from app.core.errors import InputError
 from app.imaging.align import AlignPlan, align_image, align_mask, plan_alignment
+from app.imaging.color_match import BlendOptions
 from app.imaging.composite import SoftCompositor
 from app.imaging.fill import fill_masked
 from app.imaging.geometry import Rect, Size
@@ -47,6 +48,7 @@ __all__ = [
     "ORIGINAL_FILE",
     "RECORD_FILE",
     "SOFT_MASK_FILE",
+    "BlendOptions",
     "PrepareOptions",
     "PrepareRecord",
     "Prepared",
@@ -166,7 +168,9 @@ def _prepare_pixels(
 PreparedSource = Prepared | PreparedFolder | PrepareRecord | Path | str
 
 
-def composite_prepared(source: PreparedSource, *arrays: np.ndarray | None) -> np.ndarray:
+def composite_prepared(
+    source: PreparedSource, *arrays: np.ndarray | None, blend: BlendOptions | None = None
+) -> np.ndarray:
     """Blends a generated picture (the prepared input's size) back into the original picture.
 
     Two call forms:
@@ -176,7 +180,9 @@ def composite_prepared(source: PreparedSource, *arrays: np.ndarray | None) -> np
     path, or a bare PrepareRecord (which needs the originals passed in). Originals not passed
     come from the Prepared object or the folder (original.png, mask_soft.png); originals
     passed in must be the ones that were prepared (their pixel hashes are checked). Unmasked
-    pixels come back bit-identical; a result of the wrong size raises InputError.
+    pixels come back bit-identical; a result of the wrong size raises InputError. `blend`
+    (colour match, seam blend; the job's choice is `PrepareOptions.blend`): None blends the
+    generated pixels as they are.
     """
     if len(arrays) == 1:
         original_image, original_mask, result = None, None, arrays[0]
@@ -186,19 +192,21 @@ def composite_prepared(source: PreparedSource, *arrays: np.ndarray | None) -> np
         raise TypeError("composite_prepared(source, result) or (source, image, mask, result)")
     if result is None:
         raise TypeError("composite_prepared needs the generated picture")
-    return soft_compositor(source, original_image, original_mask).composite(result)
+    return soft_compositor(source, original_image, original_mask, blend).composite(result)
 
 
 def soft_compositor(
     source: PreparedSource,
     original_image: np.ndarray | None = None,
     original_mask: np.ndarray | None = None,
+    blend: BlendOptions | None = None,
 ) -> SoftCompositor:
     """The compositor of a prepared input: `.patch(picture, any_size=True)` maps a step
     preview (or `.composite(result)` the decoded result) into the photo through the soft
     mask, exactly as the final composite does. Build it once per run (it reads and checks the
     originals, and computes the feathered weights) and call it for every step; see
-    composite.SoftCompositor. `source` and the originals are as for composite_prepared."""
+    composite.SoftCompositor. `source` and the originals are as for composite_prepared;
+    blend None leaves the generated pixels as they are (no colour match)."""
     folder: Path | None = None
     if isinstance(source, Prepared):
         record = source.record
@@ -238,4 +246,5 @@ def soft_compositor(
         record.region,
         record.feather_px,
         record.scale_plan,
+        blend,
     )

@@ -11,6 +11,13 @@ import numpy as np
 
 from app.core.errors import InputError
 from app.imaging.align import ALIGN_MODES, ALIGN_PX, AlignMode, AlignPlan, plan_alignment
+from app.imaging.color_match import (
+    COLOR_MATCH_MODES,
+    SEAM_BLENDS,
+    BlendOptions,
+    ColorMatchMode,
+    SeamBlend,
+)
 from app.imaging.fill import FILL_MODES, FillMode
 from app.imaging.geometry import Rect, Size
 
@@ -29,7 +36,9 @@ _USE_RANGE = "Use 0 to {max} px."
 
 @dataclass(frozen=True)
 class PrepareOptions:
-    """How to prepare: alignment, fill, 'only masked' region with padding, composite feather."""
+    """How to prepare: alignment, fill, 'only masked' region with padding; and how to put the
+    result back: the feather, colour match and seam blend (composite-only: they are not part
+    of the prepare record or its key, see `blend`)."""
 
     align: AlignMode = "pad"
     fill: FillMode = "grey"
@@ -39,6 +48,15 @@ class PrepareOptions:
     # With only_masked: the region is scaled so its area is about masked_target² px (aligned to
     # 16, never above the job's maximum size) and scaled back; 0 keeps the region's own size.
     masked_target: int = 1024
+    # Composite only (color_match.py): on for klein, whose inpaints drift in colour.
+    color_match: ColorMatchMode = "on"
+    color_match_strength: float = 1.0
+    seam_blend: SeamBlend = "off"
+
+    @property
+    def blend(self) -> BlendOptions:
+        """What the composite does to the generated picture before the soft blend."""
+        return BlendOptions(self.color_match, float(self.color_match_strength), self.seam_blend)
 
     def check(self) -> None:
         """Raises InputError for a value a user could have typed wrong."""
@@ -51,8 +69,20 @@ class PrepareOptions:
         if self.fill not in FILL_MODES:
             raise InputError(
                 "Unknown fill {value}.",
-                fix="Use grey, blur or none.",
+                fix="Use grey, blur, none, telea, ns or border.",
                 values={"value": repr(self.fill)},
+            )
+        if self.color_match not in COLOR_MATCH_MODES or self.seam_blend not in SEAM_BLENDS:
+            raise InputError(
+                "Unknown colour match {value}.",
+                fix="Colour match: off or on; seam blend: off or poisson.",
+                values={"value": repr(f"{self.color_match}/{self.seam_blend}")},
+            )
+        if not 0.0 <= float(self.color_match_strength) <= 1.0:
+            raise InputError(
+                "Colour match strength {value} is out of range.",
+                fix="Use 0 to 1.",
+                values={"value": self.color_match_strength},
             )
         for what, value, limit in (
             ("padding", self.padding_px, MAX_PADDING_PX),

@@ -4,6 +4,7 @@ the stages it reads from; two runs with equal keys for a stage have equal output
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,12 @@ EXPLICIT = frozenset({
     "width", "height", "steps", "seed", "strength", "cfg_scale", "sampler", "scheduler",
     "align", "fill", "only_masked", "padding", "feather",
 })  # fmt: skip
+# PrepareOptions fields that only the composite reads, at their defaults (left out of prepare).
+COMPOSITE_ONLY = {
+    p.spec_field.partition(".")[2]: p.default
+    for p in PARAMS
+    if p.invalidates == "composite" and p.spec_field.startswith("prepare.")
+}
 
 
 @dataclass(frozen=True)
@@ -180,9 +187,15 @@ def _table_part(values: dict[str, Any], stage: str) -> dict[str, Any]:
 
 def _prepare_dict(spec: JobSpec) -> Any:
     """The prepare options as keyed: None for imaging's defaults (a spec without options and
-    one with the default options prepare the same)."""
+    one with the default options prepare the same). The composite-only options are left out:
+    they join the composite's key through the table (and keys stay what they were before
+    those options existed)."""
     from app.pipeline.spec import spec_to_dict
 
-    if spec.prepare is None or spec.prepare == PrepareOptions():
+    if spec.prepare is None:
         return None
-    return spec_to_dict(spec)["prepare"]
+    keyed = dataclasses.replace(spec.prepare, **COMPOSITE_ONLY)
+    if keyed == PrepareOptions():
+        return None
+    data = spec_to_dict(dataclasses.replace(spec, prepare=keyed))["prepare"]
+    return {k: v for k, v in data.items() if k not in COMPOSITE_ONLY}

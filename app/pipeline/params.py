@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from app.imaging.align import ALIGN_MODES
 from app.imaging.align import ALIGN_PX as ALIGN_PX  # re-exported: 16 px per latent cell
+from app.imaging.color_match import COLOR_MATCH_MODES, SEAM_BLENDS
 from app.imaging.fill import FILL_MODES
 from app.imaging.prepare_record import (
     MAX_FEATHER_PX,
@@ -210,7 +211,8 @@ ALIGN = Param(
 )  # fmt: skip
 FILL = Param(
     "fill", str, _PREPARE.fill, "prepare.fill", ("--fill",),
-    "what the masked area holds for the model: grey (50 %), blur, none",
+    "what the masked area holds for the model: grey (50 %), blur, none (keep), telea / ns "
+    "(OpenCV inpainting from the surroundings), border (the nearest outside colour)",
     invalidates="prepare", choices=FILL_MODES,
 )  # fmt: skip
 ONLY_MASKED = Param(
@@ -233,6 +235,24 @@ MASKED_TARGET = Param(
     "masked_target", int, _PREPARE.masked_target, "prepare.masked_target", ("--masked-target",),
     "with --only-masked: scale the region to about N×N px for the model and back (0: keep)",
     invalidates="prepare", minimum=0, maximum=MAX_MASKED_TARGET, metavar="PX",
+)  # fmt: skip
+
+# --- composite (the Prepare panel shows them; they change only the composite) ------------
+COLOR_MATCH = Param(
+    "color_match", str, _PREPARE.color_match, "prepare.color_match", ("--color-match",),
+    "match the generated colours to the unmasked ring around the mask (LAB mean and spread)",
+    invalidates="composite", choices=COLOR_MATCH_MODES,
+)  # fmt: skip
+COLOR_MATCH_STRENGTH = Param(
+    "color_match_strength", float, _PREPARE.color_match_strength,
+    "prepare.color_match_strength", ("--color-match-strength",),
+    "how much of the colour match is applied (0: none, 1: all)", invalidates="composite",
+    minimum=0.0, maximum=1.0, metavar="F",
+)  # fmt: skip
+SEAM_BLEND = Param(
+    "seam_blend", str, _PREPARE.seam_blend, "prepare.seam_blend", ("--seam-blend",),
+    "poisson: a gradient-domain correction that makes the generated area meet the photo "
+    "at the seam", invalidates="composite", choices=SEAM_BLENDS,
 )  # fmt: skip
 
 PARAMS: tuple[Param, ...] = (
@@ -268,6 +288,9 @@ PARAMS: tuple[Param, ...] = (
     PADDING,
     FEATHER,
     MASKED_TARGET,
+    COLOR_MATCH,
+    COLOR_MATCH_STRENGTH,
+    SEAM_BLEND,
 )
 BY_NAME: dict[str, Param] = {p.name: p for p in PARAMS}
 

@@ -309,10 +309,13 @@ class CompositeStage:
             copy_atomic(run.dir / DECODED, target)
         else:
             from app.imaging.io import load_image, save_png_atomic
-            from app.imaging.prepare import composite_prepared, load_prepared
+            from app.imaging.prepare import PrepareOptions, composite_prepared, load_prepared
 
             prepared = load_prepared(run.dir / PREPARED_DIR)
-            save_png_atomic(target, composite_prepared(prepared, load_image(run.dir / DECODED)))
+            # Colour match and seam blend are the job's (they are not in the prepare record).
+            blend = (run.spec.prepare or PrepareOptions()).blend
+            decoded = load_image(run.dir / DECODED)
+            save_png_atomic(target, composite_prepared(prepared, decoded, blend=blend))
         record_outputs(run, self.name, self.outputs(run))
         return False
         yield  # a generator without events

@@ -142,6 +142,9 @@ class PrepareController(QObject):
             "grey": self.tr("50 % grey"),
             "blur": self.tr("a blur of the surroundings"),
             "none": self.tr("the original pixels"),
+            "telea": self.tr("an inpainting of its edges (Telea)"),
+            "ns": self.tr("an inpainting of its edges (Navier–Stokes)"),
+            "border": self.tr("the nearest colours of its border"),
         }[record.fill]
         text = self.tr(
             "The model gets {w}×{h} px, aligned to 16 px by {align}; the masked area "
@@ -158,6 +161,13 @@ class PrepareController(QObject):
             text += " " + self.tr(
                 "It is scaled ×{k} to {sw}×{sh} px for the model and back for the composite."
             ).format(k=f"{factor:.2f}", sw=record.scaled.width, sh=record.scaled.height)
+        options = prepared.options
+        if options.color_match == "on":
+            text += " " + self.tr(
+                "Its colours are matched to the ring around the mask (strength {s})."
+            ).format(s=f"{options.color_match_strength:.2f}")
+        if options.seam_blend == "poisson":
+            text += " " + self.tr("The seam is blended in the gradient domain (Poisson).")
         for note in prepared.notes:
             text += "\n" + note
         return text
@@ -228,7 +238,8 @@ class PrepareController(QObject):
                 size = (generated.shape[1], generated.shape[0])
                 result = None
                 if size == tuple(expected):
-                    result = prep.composite(source, generated)
+                    # The panel's colour match and seam blend (not part of the record).
+                    result = prep.composite(source, generated, self.options().blend)
         except (StepwiseError, OSError, ValueError, MemoryError) as exc:
             show_error(self.dialog_parent, title, exc, path)
             return None

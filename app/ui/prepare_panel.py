@@ -7,6 +7,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -17,13 +18,24 @@ from PySide6.QtWidgets import (
 )
 
 from app.jobs.job_form import JobForm
-from app.pipeline.params import ALIGN, FEATHER, FILL, MASKED_TARGET, ONLY_MASKED, PADDING
+from app.pipeline.params import (
+    ALIGN,
+    COLOR_MATCH,
+    COLOR_MATCH_STRENGTH,
+    FEATHER,
+    FILL,
+    MASKED_TARGET,
+    ONLY_MASKED,
+    PADDING,
+    SEAM_BLEND,
+)
 from app.ui.action_button import action_button
 from app.ui.bind import bind
 
 
 class PreparePanel(QWidget):
-    """Align to 16 px, fill, only-masked region with padding, feather; preview, export, apply.
+    """Align to 16 px, fill, only-masked region with padding, feather, colour match and seam
+    blend; preview, export, apply.
 
     The options are fields of the job form: a GUI run gets exactly what this panel shows."""
 
@@ -53,10 +65,17 @@ class PreparePanel(QWidget):
             ("grey", self.tr("Grey (50 %)")),
             ("blur", self.tr("Blurred")),
             ("none", self.tr("None (keep pixels)")),
+            ("telea", self.tr("Inpaint from the edges (Telea)")),
+            ("ns", self.tr("Inpaint from the edges (Navier–Stokes)")),
+            ("border", self.tr("Extend the border colours")),
         ):
             self.fill_combo.addItem(text, value)
         self.fill_combo.setToolTip(
-            self.tr("What the masked area holds before generation; grey hides the old content")
+            self.tr(
+                "What the masked area holds before generation; grey hides the old content, "
+                "the inpainting and border fills continue the surroundings into it (good for "
+                "removing an object). Preview shows it."
+            )
         )
         self.only_masked_check = QCheckBox(self.tr("Only the masked area"))
         self.only_masked_check.setToolTip(
@@ -86,6 +105,33 @@ class PreparePanel(QWidget):
         form.addRow(self.tr("Padding"), self.padding_spin)
         form.addRow(self.tr("Target size"), self.target_spin)
         form.addRow(self.tr("Feather"), self.feather_spin)
+        self.color_match_combo = QComboBox()
+        for value, text in (("on", self.tr("On")), ("off", self.tr("Off"))):
+            self.color_match_combo.addItem(text, value)
+        self.color_match_combo.setToolTip(
+            self.tr(
+                "Match the generated colours and brightness to the unmasked ring around the "
+                "mask (klein's inpaints often drift); what you painted keeps its own colours"
+            )
+        )
+        self.color_strength_spin = QDoubleSpinBox()
+        self.color_strength_spin.setDecimals(2)
+        self.color_strength_spin.setSingleStep(0.1)
+        self.color_strength_spin.setToolTip(
+            self.tr("How much of the colour correction is applied: 0 none, 1 all")
+        )
+        self.seam_combo = QComboBox()
+        for value, text in (("off", self.tr("Off")), ("poisson", self.tr("Poisson"))):
+            self.seam_combo.addItem(text, value)
+        self.seam_combo.setToolTip(
+            self.tr(
+                "Poisson: a smooth correction makes the generated area meet the photo at the "
+                "seam while keeping its detail (slower for big masks)"
+            )
+        )
+        form.addRow(self.tr("Colour match"), self.color_match_combo)
+        form.addRow(self.tr("Match strength"), self.color_strength_spin)
+        form.addRow(self.tr("Seam blend"), self.seam_combo)
         self.summary_label = QLabel()
         self.summary_label.setObjectName("hintLabel")
         self.summary_label.setWordWrap(True)
@@ -108,12 +154,19 @@ class PreparePanel(QWidget):
             (self.padding_spin, PADDING),
             (self.target_spin, MASKED_TARGET),
             (self.feather_spin, FEATHER),
+            (self.color_match_combo, COLOR_MATCH),
+            (self.color_strength_spin, COLOR_MATCH_STRENGTH),
+            (self.seam_combo, SEAM_BLEND),
         ):
             bind(widget, job_form, param)
             job_form.signal(param).connect(self.options_changed)
         for spin in (self.padding_spin, self.target_spin):
             job_form.only_masked_changed.connect(spin.setEnabled)
             spin.setEnabled(job_form.get(ONLY_MASKED))
+        job_form.signal(COLOR_MATCH).connect(
+            lambda value: self.color_strength_spin.setEnabled(value == "on")
+        )
+        self.color_strength_spin.setEnabled(job_form.get(COLOR_MATCH) == "on")
 
     def set_summary(self, text: str) -> None:
         self.summary_label.setText(text)

@@ -68,6 +68,8 @@ def test_prepare_then_composite_round_trip(tmp_path: Path, stepwise_home: Path) 
         tmp_path / "result.png",
         "--out",
         tmp_path / "final.png",
+        "--color-match",
+        "off",  # the stand-in's colours are nothing like the photo's: keep them as they are
         home=stepwise_home,
     )
     assert done.returncode == 0, done.stderr
@@ -114,6 +116,8 @@ def test_only_masked_via_the_cli(tmp_path: Path, stepwise_home: Path) -> None:
         tmp_path / "result.png",
         "--out",
         tmp_path / "final.png",
+        "--color-match",
+        "off",  # a black stand-in: colour matching would (rightly) lift it towards the photo
         home=stepwise_home,
     )
     assert done.returncode == 0, done.stderr

@@ -21,6 +21,7 @@ from app.core.paths import app_paths
 from app.core.settings import Settings
 from app.imaging.io import load_image, save_png_atomic
 from app.imaging.png_params import read_png_parameters
+from app.imaging.prepare import composite_prepared, load_prepared
 from app.jobs.job_form import JobForm
 from app.pipeline.params import (
     DIFFUSION_DEVICE,
@@ -175,6 +176,17 @@ def test_before_after_use_as_new_image_undo_and_save(qtbot, window, tmp_path, di
     assert np.array_equal(screen[:, : split_x - line], old_photo[:, : split_x - line])
     assert np.array_equal(screen[:, split_x + line :], result[:, split_x + line :])
     bar.split.setChecked(False)
+
+    # Colour match unchecked: the result composited again without it (before / after of the
+    # colour match); checked again: result.png, which has the run's colour match in it.
+    plain = composite_prepared(
+        load_prepared(Path(run.dir) / "prepared"), load_image(Path(run.dir) / "decoded.png")
+    )
+    assert not np.array_equal(plain, result)
+    bar.color_match.setChecked(False)
+    assert np.array_equal(on_screen(win), plain)
+    bar.color_match.setChecked(True)
+    assert np.array_equal(on_screen(win), result)
 
     # Save as…: the PNG carries the parameters and reads back.
     target = tmp_path / "saved.png"

@@ -1,5 +1,6 @@
-"""The workspace: the canvas with a bar above it (what is shown, raw frame, before / after
-split, Use as new image, Save as…) and the result history below it."""
+"""The workspace: the canvas with a bar above it (what is shown, raw frame, the result with or
+without colour match, before / after split, Use as new image, Save as…) and the result
+history below it."""
 
 from __future__ import annotations
 
@@ -34,6 +35,12 @@ class WorkspaceBar(QWidget):
         self.raw = QCheckBox(_tr("Raw frame"), self)
         self.raw.setObjectName("workspace_raw")
         self.raw.setToolTip(_tr("Show the frame as the model made it, not blended into the photo"))
+        self.color_match = QCheckBox(_tr("Colour match"), self)
+        self.color_match.setObjectName("workspace_color_match")
+        self.color_match.setChecked(True)
+        self.color_match.setToolTip(
+            _tr("Uncheck to see the result as generated, without its colour match and seam blend")
+        )
         self.split = QCheckBox(_tr("Before / after"), self)
         self.split.setObjectName("workspace_split")
         self.split.setToolTip(
@@ -53,7 +60,7 @@ class WorkspaceBar(QWidget):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(6, 3, 6, 3)
         layout.addWidget(self.caption, 1)
-        for widget in (self.raw, self.split, self.use, self.save, self.back):
+        for widget in (self.raw, self.color_match, self.split, self.use, self.save, self.back):
             layout.addWidget(widget)
         self.set_shown("", has_photo=False)
 
@@ -68,6 +75,7 @@ class WorkspaceBar(QWidget):
         for widget in (self.use, self.save, self.back):
             widget.setEnabled(shown)
         self.raw.setEnabled(shown and has_photo)
+        self.color_match.setEnabled(shown and has_photo)
         self.split.setEnabled(shown and has_photo)
 
 

@@ -72,6 +72,7 @@ class WorkspaceController(QObject):
         self._result_shown = False  # a late preview of this run must not hide its result
         bar = area.bar
         bar.raw.toggled.connect(lambda _on: self._redisplay())
+        bar.color_match.toggled.connect(lambda _on: self._redisplay())
         bar.split.toggled.connect(lambda on: self.canvas.layer.set_split(0.5 if on else None))
         bar.use.clicked.connect(self.use_as_new_image)
         bar.save.clicked.connect(self.save_as)
@@ -210,9 +211,15 @@ class WorkspaceController(QObject):
         )
         if shown.kind == "result":
             decoded = Path(shown.run.dir) / DECODED_FILE if shown.run else None
-            if raw and fits and placement is not None and decoded is not None:
+            # Raw: the decoded picture as the model made it; colour match unchecked: the result
+            # composited again without it (result.png has the run's colour match in it).
+            plain = not self.area.bar.color_match.isChecked()
+            if (raw or plain) and fits and placement is not None and decoded is not None:
                 try:
-                    return placement.raw(load_image(decoded)), False
+                    picture = load_image(decoded)
+                    if raw:
+                        return placement.raw(picture), False
+                    return placement.composited(picture), False
                 except (StepwiseError, OSError):
                     pass
             return whole_frame(shown.frame), not fits

@@ -1,0 +1,93 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>PreparePanel</name>
+    <message>
+        <source>Inpaint from the edges (Telea)</source>
+        <translation>从边缘修复（Telea）</translation>
+    </message>
+    <message>
+        <source>Inpaint from the edges (Navier–Stokes)</source>
+        <translation>从边缘修复（Navier–Stokes）</translation>
+    </message>
+    <message>
+        <source>Extend the border colours</source>
+        <translation>延伸边缘颜色</translation>
+    </message>
+    <message>
+        <source>What the masked area holds before generation; grey hides the old content, the inpainting and border fills continue the surroundings into it (good for removing an object). Preview shows it.</source>
+        <translation>生成前蒙版区域里放什么：灰色会遮住原来的内容；修复和边缘延伸会把周围的内容延续进来（适合移除物体）。预览中可以看到效果。</translation>
+    </message>
+    <message>
+        <source>On</source>
+        <translation>开</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>关</translation>
+    </message>
+    <message>
+        <source>Match the generated colours and brightness to the unmasked ring around the mask (klein's inpaints often drift); what you painted keeps its own colours</source>
+        <translation>让生成区域的颜色和亮度与蒙版周围未遮罩的一圈像素一致（klein 的重绘常有色偏）；你要画的内容保留自己的颜色</translation>
+    </message>
+    <message>
+        <source>How much of the colour correction is applied: 0 none, 1 all</source>
+        <translation>颜色校正的应用程度：0 不校正，1 完全校正</translation>
+    </message>
+    <message>
+        <source>Poisson</source>
+        <translation>泊松</translation>
+    </message>
+    <message>
+        <source>Poisson: a smooth correction makes the generated area meet the photo at the seam while keeping its detail (slower for big masks)</source>
+        <translation>泊松：用平滑的校正让生成区域在接缝处与照片衔接，同时保留细节（蒙版大时较慢）</translation>
+    </message>
+    <message>
+        <source>Colour match</source>
+        <translation>颜色匹配</translation>
+    </message>
+    <message>
+        <source>Match strength</source>
+        <translation>匹配强度</translation>
+    </message>
+    <message>
+        <source>Seam blend</source>
+        <translation>接缝融合</translation>
+    </message>
+</context>
+<context>
+    <name>PrepareController</name>
+    <message>
+        <source>an inpainting of its edges (Telea)</source>
+        <translation>由边缘修复的内容（Telea）</translation>
+    </message>
+    <message>
+        <source>an inpainting of its edges (Navier–Stokes)</source>
+        <translation>由边缘修复的内容（Navier–Stokes）</translation>
+    </message>
+    <message>
+        <source>the nearest colours of its border</source>
+        <translation>边缘上最近的颜色</translation>
+    </message>
+    <message>
+        <source>Its colours are matched to the ring around the mask (strength {s}).</source>
+        <translation>其颜色会与蒙版周围的一圈像素匹配（强度 {s}）。</translation>
+    </message>
+    <message>
+        <source>The seam is blended in the gradient domain (Poisson).</source>
+        <translation>接缝在梯度域中融合（泊松）。</translation>
+    </message>
+</context>
+<context>
+    <name>Workspace</name>
+    <message>
+        <source>Colour match</source>
+        <translation>颜色匹配</translation>
+    </message>
+    <message>
+        <source>Uncheck to see the result as generated, without its colour match and seam blend</source>
+        <translation>取消勾选可查看未经颜色匹配和接缝融合的原始生成结果</translation>
+    </message>
+</context>
+</TS>
