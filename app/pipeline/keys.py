@@ -26,7 +26,7 @@ LORA_EXTENSIONS = (".safetensors", ".gguf", ".ckpt", ".pt", ".bin")
 EXPLICIT = frozenset({
     "diffusion_model", "llm_model", "vae_model", "lora_dir", "prompt", "negative_prompt",
     "width", "height", "steps", "seed", "strength", "cfg_scale", "sampler", "scheduler",
-    "align", "fill", "only_masked", "padding", "feather",
+    "align", "fill", "only_masked", "padding", "feather", "source_ref",
 })  # fmt: skip
 
 
@@ -94,6 +94,9 @@ def stage_keys(
             "refs": [r["sha256"] for r in refs],
             "options": prepare_opts,
             "size": None if image else [spec.width, spec.height],
+            # Named only when it acts (an image to take it from), so the keys of jobs
+            # without it are what they were before the option existed (their caches hit).
+            **({"source_ref": True} if spec.uses_source_ref else {}),
         },
     )
     has_latents = image is not None or bool(refs)

@@ -235,6 +235,18 @@ MASKED_TARGET = Param(
     invalidates="prepare", minimum=0, maximum=MAX_MASKED_TARGET, metavar="PX",
 )  # fmt: skip
 
+# --- reference images ------------------------------------------------------------------------
+# The photo klein repaints, given to it as its first reference image too (the diffusers klein
+# inpaint pipeline always does this): the crop the model sees, before the fill, so klein sees the
+# original content. Costs one more image of tokens per step (bench/source_ref_cost.py); off by
+# default, the edit presets (app/pipeline/presets.py) turn it on.
+SOURCE_REF = Param(
+    "source_ref", bool, False, "source_ref", ("--source-ref",),
+    "give klein the photo (the prepared crop, before the fill) as its first reference image, "
+    "before the -r ones (one more image of tokens per step)",
+    invalidates="prepare",
+)  # fmt: skip
+
 PARAMS: tuple[Param, ...] = (
     DIFFUSION_MODEL,
     LLM_MODEL,
@@ -268,6 +280,7 @@ PARAMS: tuple[Param, ...] = (
     PADDING,
     FEATHER,
     MASKED_TARGET,
+    SOURCE_REF,
 )
 BY_NAME: dict[str, Param] = {p.name: p for p in PARAMS}
 
