@@ -115,9 +115,7 @@ def test_the_photo_is_the_first_reference_and_off_changes_nothing(
     assert DiffuseStage().args(open_run(on.dir)).ref_latents == on.dir / REF_LATENTS
 
 
-def test_without_references_no_ref_latents_are_made(
-    pipeline: Pipeline, tiny_models, files
-) -> None:
+def test_without_references_no_ref_latents_are_made(pipeline: Pipeline, tiny_models, files) -> None:
     image, mask, _ref = files
     off = pipeline.create_run(_spec(tiny_models, image, mask, source_ref=False))
     _execute(pipeline, off.dir)
