@@ -1,8 +1,11 @@
 """House keeping that CI enforces through the README's test command: ruff (lint and format),
-the type check of app/ (mypy, settings in pyproject.toml) and the size of app/ modules."""
+the type check of app/ (mypy, settings in pyproject.toml), the size of app/ modules, and no test
+that asserts a duration (timings belong in bench/, issue 20)."""
 
 from __future__ import annotations
 
+import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -50,3 +53,72 @@ def test_no_app_module_is_too_long() -> None:
         if lines > MAX_MODULE_LINES and rel not in LONGER_MODULES:
             long[rel] = lines
     assert long == {}
+
+
+# A name that holds a duration: `seconds`, `elapsed`, `took`, `wall`, `per_step`, `*_seconds`,
+# `*_s` / `*_ms` (the suite's unit suffixes).
+_DURATION_NAME = re.compile(r"(^|_)(seconds|elapsed|duration|took|wall|per_step)$|_(s|ms)$")
+_CLOCKS = {"monotonic", "perf_counter", "time", "monotonic_ns", "perf_counter_ns", "time_ns"}
+
+
+def _reads_clock(node: ast.AST) -> bool:
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Call):
+            func = sub.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name in _CLOCKS:
+                return True
+    return False
+
+
+def _is_duration(node: ast.expr) -> bool:
+    """A duration-like operand: a duration name, or a difference of clock readings. A bare
+    clock reading (`time.monotonic() < deadline`) is a wait's ceiling, not a duration."""
+    if isinstance(node, ast.Name):
+        return bool(_DURATION_NAME.search(node.id))
+    if isinstance(node, ast.Attribute):
+        return bool(_DURATION_NAME.search(node.attr))
+    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and _reads_clock(node)
+
+
+def duration_asserts(source: str) -> list[int]:
+    """Lines of `assert` statements that bound a duration from above (`seconds < 5`,
+    `time.monotonic() - t0 <= limit`, `5 > elapsed`): they fail on a busy machine."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Assert):
+            continue
+        for compare in ast.walk(node.test):
+            if not isinstance(compare, ast.Compare):
+                continue
+            operands = [compare.left, *compare.comparators]
+            for op, left, right in zip(compare.ops, operands, operands[1:], strict=False):
+                upper = isinstance(op, ast.Lt | ast.LtE) and _is_duration(left)
+                lower = isinstance(op, ast.Gt | ast.GtE) and _is_duration(right)
+                if upper or lower:
+                    lines.append(node.lineno)
+    return sorted(set(lines))
+
+
+def test_the_duration_check_finds_what_it_should() -> None:
+    found = duration_asserts(
+        "assert seconds < 5\n"
+        "assert time.monotonic() - started < LIMIT\n"
+        "assert 1 <= run.wall <= 9\n"
+        "assert 10 > elapsed\n"
+        "assert per_step < 1.0, 'slow'\n"
+        "assert seconds >= DEADLINE_S\n"  # a lower bound holds on any machine
+        "assert abs(a - b) < 0.05\n"
+        "assert width < 1024\n"
+        "assert time.monotonic() < deadline, 'timed out'\n"  # a wait's ceiling
+    )
+    assert found == [1, 2, 3, 4, 5]
+
+
+def test_no_test_asserts_a_duration() -> None:
+    """Timings are measured by bench/ scripts as ratios; a test asserts behaviour."""
+    offenders = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        for line in duration_asserts(path.read_text(encoding="utf-8")):
+            offenders.append(f"{path.relative_to(ROOT)}:{line}")
+    assert offenders == [], offenders

@@ -7,6 +7,8 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from app.core import platform
+from app.engine import children
 from app.engine.errors import ProtocolError
 
 LISTING_TIMEOUT_S = 60.0  # a Vulkan driver may take seconds to enumerate
@@ -24,19 +26,34 @@ def run_engine_once(
     """`engine args…` run to its end within timeout_s, stdin closed; stdout and stderr are cut
     to their first MAX_OUTPUT_BYTES. ProtocolError (naming `what`) when it cannot run or times
     out; the exit code is the caller's to judge."""
+    children.refuse_if_stopped()
     try:
-        done = subprocess.run(
+        proc = subprocess.Popen(
             [str(engine), *args],
-            capture_output=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             stdin=subprocess.DEVNULL,
-            timeout=timeout_s,
             env=dict(env) if env is not None else None,
-            check=False,
+            **platform.child_popen_kwargs(),
         )
-    except (OSError, subprocess.TimeoutExpired) as exc:
+    except OSError as exc:
         raise ProtocolError(
             f"{engine} could not give its {what} ({exc}).", path=engine, fix=REBUILD_FIX
         ) from exc
+    with proc:
+        children.register(proc)  # the worker's owner can stop it (engine/children.py)
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout_s)
+        except subprocess.TimeoutExpired as exc:
+            platform.signal_child(proc, terminate=False)
+            proc.communicate()
+            raise ProtocolError(
+                f"{engine} could not give its {what} ({exc}).", path=engine, fix=REBUILD_FIX
+            ) from exc
+    group = children.current_group()
+    if group is not None and group.stopped:
+        raise children.WorkerStopped()
+    done = subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
     done.stdout = done.stdout[:MAX_OUTPUT_BYTES]
     done.stderr = done.stderr[-MAX_OUTPUT_BYTES:]
     return done

@@ -21,6 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from app.core import platform
+from app.engine import children
 from app.engine.errors import EngineError, EngineStopped, ProtocolError, error_for_exit
 from app.engine.events import (
     MAX_LINE_BYTES,
@@ -85,6 +86,7 @@ class StageProcess:
         self._tail_lock = threading.Lock()
         self._stdout_done = False
 
+        children.refuse_if_stopped()  # the worker's owner stopped it: start nothing
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log_file = open(self.log_path, "ab")  # noqa: SIM115 - closed by the stderr thread
         self._log_file.write(f"# argv: {json.dumps(self.argv)}\n".encode())
@@ -121,6 +123,7 @@ class StageProcess:
         )
         self._stdout_thread.start()
         self._stderr_thread.start()
+        children.register(self._proc)  # its worker's owner can stop it (engine/children.py)
 
     # -- context manager: never leave a child behind ------------------------------------------
 

@@ -9,11 +9,13 @@ import logging
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QObject, QThread, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
+from app.engine.children import WorkerStopped
 from app.engine.locate import find_sd_stage
 from app.jobs.generation import GenerationModel
 from app.jobs.run_state import user_text
+from app.jobs.workers import EngineWorker
 from app.pipeline.api import DeviceInfo
 from app.pipeline.job_plan import JobPlan, engine_job_plan
 from app.pipeline.params import (
@@ -81,7 +83,7 @@ def engine_plan_fn(engine: Callable[[], Path]) -> PlanFn:
     return plan
 
 
-class _PlanWorker(QThread):
+class _PlanWorker(EngineWorker):
     planned = Signal(int, object)  # generation, JobPlan
     failed = Signal(int, str)
 
@@ -91,9 +93,11 @@ class _PlanWorker(QThread):
         self._generation = generation
         self._work = work
 
-    def run(self) -> None:  # noqa: D102 - QThread entry point
+    def work(self) -> None:
         try:
             self.planned.emit(self._generation, self._work())
+        except WorkerStopped:
+            pass  # its window closed: nobody waits for this plan
         except Exception as exc:  # noqa: BLE001 - shown in the pane, never a crash
             log.info("memory plan failed: %s", exc)
             self.failed.emit(self._generation, user_text(exc))
@@ -116,6 +120,7 @@ class MemoryPlan(QObject):
         self.last: JobPlan | None = None
         self._generation = 0
         self._workers: list[_PlanWorker] = []
+        self._stopped = False
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(DEBOUNCE_MS)
@@ -124,7 +129,7 @@ class MemoryPlan(QObject):
         model.devices_changed.connect(lambda _devices: self.schedule())
         app = QCoreApplication.instance()
         if app is not None:
-            app.aboutToQuit.connect(self.wait)
+            app.aboutToQuit.connect(self.stop)
         if plan_fn is not None:
             self.schedule()
 
@@ -139,7 +144,8 @@ class MemoryPlan(QObject):
 
     def schedule(self) -> None:
         """Plans again once the changes have settled."""
-        self._timer.start()
+        if not self._stopped:
+            self._timer.start()
 
     def current_size(self) -> tuple[int, int]:
         form = self.model.form
@@ -149,6 +155,8 @@ class MemoryPlan(QObject):
         """Starts a plan now (the previous one, if still running, is ignored when it ends)."""
         self._timer.stop()
         self._generation += 1
+        if self._stopped:
+            return
         if self.plan_fn is None:
             self.failed.emit(NO_ENGINE)
             return
@@ -183,6 +191,14 @@ class MemoryPlan(QObject):
         worker.deleteLater()
 
     def wait(self, timeout_ms: int = 30_000) -> bool:
-        """Waits for running plans (shutdown, tests)."""
+        """Waits for running plans to finish (tests)."""
         self._timer.stop()
         return all(w.wait(timeout_ms) for w in list(self._workers))
+
+    def stop(self) -> bool:
+        """For good (its window closes, the app quits): no new plan; the running ones' `--plan`
+        children are ended and reaped and their threads waited for. True when all ended."""
+        self._stopped = True
+        self._timer.stop()
+        self._generation += 1  # a result still on its way is not shown
+        return all(w.stop() for w in list(self._workers))

@@ -11,11 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import QObject, QThread, Signal
+from PySide6.QtCore import QObject, Signal
 
 from app.core.paths import AppPaths
 from app.jobs.run_history import RunLister, move_to_trash
 from app.jobs.stage_runner import StageRunner
+from app.jobs.workers import EngineWorker
 from app.pipeline.api import DeviceInfo, EngineCatalog, PipelineAPI, RunSnapshot, RunSummary
 from app.pipeline.spec import JobSpec
 
@@ -24,7 +25,7 @@ log = logging.getLogger(__name__)
 SHUTDOWN_WAIT_MS = 15_000
 
 
-class EngineProbe(QThread):
+class EngineProbe(EngineWorker):
     """Asks the pipeline (and through it the engine) for its devices and catalog, off the UI
     thread; either may fail on its own (no engine yet, an old engine)."""
 
@@ -37,7 +38,7 @@ class EngineProbe(QThread):
         self.setObjectName("EngineProbe")
         self._pipeline = pipeline
 
-    def run(self) -> None:  # noqa: D102 - QThread entry point
+    def work(self) -> None:
         try:
             self.catalog_found.emit(self._pipeline.catalog())
         except Exception as exc:  # noqa: BLE001 - the engine is missing or broken
@@ -257,8 +258,8 @@ class RunSession(QObject):
             if not ok:
                 self.runner.cancel()
                 ok = self.runner.wait(wait_ms)
-        if self._probe is not None and self._probe.isRunning():
-            ok = self._probe.wait(wait_ms) and ok
+        if self._probe is not None:
+            ok = self._probe.stop(wait_ms) and ok  # its engine child is ended, not waited for
         for lister in list(self._listers):
             if shiboken6.isValid(lister):  # a finished one may be deleted before it is removed
                 ok = lister.wait(wait_ms) and ok

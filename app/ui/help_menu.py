@@ -5,6 +5,7 @@ the runs and log folders opened in the file manager. Other features add items wi
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -12,7 +13,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QObject, Qt, QThread, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
@@ -30,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from app.core.errors import ERROR_CONTEXT
 from app.core.paths import AppPaths
+from app.jobs.workers import EngineWorker, WorkerStopped
 from app.pipeline.api import DeviceInfo
 from app.pipeline.engine_info import EngineInfo, engine_info
 from app.ui.settings_dialog import open_folder
@@ -157,7 +159,7 @@ class ShortcutsDialog(QDialog):
 # --- About ---------------------------------------------------------------------------------
 
 
-class EngineInfoProbe(QThread):
+class EngineInfoProbe(EngineWorker):
     """Asks for the engine's version line off the UI thread (it runs a process or two)."""
 
     found = Signal(object)  # EngineInfo
@@ -166,8 +168,9 @@ class EngineInfoProbe(QThread):
         super().__init__(parent)
         self._engine = engine
 
-    def run(self) -> None:  # noqa: D102 - QThread entry point
-        self.found.emit(engine_info(self._engine))
+    def work(self) -> None:
+        with contextlib.suppress(WorkerStopped):  # the dialog closed first
+            self.found.emit(engine_info(self._engine))
 
 
 def _gb(size: int) -> str:
@@ -228,7 +231,7 @@ class AboutDialog(QDialog):
         self.resize(560, self.sizeHint().height())
         self.probe = EngineInfoProbe(engine, self)
         self.probe.found.connect(self.show_engine)
-        self.finished.connect(lambda _code: self.probe.wait())
+        self.finished.connect(lambda _code: self.probe.stop())
         self.probe.start()
 
     @staticmethod

@@ -66,6 +66,7 @@ class MainWindow(QMainWindow):
     file_menu: QMenu
     panels_menu: QMenu
     image_opened = Signal(str)
+    closed = Signal()  # the close was accepted: workers that start the engine stop
     language_chosen = Signal(str)
 
     def __init__(
@@ -352,6 +353,7 @@ class MainWindow(QMainWindow):
             return
         self.store_settings()
         event.accept()
+        self.closed.emit()
 
     # --- view state ------------------------------------------------------------------------
 

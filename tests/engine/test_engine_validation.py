@@ -12,7 +12,6 @@ import json
 import shutil
 import struct
 import subprocess
-import time
 from pathlib import Path
 
 import numpy as np
@@ -29,15 +28,17 @@ def corpus(sd_stage: Path, tiny_models, tmp_path_factory: pytest.TempPathFactory
     return make_corpus(sd_stage, tiny_models, tmp_path_factory.mktemp("corpus"))
 
 
-def _run(argv: list[str], timeout_s: float = 120) -> tuple[int, dict | None, float]:
-    """Exit code, the error event (if any) and the wall time."""
-    started = time.monotonic()
+def _run(argv: list[str], timeout_s: float = 120) -> tuple[int, dict | None, list[str]]:
+    """Exit code, the error event (if any) and the names of every event the engine wrote (a
+    refusal "at once" writes no `hello`: the engine emits it after probing devices, just before
+    it loads a model)."""
     result = subprocess.run(
         argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout_s
     )
-    seconds = time.monotonic() - started
-    errors = [json.loads(line) for line in result.stdout.splitlines() if '"error"' in line]
-    return result.returncode, (errors[-1] if errors else None), seconds
+    events = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    errors = [event for event in events if event.get("event") == "error"]
+    names = [str(event.get("event")) for event in events]
+    return result.returncode, (errors[-1] if errors else None), names
 
 
 def _assert_refused(code: int, error: dict | None, want: int, *words: str) -> str:
@@ -50,7 +51,7 @@ def _assert_refused(code: int, error: dict | None, want: int, *words: str) -> st
     return message
 
 
-def _decode(corpus: Corpus, latent: Path, out: Path) -> tuple[int, dict | None, float]:
+def _decode(corpus: Corpus, latent: Path, out: Path) -> tuple[int, dict | None, list[str]]:
     return _run(corpus.decode_argv(latent, out))
 
 
@@ -177,11 +178,22 @@ def _encode_argv(sd_stage: Path, tiny_models, prompt: str, out: Path) -> list[st
 
 @pytest.mark.parametrize("chars", [8_000, 40_000])
 def test_a_prompt_longer_than_the_window_is_refused_at_once(sd_stage, tiny_models, tmp_path, chars):
+    """Refused before the model loads, asserted by behaviour: no `hello` event (written just
+    before loading), and the same refusal with an LLM file whose tensor data is cut off (a load
+    would fail on it with exit 3)."""
     prompt = ("a red fox in the snow " * (chars // 22 + 1))[:chars]
-    code, error, seconds = _run(_encode_argv(sd_stage, tiny_models, prompt, tmp_path))
+    code, error, events = _run(_encode_argv(sd_stage, tiny_models, prompt, tmp_path))
     _assert_refused(code, error, 5, "-p", "at most 512 tokens", "shorten it")
-    assert seconds < 5, f"refusing took {seconds:.1f} s"
+    assert "hello" not in events, events
     assert not (tmp_path / "cond.bin").exists()
+    cut = tmp_path / "cut-llm.gguf"
+    with open(tiny_models.llm, "rb") as src, open(cut, "wb") as dst:
+        dst.write(src.read(tiny_models.llm.stat().st_size // 2))
+    argv = _encode_argv(sd_stage, tiny_models, prompt, tmp_path)
+    argv[argv.index(str(tiny_models.llm))] = str(cut)
+    code, error, events = _run(argv)
+    _assert_refused(code, error, 5, "-p", "at most 512 tokens")
+    assert "hello" not in events, events
 
 
 def test_a_prompt_within_the_window_is_encoded(sd_stage, tiny_models, tmp_path):
@@ -208,7 +220,7 @@ def test_absurd_numbers_are_usage_errors(corpus, tmp_path, flags, words):
         "--steps", "2", "--cfg-scale", "1", "--save-latent", str(tmp_path / "final.bin"),
         "--events", "jsonl",
     ]  # fmt: skip
-    code, error, seconds = _run(argv + flags)
+    code, error, events = _run(argv + flags)
     _assert_refused(code, error, 2, *words)
-    assert seconds < 5
+    assert "hello" not in events, events  # refused before any device or model is touched
     assert not (tmp_path / "final.bin").exists()

@@ -6,7 +6,6 @@ flash attention and VAE tiling; the plan reads no weights; bad flags are refused
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +27,6 @@ from tests.engine.memory_probe import measure, plan, planned_first_compute, plan
 
 SIZES = [(128, 128), (256, 128), (192, 320)]
 TOLERANCE = 0.05
-PLAN_SECONDS = 20.0  # the tiny models plan in well under a second; a loaded CI machine is slow
 MIB = 1024 * 1024
 PROMPTS = ["a fox", "a red fox in the snow, " * 8, "a lighthouse at dusk, waves, " * 30]
 
@@ -83,8 +81,7 @@ def test_diffuse_plan_matches_the_real_run(sd_stage, tiny_models, cond, tmp_path
     for w, h in SIZES:
         out = tmp_path / f"{w}x{h}"
         argv = _diffuse(tiny_models, cond, out, w, h, flash_attention=fa).to_argv()
-        report, seconds = plan(sd_stage, argv)
-        assert seconds < PLAN_SECONDS
+        report, _ = plan(sd_stage, argv)
         assert (report["stage"], report["width"], report["height"]) == ("diffuse", w, h)
         assert report["switches"]["diffusion_fa"] is fa
         assert report["tokens"] > 0
@@ -140,8 +137,7 @@ def test_vae_decode_plan_matches_the_real_run(sd_stage, tiny_models, tmp_path, t
             output=tmp_path / "out.png",
             common=_common(**switches),
         )
-        report, seconds = plan(sd_stage, args.to_argv())
-        assert seconds < PLAN_SECONDS
+        report, _ = plan(sd_stage, args.to_argv())
         assert (report["width"], report["height"]) == (w, h)
         assert report["switches"]["vae_tiling"] is tiling
         assert not (tmp_path / "out.png").exists()
@@ -221,9 +217,7 @@ def test_plan_reads_no_weight_data(sd_stage, tiny_models, cond, tmp_path) -> Non
     whole, _ = plan(sd_stage, _diffuse(tiny_models, cond, tmp_path, w, h).to_argv())
     args = _diffuse(tiny_models, cond, tmp_path, w, h)
     args = DiffuseArgs(**{**args.__dict__, "diffusion_model": cut})
-    started = time.monotonic()
     truncated, _ = plan(sd_stage, args.to_argv())
-    assert time.monotonic() - started < PLAN_SECONDS
     assert truncated["devices"] == whole["devices"]
     real = measure(sd_stage, args.to_argv())
     assert real.returncode == 3, real.log

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -69,12 +68,9 @@ def test_hang_ignoring_cancel_and_sigterm_escalates_to_kill(tmp_path: Path) -> N
         events = proc.events(idle_timeout_s=RESULT_TIMEOUT_S)
         assert isinstance(next(events), Hello)
         assert isinstance(next(events), Progress)
-        started = time.monotonic()
         code = proc.stop(grace_s=0.5, terminate_grace_s=0.5)
-        elapsed = time.monotonic() - started
         assert proc.escalation == "kill"
         assert code == -9
-        assert elapsed < 10
         with pytest.raises(EngineCrashed, match="SIGKILL"):
             proc.result(RESULT_TIMEOUT_S)
 

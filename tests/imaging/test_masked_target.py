@@ -4,7 +4,6 @@ model and back; the soft compositor maps previews and results into the photo."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import cv2
@@ -135,7 +134,9 @@ def test_the_soft_compositor_maps_a_small_preview_into_the_photo() -> None:
         compositor.patch(preview)  # a preview of the wrong size without any_size
 
 
-def test_the_soft_compositor_is_cheap_enough_for_every_step_at_a_megapixel() -> None:
+def test_the_soft_compositor_patches_only_the_region_at_a_megapixel() -> None:
+    """Its cost per step follows the region, not the photo: each patch covers the region's box
+    only (bench/timings.py times it)."""
     photo = make_picture(4000, 3000, seed=4)
     mask = rect_mask(4000, 3000, 2000, 1500, 256, 200)
     prepared = prep.prepare(photo, mask, prep.PrepareOptions(only_masked=True))
@@ -143,13 +144,11 @@ def test_the_soft_compositor_is_cheap_enough_for_every_step_at_a_megapixel() -> 
     compositor = prep.soft_compositor(prepared)
     width, height = prepared.record.input_size
     previews = [np.full((height, width, 3), v, np.uint8) for v in (10, 20, 30)]
-    started = time.perf_counter()
     for preview in previews:
         pixels, box = compositor.patch(preview)
-    per_step = (time.perf_counter() - started) / len(previews)
-    print(f"soft compositor patch at {width}×{height}: {per_step * 1000:.1f} ms a step")
     assert np.all(pixels[20:-20, 20:-20] == 30)
-    assert per_step < 1.0  # generous for a shared CI machine; measured ~10 ms on one core
+    assert pixels.shape[:2] == (box.height, box.width)
+    assert pixels.size < photo.size // 4  # the region's pixels, not the 12-megapixel photo's
 
 
 def test_engine_cells_show_the_mask_the_engine_repaints() -> None:

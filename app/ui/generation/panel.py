@@ -252,7 +252,7 @@ class GenerationPanel(QWidget):
 
     def shutdown(self) -> bool:
         self.model.form.save_now()
-        self.memory_plan.wait()
+        self.memory_plan.stop()
         return self.model.shutdown()
 
 

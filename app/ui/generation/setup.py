@@ -190,6 +190,9 @@ def install(window: Any, paths: AppPaths, settings: Settings) -> GenerationPanel
     guards = getattr(window, "close_guards", None)
     if guards is not None:
         guards.append(lambda: confirm_quit_during_run(panel))
+    closed = getattr(window, "closed", None)
+    if closed is not None:  # a plan in flight is stopped, its `--plan` child reaped
+        closed.connect(panel.memory_plan.stop)
     window.generation_panel = panel
     window.generation_demo = demo
     window.runs_controller = runs

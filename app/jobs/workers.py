@@ -1,0 +1,35 @@
+"""The base of every worker thread that starts the engine: its owner can stop it, and the
+engine children it started are ended and reaped before the worker is destroyed
+(app/engine/children.py is the mechanism; issue 20)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, QThread
+
+from app.engine.children import ChildGroup, WorkerStopped
+
+__all__ = ["STOP_WAIT_MS", "EngineWorker", "WorkerStopped"]
+
+STOP_WAIT_MS = 30_000  # the thread ends as soon as its engine child is gone: far below this
+
+
+class EngineWorker(QThread):
+    """Subclasses implement work(); run() calls it with this worker's children in scope."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.children = ChildGroup(type(self).__name__)
+
+    def run(self) -> None:  # noqa: D102 - QThread entry point
+        with self.children.scope():
+            self.work()
+
+    def work(self) -> None:
+        raise NotImplementedError
+
+    def stop(self, wait_ms: int = STOP_WAIT_MS) -> bool:
+        """Ends the engine children (refusing new ones) and waits for the thread; True when it
+        has ended. Safe to call more than once, and on a worker that never started."""
+        self.children.stop()
+        self.requestInterruption()
+        return self.wait(wait_ms)
