@@ -1,7 +1,7 @@
 """What the photo as klein's first reference (source_ref) costs diffuse: s/step and plan bytes.
 
     python bench/source_ref_cost.py [--sd-stage PATH] [--sizes 512,1024] [--steps 2]
-                                    [--repeat 3] [--threads 1]
+                                    [--repeat 3] [--threads 1] [--shape-set DIR]
 
 For each size, one inpainting run with source_ref is prepared and encoded through the pipeline
 (prepare, vae-encode, llm-encode; tiny random-weight klein models, CPU); then the same diffuse
@@ -13,6 +13,8 @@ same arguments) and the vae-encode plan, each without, with, and as a ratio with
 The tiny DiT's weights are a few MB, so its compute dominates and the ratios show the cost of
 the tokens themselves (the picture's plus as many again for the reference): on the real 4B/9B
 models the weights are the same with and without, so the total grows by the compute only.
+--shape-set DIR (a set of scripts/make_shape_models.py, e.g. DIR/klein-4b) adds the job plan's
+diffuse figures for the real shapes (plans only: no weights are read, nothing runs).
 """
 
 from __future__ import annotations
@@ -38,7 +40,9 @@ from app.engine.process import engine_environment  # noqa: E402
 from app.imaging.io import save_png_atomic  # noqa: E402
 from app.imaging.prepare import PrepareOptions  # noqa: E402
 from app.pipeline import events as ev  # noqa: E402
+from app.pipeline.api import DeviceInfo  # noqa: E402
 from app.pipeline.control import RunControl  # noqa: E402
+from app.pipeline.job_plan import engine_job_plan  # noqa: E402
 from app.pipeline.run_dir import REF_LATENTS, open_run  # noqa: E402
 from app.pipeline.runner import Pipeline  # noqa: E402
 from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles  # noqa: E402
@@ -98,6 +102,39 @@ def plan_bytes(engine: Path, args: StageArgs) -> tuple[int, int]:
     return cpu.compute_bytes, cpu.total_bytes
 
 
+def shape_rows(engine: Path, folder: Path, sizes: list[int]) -> list[tuple]:
+    """(size, weights, compute off, compute on, total off, total on) of diffuse in the job plan
+    of an inpainting job on the real-shaped models in `folder` (CPU, memory not limiting)."""
+
+    def one(suffix: str) -> str:
+        return str(next(folder.glob(f"*{suffix}")))
+
+    spec = JobSpec(
+        models=ModelFiles(
+            one("-dit-q4_0.gguf"), one("-qwen3-q4_k_m.gguf"), one("-vae-f16.safetensors")
+        ),
+        prompt="a blue door",
+        image="photo.png",  # the plan reads only that there is one
+        mask="mask.png",
+    )
+    infos = {"cpu": DeviceInfo("cpu", "CPU", total_bytes=1 << 40)}
+    rows = []
+    for size in sizes:
+        fits = {}
+        for on in (False, True):
+            plan = engine_job_plan(
+                engine, dataclasses.replace(spec, source_ref=on), size, size, infos
+            )
+            fitted = plan.fits["diffuse"].plan
+            assert fitted is not None and fitted.ref_latents == int(on)
+            fits[on] = fitted.on("cpu")
+        off, on_ = fits[False], fits[True]
+        assert off is not None and on_ is not None
+        rows.append((size, off.weights_bytes, off.compute_bytes, on_.compute_bytes,
+                     off.total_bytes, on_.total_bytes))  # fmt: skip
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sd-stage", type=Path)
@@ -105,6 +142,7 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--shape-set", type=Path, help="real-shaped models: plan figures too")
     a = parser.parse_args()
     try:
         engine = a.sd_stage or find_sd_stage(None)
@@ -153,6 +191,17 @@ def main() -> int:
             f"| {d_off[1] / MB:.1f} / {d_on[1] / MB:.1f} | {d_on[1] / d_off[1]:.2f} "
             f"| {e_off[1] / MB:.1f} / {e_on[1] / MB:.1f} | {e_on[1] / e_off[1]:.2f} |"
         )
+    if a.shape_set is not None:
+        sizes = [int(s) for s in a.sizes.split(",")]
+        print()
+        print(f"diffuse in the job plan, {a.shape_set.name} shapes (plans only)")
+        print("| size | weights MB | compute MB off / on | ratio | total MB off / on | ratio |")
+        print("|---|---|---|---|---|---|")
+        for size, weights, c_off, c_on, t_off, t_on in shape_rows(engine, a.shape_set, sizes):
+            print(
+                f"| {size}² | {weights / MB:.0f} | {c_off / MB:.0f} / {c_on / MB:.0f} "
+                f"| {c_on / c_off:.2f} | {t_off / MB:.0f} / {t_on / MB:.0f} | {t_on / t_off:.2f} |"
+            )
     return 0
 
 
