@@ -6,6 +6,7 @@ import argparse
 
 from app.cli.run_flags import add_compat_flags, add_param_flags
 from app.pipeline import params as P
+from app.pipeline.presets import PRESET_NAMES
 
 COMMANDS = ("prepare", "composite", "run", "resume", "status", "selftest")
 
@@ -86,6 +87,12 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
         "checkpoints, logs, result.png); Ctrl+C suspends after the current step.",
     )
     add_param_flags(p)
+    p.add_argument(
+        "--preset",
+        choices=PRESET_NAMES,
+        help="an edit preset: sets --fill, --strength, --source-ref and (add, remove, "
+        "background) a prompt template; flags given beside it win",
+    )
     i = p.add_argument_group("inputs")
     i.add_argument("-i", "--init-img", metavar="IMAGE", help="image to inpaint (none = txt2img)")
     i.add_argument("--mask", metavar="MASK", help="white = repaint")

@@ -17,6 +17,7 @@ from app.core.errors import StepwiseError
 from app.pipeline import params as P
 from app.pipeline.failures import Note
 from app.pipeline.params import PARAMS, Param, check_value, clean_values, default_values
+from app.pipeline.presets import SLOT, preset, slot, with_preset
 from app.pipeline.sdcli_import import RUN_COMPAT_FLAGS, import_words
 
 # Parameters a command line that does not give them takes from the settings (the files and
@@ -93,6 +94,9 @@ def values_from_args(
     if settings_job:
         remembered, _bad = clean_values(settings_job)  # bad ones: logged by the GUI
         values.update({p.name: remembered[p.name] for p in FROM_SETTINGS})
+    chosen = getattr(args, "preset", None)
+    if chosen:
+        values = with_preset(values, chosen)  # before the flags: a flag beside it wins
     every = getattr(args, "device", None)
     if every:
         values.update({p.name: every for p in DEVICE_PARAMS})
@@ -114,6 +118,16 @@ def values_from_args(
                     },
                 )
             values[p.name] = value
+    if chosen and values[P.PROMPT.name] == preset(chosen).prompt and slot(preset(chosen).prompt):
+        raise StepwiseError(
+            "The preset {preset} needs words for its prompt: {template}",
+            fix='Give --prompt, e.g. --prompt "{example}".',
+            values={
+                "preset": chosen,
+                "template": preset(chosen).prompt,
+                "example": SLOT.sub("a red bicycle", preset(chosen).prompt),
+            },
+        )
     missing = [p.flags[0] for p in MODEL_PARAMS if not values[p.name]]
     if missing:
         raise StepwiseError(

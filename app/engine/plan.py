@@ -38,6 +38,8 @@ class StagePlan:
     height: int
     switches: Mapping[str, object] = field(default_factory=dict)  # diffusion_fa, vae_tiling, ...
     devices: tuple[DevicePlan, ...] = ()
+    ref_latents: int = 0  # diffuse: the reference latents it was planned with
+    images: int = 0  # vae-encode: the pictures it encodes (init and references)
 
     def on(self, device: str) -> DevicePlan | None:
         return next((d for d in self.devices if d.device == device), None)
@@ -66,7 +68,13 @@ def parse_plan(text: str | bytes) -> StagePlan:
         if not isinstance(switches, dict):
             raise ValueError("switches is not an object")
         return StagePlan(
-            str(data["stage"]), int(data["width"]), int(data["height"]), switches, devices
+            str(data["stage"]),
+            int(data["width"]),
+            int(data["height"]),
+            switches,
+            devices,
+            int(data.get("ref_latents", 0)),
+            int(data.get("images", 0)),
         )
     except (ValueError, KeyError, TypeError) as exc:
         raise ProtocolError(f"The engine's memory plan could not be read: {exc}") from exc

@@ -4,6 +4,7 @@ newest result is shown (app/pipeline/job_plan.py does the planning)."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -26,6 +27,7 @@ from app.pipeline.params import (
     LLM_DEVICE,
     LLM_MODEL,
     MAX_ALLOC_MB,
+    SOURCE_REF,
     VAE_DEVICE,
     VAE_MODEL,
     VAE_TILE_SIZE,
@@ -42,6 +44,7 @@ WATCHED = frozenset(
     for p in (
         WIDTH, HEIGHT, DIFFUSION_DEVICE, LLM_DEVICE, VAE_DEVICE, FLASH_ATTENTION, VAE_TILING,
         VAE_TILE_SIZE, FIT_MEMORY, MAX_ALLOC_MB, DIFFUSION_MODEL, LLM_MODEL, VAE_MODEL,
+        SOURCE_REF,
     )
 )  # fmt: skip
 
@@ -50,6 +53,20 @@ NO_ENGINE = "no_engine"
 NO_MODELS = "no_models"
 
 PlanFn = Callable[[JobSpec, int, int, Mapping[str, DeviceInfo]], JobPlan]
+
+
+# The plan reads of the inputs only whether there is a picture and how many references there
+# are (job_plan.py): stand-ins, as no file is written before a run starts.
+PLAN_PICTURE = "<the picture>"
+
+
+def plan_spec(model: GenerationModel) -> JobSpec:
+    """The job the plan is made for: the form's, with the painter's picture (so img2img and
+    the photo as a reference are planned) and one stand-in per reference image."""
+    spec = model.spec(None)
+    inputs = model.inputs
+    image = PLAN_PICTURE if inputs.image is not None else None
+    return dataclasses.replace(spec, image=image, refs=tuple(r.name for r in inputs.refs))
 
 
 def session_plan_fn(model: GenerationModel) -> PlanFn:
@@ -147,7 +164,7 @@ class MemoryPlan(QObject):
         if missing:
             self.failed.emit(NO_MODELS)
             return
-        spec = self.model.spec(None)
+        spec = plan_spec(self.model)
         width, height = self.current_size()
         infos = {d.name: d for d in self.model.devices}
         plan_fn = self.plan_fn

@@ -49,6 +49,20 @@ class JobPlan:
     fits: Mapping[str, Fit] = field(default_factory=dict)  # stage → fit, in stage order
     # The largest size without slow settings; (0, 0): none fits; None: not known.
     largest: tuple[int, int] | None = None
+    # Reference images diffuse attends to beside the picture (planned at its size, in
+    # diffuse's compute above); source_ref: the first is the photo itself.
+    references: int = 0
+    source_ref: bool = False
+
+    @property
+    def picture_tokens(self) -> int:
+        """The picture's image tokens per step (one per 16×16 px cell)."""
+        return max(1, self.width // 16) * max(1, self.height // 16)
+
+    @property
+    def reference_tokens(self) -> int:
+        """The tokens the reference images add to every step (each at the picture's size)."""
+        return self.references * self.picture_tokens
 
     @property
     def too_large(self) -> bool:
@@ -83,7 +97,7 @@ def plan_job(
             v = fit.verdict(plan, user.device, infos.get(user.device), d.max_alloc_mb)
             fits[stage] = Fit(stage, user, plan, v, ())
     largest = largest_fast_size(spec, width, height, planner_for, infos) if search else None
-    return JobPlan(width, height, fits, largest)
+    return JobPlan(width, height, fits, largest, spec.reference_count, spec.uses_source_ref)
 
 
 def largest_fast_size(
@@ -190,12 +204,15 @@ def stage_args(
         )
     if stage == "vae-encode":
         image = _grey_png(scratch / f"plan_{width}x{height}.png", width, height)
+        source = (image,) if spec.uses_source_ref else ()  # the photo is encoded twice
         return VaeEncodeArgs(
             vae=Path(m.vae),
             width=width,
             height=height,
             init_image=image,
             save_latent=scratch / "plan_init.bin",
+            ref_images=source,
+            save_ref_latents=scratch / "plan_refs.bin" if source else None,
             common=common_args(spec, "vae", settings),
         )
     latent = _zero_latent(scratch / f"plan_latent_{width}x{height}.bin", width, height)
@@ -224,7 +241,11 @@ def stage_args(
         cfg_scale=spec.cfg_scale,
         strength=spec.strength if is_img else None,
         init_latent=latent if is_img else None,
-        ref_latents=_zero_refs(scratch, width, height, len(spec.refs)) if spec.refs else None,
+        ref_latents=(
+            _zero_refs(scratch, width, height, spec.reference_count)
+            if spec.reference_count
+            else None
+        ),
         common=common_args(spec, "diffusion", settings),
     )
 

@@ -27,7 +27,7 @@ LORA_EXTENSIONS = (".safetensors", ".gguf", ".ckpt", ".pt", ".bin")
 EXPLICIT = frozenset({
     "diffusion_model", "llm_model", "vae_model", "lora_dir", "prompt", "negative_prompt",
     "width", "height", "steps", "seed", "strength", "cfg_scale", "sampler", "scheduler",
-    "align", "fill", "only_masked", "padding", "feather",
+    "align", "fill", "only_masked", "padding", "feather", "source_ref",
 })  # fmt: skip
 # PrepareOptions fields that only the composite reads, at their defaults (left out of prepare).
 COMPOSITE_ONLY = {
@@ -101,6 +101,9 @@ def stage_keys(
             "refs": [r["sha256"] for r in refs],
             "options": prepare_opts,
             "size": None if image else [spec.width, spec.height],
+            # Named only when it acts (an image to take it from), so the keys of jobs
+            # without it are what they were before the option existed (their caches hit).
+            **({"source_ref": True} if spec.uses_source_ref else {}),
         },
     )
     has_latents = image is not None or bool(refs)

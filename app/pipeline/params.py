@@ -255,6 +255,20 @@ SEAM_BLEND = Param(
     "at the seam", invalidates="composite", choices=SEAM_BLENDS,
 )  # fmt: skip
 
+# --- reference images ------------------------------------------------------------------------
+# The photo klein repaints, given to it as its first reference image too (the diffusers klein
+# inpaint pipeline always does this): the crop the model sees, before the fill, so klein sees the
+# original content. Costs one more image of tokens per step (bench/source_ref_cost.py: at 1024²
+# 2.9× the seconds per step on the tiny models, diffuse compute +0.9 GB for klein 4B and
+# +1.2 GB for 9B, which takes 9B past an 8 GB card); so off by default, and the edit presets
+# (app/pipeline/presets.py) turn it on where the photo is what the edit works on.
+SOURCE_REF = Param(
+    "source_ref", bool, False, "source_ref", ("--source-ref",),
+    "give klein the photo (the prepared crop, before the fill) as its first reference image, "
+    "before the -r ones (one more image of tokens per step)",
+    invalidates="prepare",
+)  # fmt: skip
+
 PARAMS: tuple[Param, ...] = (
     DIFFUSION_MODEL,
     LLM_MODEL,
@@ -291,6 +305,7 @@ PARAMS: tuple[Param, ...] = (
     COLOR_MATCH,
     COLOR_MATCH_STRENGTH,
     SEAM_BLEND,
+    SOURCE_REF,
 )
 BY_NAME: dict[str, Param] = {p.name: p for p in PARAMS}
 

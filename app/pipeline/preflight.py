@@ -257,7 +257,7 @@ def expected_run_bytes(spec: JobSpec) -> int:
     image and references, the decoded and composited PNGs (as raw RGBA), plus a margin."""
     cells = max(spec.width // P.ALIGN_PX, 1) * max(spec.height // P.ALIGN_PX, 1)
     latent = LATENT_CHANNELS * cells * FLOAT_BYTES
-    latents = (max(spec.steps, 0) + 3 + len(spec.refs)) * latent
+    latents = (max(spec.steps, 0) + 3 + spec.reference_count) * latent
     pictures = 4 * spec.width * spec.height * 4
     return latents + pictures + DISK_MARGIN_BYTES
 

@@ -34,6 +34,8 @@ FINAL_LATENT = "final_latent.bin"
 DECODED = "decoded.png"
 CHECKPOINT_DIR = "checkpoints"
 PREPARED_DIR = "prepared"
+# With source_ref: the prepared crop before the fill, the first reference image (PrepareStage).
+SOURCE_REF_FILE = f"{PREPARED_DIR}/source_ref.png"
 INPUTS_DIR = "inputs"
 LOG_DIR = "logs"
 STEPS_DIR = "steps"

@@ -59,12 +59,23 @@ class JobSpec:
     sampler: str = P.SAMPLER.default
     scheduler: str = P.SCHEDULER.default
     preview: str = P.PREVIEW.default
+    source_ref: bool = P.SOURCE_REF.default  # the photo as the first reference (with an image)
     devices: DeviceChoice = field(default_factory=DeviceChoice)
     prepare: PrepareOptions | None = None  # None: imaging's defaults (runs before params)
 
     @property
     def is_txt2img(self) -> bool:
         return self.image is None
+
+    @property
+    def uses_source_ref(self) -> bool:
+        """The prepared photo goes to diffuse as the first reference (needs an image)."""
+        return self.source_ref and self.image is not None
+
+    @property
+    def reference_count(self) -> int:
+        """Reference images diffuse gets: the photo's (source_ref) and the user's."""
+        return len(self.refs) + int(self.uses_source_ref)
 
 
 def spec_to_dict(spec: JobSpec) -> dict[str, Any]:
@@ -121,6 +132,8 @@ def _check_types(spec: JobSpec) -> None:
     for name in ("strength", "cfg_scale"):
         if not isinstance(getattr(spec, name), int | float):
             raise TypeError(f"spec.{name} must be a number")
+    if not isinstance(spec.source_ref, bool):
+        raise TypeError("spec.source_ref must be true or false")
 
 
 def _prepare_to_dict(options: Any) -> dict[str, Any] | None:

@@ -9,7 +9,7 @@ import os
 from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from app.core.errors import StepwiseError
 from app.engine.argv import DiffuseArgs, LlmEncodeArgs, VaeDecodeArgs, VaeEncodeArgs
@@ -32,11 +32,15 @@ from app.pipeline.run_dir import (
     PREPARED_DIR,
     REF_LATENTS,
     RESULT_FILE,
+    SOURCE_REF_FILE,
     FileRecord,
     ModelInputRecord,
     Run,
 )
 from app.pipeline.spec import effective_steps
+
+if TYPE_CHECKING:
+    from app.imaging.prepare_record import Prepared
 
 StageRun = Generator[ev.Event, None, bool]
 
@@ -107,6 +111,7 @@ class PrepareStage:
             options = spec.prepare if spec.prepare is not None else PrepareOptions()
             prepared = prepare(image, mask, options)
             export_prepared(run.dir / PREPARED_DIR, prepared)
+            _write_source_ref(run, prepared)
             height, width = prepared.image.shape[:2]
             region = tuple(prepared.record.region) if prepared.record.only_masked else None
             run.model_input = ModelInputRecord(int(width), int(height), region)  # type: ignore[arg-type]
@@ -115,6 +120,27 @@ class PrepareStage:
         record_outputs(run, self.name, self.outputs(run))
         return False
         yield  # a generator without events
+
+
+def _write_source_ref(run: Run, prepared: Prepared) -> None:
+    """With source_ref: the crop the model gets, before the fill, for vae-encode's first -r
+    (klein should see the photo, not the grey hole); without it, no stale copy is left."""
+    target = run.dir / SOURCE_REF_FILE
+    if not run.spec.uses_source_ref:
+        target.unlink(missing_ok=True)
+        return
+    from app.imaging.io import save_png_atomic
+    from app.imaging.prepared_folder import EXPORT_PNG_LEVEL
+    from app.imaging.source_crop import unfilled_input
+
+    source = unfilled_input(prepared.original_image, prepared.record)
+    save_png_atomic(target, source, EXPORT_PNG_LEVEL)
+
+
+def _ref_images(run: Run) -> tuple[Path, ...]:
+    """The reference images in the engine's order: the photo's (source_ref) first."""
+    refs = tuple(run.dir / r.file for r in run.inputs.refs)
+    return (run.dir / SOURCE_REF_FILE, *refs) if run.spec.uses_source_ref else refs
 
 
 def _settings(stage: str, run: Run, settings: StageSettings | None) -> StageSettings:
@@ -135,14 +161,14 @@ class VaeEncodeStage:
         files = {}
         if run.spec.image is not None:
             files[INIT_LATENT] = INIT_LATENT
-        if run.spec.refs:
+        if run.spec.reference_count:
             files[REF_LATENTS] = REF_LATENTS
         return files
 
     def args(self, run: Run, settings: StageSettings | None = None) -> VaeEncodeArgs:
         spec = run.spec
         width, height = _size(run)
-        refs = tuple(run.dir / r.file for r in run.inputs.refs)
+        refs = _ref_images(run)
         is_img = spec.image is not None
         return VaeEncodeArgs(
             vae=Path(spec.models.vae),
@@ -233,7 +259,7 @@ class DiffuseStage:
             strength=spec.strength if is_img else None,
             init_latent=run.dir / INIT_LATENT if is_img else None,
             mask=run.dir / PREPARED_DIR / "mask.png" if is_img and spec.mask else None,
-            ref_latents=run.dir / REF_LATENTS if spec.refs else None,
+            ref_latents=run.dir / REF_LATENTS if spec.reference_count else None,
             prompt=spec.prompt if "<lora:" in spec.prompt else None,
             lora_model_dir=Path(spec.models.lora_dir) if spec.models.lora_dir else None,
             resume_step=resume_step,

@@ -28,6 +28,7 @@ from app.jobs.run_state import RunState
 from app.jobs.stage_runner import StageRunner
 from app.pipeline.failures import Failure
 from app.ui.generation.devices import DevicesPane
+from app.ui.generation.edit_preset import EditPane
 from app.ui.generation.log import (
     MEMORY_LOG_LINES,
     EngineLogDialog,
@@ -62,6 +63,7 @@ class GenerationPanel(QWidget):
 
         self.models_pane = ModelsPane(model.form, self)
         self.prompt_pane = PromptPane(model.form, self)
+        self.edit_pane = EditPane(model.form, self, self.prompt_pane.prompt_edit)
         self.references_pane = ReferencesPane(model, self)
         self.sampling_pane = SamplingPane(model, self)
         self.memory_plan = MemoryPlan(model, session_plan_fn(model), self)
@@ -75,6 +77,7 @@ class GenerationPanel(QWidget):
         setup_layout.setContentsMargins(4, 4, 4, 4)
         panes = (
             self.models_pane,
+            self.edit_pane,
             self.prompt_pane,
             self.references_pane,
             self.sampling_pane,

@@ -107,9 +107,22 @@ def fitted_line(f: Fit) -> str:
     return _tr("{stage}: fitted — {settings}").format(stage=stage_title(f.stage), settings=changed)
 
 
+def reference_line(plan: JobPlan) -> str:
+    """What the reference images cost diffuse: their tokens beside the picture's (their memory
+    is in diffuse's compute, which the plan made with them)."""
+    text = (
+        _tr("Reference images: {n} (the photo first), {ref} tokens beside the picture's {tokens}")
+        if plan.source_ref
+        else _tr("Reference images: {n}, {ref} tokens beside the picture's {tokens}")
+    )
+    return text.format(n=plan.references, ref=plan.reference_tokens, tokens=plan.picture_tokens)
+
+
 def summary(plan: JobPlan) -> list[str]:
     """The lines the view shows for a plan."""
     lines = [plan_line(f, plan.width, plan.height) for f in plan.fits.values()]
+    if plan.references:
+        lines.append(reference_line(plan))
     lines += [fitted_line(f) for f in plan.fits.values()]
     if plan.largest == (0, 0):
         lines.append(_tr("Not even the smallest size fits this device without slow settings."))
