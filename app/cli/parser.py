@@ -7,7 +7,7 @@ import argparse
 from app.cli.run_flags import add_compat_flags, add_param_flags
 from app.pipeline import params as P
 
-COMMANDS = ("prepare", "composite", "run", "resume", "status", "selftest")
+COMMANDS = ("prepare", "composite", "run", "resume", "status", "selftest", "queue")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -22,6 +22,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_composite(sub)
     _add_run(sub)
     _add_resume_status_selftest(sub)
+    from app.cli.queue_parser import add_queue
+
+    add_queue(sub)
     return parser
 
 
@@ -83,13 +86,7 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
         description="Takes sd-cli's flags. Writes a run folder (run.json, stage outputs, "
         "checkpoints, logs, result.png); Ctrl+C suspends after the current step.",
     )
-    add_param_flags(p)
-    i = p.add_argument_group("inputs")
-    i.add_argument("-i", "--init-img", metavar="IMAGE", help="image to inpaint (none = txt2img)")
-    i.add_argument("--mask", metavar="MASK", help="white = repaint")
-    i.add_argument("-r", "--ref-image", action="append", default=[], metavar="IMAGE")
-    i.add_argument("--device", help="device for every stage (cpu, vulkan0, ...)")
-    add_compat_flags(p)
+    add_job_flags(p)
     o = p.add_argument_group("output")
     o.add_argument(
         "--run-dir", metavar="DIR", help="run folder (default: a new one in the data folder)"
@@ -97,6 +94,17 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     o.add_argument("--engine", metavar="PATH", help="the sd-stage binary to use")
     o.add_argument("-o", "--output", metavar="PNG", help="also copy the result here")
     p.set_defaults(handler="run")
+
+
+def add_job_flags(p: argparse.ArgumentParser) -> None:
+    """The flags of one job (`run`, `queue add`): the parameter table, the inputs, sd-cli's."""
+    add_param_flags(p)
+    i = p.add_argument_group("inputs")
+    i.add_argument("-i", "--init-img", metavar="IMAGE", help="image to inpaint (none = txt2img)")
+    i.add_argument("--mask", metavar="MASK", help="white = repaint")
+    i.add_argument("-r", "--ref-image", action="append", default=[], metavar="IMAGE")
+    i.add_argument("--device", help="device for every stage (cpu, vulkan0, ...)")
+    add_compat_flags(p)
 
 
 def _add_resume_status_selftest(sub: argparse._SubParsersAction) -> None:
@@ -108,6 +116,13 @@ def _add_resume_status_selftest(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("run_dir", metavar="DIR")
     p.add_argument("--engine", metavar="PATH", help="the sd-stage binary to use")
+    p.add_argument(
+        "--accept-step",
+        type=int,
+        metavar="K",
+        help="finish from step K's checkpoint (its x0 prediction decoded and composited) "
+        "without running the steps after it",
+    )
     p.set_defaults(handler="resume")
 
     p = sub.add_parser(

@@ -1,0 +1,235 @@
+"""`python -m app queue add | list | run | remove | move | pause | resume` (parsers in
+app/cli/queue_parser.py; the store is app/pipeline/job_queue.py, the worker queue_worker.py)."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import secrets
+import sys
+from pathlib import Path
+from typing import Any
+
+from app.cli.commands import _pipeline, job_spec
+from app.cli.execute import ctrl_c_suspends, print_event
+from app.cli.exits import Exit
+from app.core.errors import InputError
+from app.core.paths import app_paths
+from app.pipeline import events as ev
+from app.pipeline import preflight
+from app.pipeline.control import RunControl
+from app.pipeline.job_queue import SEED_RANGE, JobQueue, JobView, QueuedJob, Variation
+from app.pipeline.queue_worker import CANCELLED, PAUSED, SUSPENDED, run_queue
+from app.pipeline.spec import JobSpec
+
+MAX_VARIATIONS = 1000
+MAX_PROMPT_LINES = 1000
+
+
+def _queue() -> JobQueue:
+    return JobQueue(app_paths())
+
+
+def prompt_lines(path: str) -> list[tuple[int, str]]:
+    """The non-empty lines of a prompt list, with their 1-based line numbers."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(
+            "Cannot read the prompt list {path}: {reason}.",
+            path=path,
+            fix="Give a UTF-8 text file with one prompt per line.",
+            values={"reason": getattr(exc, "strerror", None) or exc},
+        ) from exc
+    lines = [(n, line.strip()) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+    if not lines:
+        raise InputError(
+            "The prompt list {path} has no prompt.",
+            path=path,
+            fix="Write one prompt per line.",
+        )
+    if len(lines) > MAX_PROMPT_LINES:
+        raise InputError(
+            "The prompt list {path} has {count} prompts; at most {most} are queued at once.",
+            path=path,
+            fix="Split the list.",
+            values={"count": len(lines), "most": MAX_PROMPT_LINES},
+        )
+    return lines
+
+
+def variations(
+    spec: JobSpec, count: int, random_seeds: bool, prompts: list[tuple[int, str]] | None
+) -> tuple[list[JobSpec], list[Variation | None]]:
+    """The jobs of one `add`: per prompt (the job's, or each line of the list), `count` seeds
+    (random ones drawn here, each once; consecutive ones from the job's seed, drawn once when
+    it is -1). Every seed is in its spec, so the queue records it."""
+    if not 1 <= count <= MAX_VARIATIONS:
+        raise InputError(
+            "--variations {count} is out of range.",
+            fix="Use 1 to {most}.",
+            values={"count": count, "most": MAX_VARIATIONS},
+        )
+    lines: list[tuple[int | None, str]] = (
+        [(None, spec.prompt)] if prompts is None else list(prompts)
+    )
+    total = len(lines) * count
+    if total == 1:
+        return [spec], [None]
+    set_id = secrets.token_hex(4)
+    mode = "random" if random_seeds else "consecutive" if count > 1 else "given"
+    base = spec.seed if spec.seed >= 0 else secrets.randbelow(SEED_RANGE)
+    specs: list[JobSpec] = []
+    tags: list[Variation | None] = []
+    for line, prompt in lines:
+        for i in range(count):
+            if mode == "random":
+                seed = secrets.randbelow(SEED_RANGE)
+            elif mode == "consecutive":
+                seed = (base + i) % SEED_RANGE
+            else:
+                seed = spec.seed
+            specs.append(dataclasses.replace(spec, prompt=prompt, seed=seed))
+            tags.append(Variation(set_id, len(specs) - 1, total, mode, line))
+    return specs, tags
+
+
+def cmd_add(args: argparse.Namespace) -> int:
+    pipeline = _pipeline(args)
+    spec = job_spec(args, pipeline)
+    try:
+        catalog = pipeline.catalog()
+    except Exception:  # noqa: BLE001 - no engine now: the worker checks again and says so
+        catalog = None
+    prompts = prompt_lines(args.prompts) if args.prompts else None
+    specs, tags = variations(spec, args.variations, args.random_seeds, prompts)
+    for one in specs:
+        preflight.check_job(one, catalog)  # a bad value is said now, not at 3 in the morning
+    added = _queue().add(specs, tags)
+    if args.json:
+        print(json.dumps([_job_json(job) for job in added], indent=1, ensure_ascii=False))
+        return Exit.OK
+    for job in added:
+        print(f"queued {job.id}: seed {job.spec.seed}, {job.spec.prompt!r}")
+    print(f"{len(added)} job(s) added; run them with: python -m app queue run")
+    return Exit.OK
+
+
+def _job_json(job: QueuedJob) -> dict[str, Any]:
+    return {
+        "id": job.id,
+        "prompt": job.spec.prompt,
+        "seed": job.spec.seed,
+        "variation": None if job.variation is None else job.variation.to_json(),
+    }
+
+
+def view_json(view: JobView, position: int) -> dict[str, Any]:
+    job = view.job
+    out = _job_json(job)
+    result = None
+    if view.state == "done" and view.run_dir is not None:
+        result = str(view.run_dir / "result.png")
+    out.update(
+        position=position,
+        state=view.state,
+        created=job.created,
+        steps=view.steps if view.steps is not None else job.spec.steps,
+        last_completed_step=view.last_completed_step,
+        accepted_step=view.accepted_step,
+        run_dir=None if view.run_dir is None else str(view.run_dir),
+        result=result,
+        failure=None if job.outcome is None else job.outcome.failure,
+        inputs={
+            "image": None if job.image is None else job.image.source,
+            "mask": None if job.mask is None else job.mask.source,
+            "refs": [r.source for r in job.refs],
+        },
+    )
+    return out
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    queue = _queue()
+    state = queue.read()
+    views = [queue.view(job) for job in state.jobs]
+    if args.json:
+        print(json.dumps([view_json(v, n) for n, v in enumerate(views, 1)], indent=1))
+        return Exit.OK
+    print(f"queue: {len(views)} job(s){', paused' if state.paused else ''}")
+    for n, v in enumerate(views, 1):
+        steps = v.steps if v.steps is not None else v.job.spec.steps
+        step = f"step {v.last_completed_step}/{steps}"
+        if v.accepted_step is not None:
+            step = f"accepted at step {v.accepted_step}/{steps}"
+        print(
+            f"{n:>3}. {v.job.id}  {v.state:<11} {step:<22} seed {v.job.spec.seed:<10} "
+            f"{v.job.spec.prompt!r}"
+        )
+        if v.run_dir is not None:
+            print(f"      {v.run_dir}")
+        if v.job.outcome is not None and v.job.outcome.failure:
+            print(f"      failed: {v.job.outcome.failure}")
+    return Exit.OK
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    pipeline = _pipeline(args)
+    queue = _queue()
+    control = RunControl()
+    out = sys.stdout
+    codes: dict[str, Exit | None] = {}
+
+    def on_event(job: QueuedJob, run_dir: Path | None, event: ev.Event) -> None:
+        if job.id not in codes:
+            codes[job.id] = None
+            print(f"job {job.id}: seed {job.spec.seed}, {job.spec.prompt!r}", flush=True)
+            if run_dir is not None:
+                print(f"run folder: {run_dir}", flush=True)
+        code = print_event(event, run_dir or Path("."), out)
+        if code is not None:
+            codes[job.id] = code
+            if code == Exit.OK:
+                print(f"job {job.id} finished: {run_dir}", flush=True)
+
+    try:
+        with ctrl_c_suspends(control):
+            report = run_queue(pipeline, queue, control, on_event)
+    except KeyboardInterrupt:
+        print("stopped; `python -m app queue run` resumes the job", file=sys.stderr)
+        return Exit.CANCELLED
+    done, failed = len(report.finished), len(report.failed)
+    print(f"queue worker: {done} finished, {failed} failed", flush=True)
+    if report.reason == PAUSED:
+        print("the queue is paused; continue with: python -m app queue resume")
+    if report.reason == SUSPENDED:
+        print("suspended; continue with: python -m app queue run")
+        return Exit.SUSPENDED
+    if report.reason == CANCELLED:
+        return Exit.CANCELLED
+    return Exit.FAILED if failed else Exit.OK
+
+
+def cmd_remove(args: argparse.Namespace) -> int:
+    job = _queue().remove(args.job_id)
+    print(f"removed {job.id} from the queue")
+    return Exit.OK
+
+
+def cmd_move(args: argparse.Namespace) -> int:
+    _queue().move(args.job_id, args.position - 1)
+    print(f"moved {args.job_id} to place {max(1, args.position)}")
+    return Exit.OK
+
+
+def cmd_pause(args: argparse.Namespace) -> int:
+    _queue().set_paused(True)
+    print("paused: a worker stops after its current job")
+    return Exit.OK
+
+
+def cmd_resume(args: argparse.Namespace) -> int:
+    _queue().set_paused(False)
+    print("resumed: `python -m app queue run` runs the jobs")
+    return Exit.OK
