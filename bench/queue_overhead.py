@@ -95,7 +95,7 @@ def measure(work: Path, jobs: int, steps: int, engine: Path | None) -> dict[str,
     assert len(report.finished) == jobs, report
     overhead = (worker_s - pipeline.seconds + add_s) / jobs
     per_job = pipeline.seconds / jobs
-    runs = [open_run(queue.run_dir_of(v.job.id)) for v in queue.views()]
+    runs = [open_run(queue.run_dir_of(v.job.id)) for v in queue.views()[1]]
     llm_cached = sum(r.stage("llm-encode").cached for r in runs)
     vae_cached = sum(r.stage("vae-encode").cached for r in runs)
     first_llm = runs[0].stage("llm-encode").seconds or 0.0

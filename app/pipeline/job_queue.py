@@ -66,6 +66,7 @@ from app.pipeline.queue_records import (  # noqa: F401 - re-exported: the queue'
 from app.pipeline.run_dir import RUN_FILE, new_run_id, open_run, remove_leftover_temps
 from app.pipeline.run_format import checksum
 from app.pipeline.run_lock import RunBusy, RunLock
+from app.pipeline.runner import SEED_RANGE  # the seeds the pipeline draws for -1
 from app.pipeline.spec import JobSpec
 
 log = logging.getLogger(__name__)
@@ -78,7 +79,6 @@ LOCKS = "locks"
 STAGING = "staging"
 LOCK_WAIT_S = 30.0
 LOCK_POLL_S = 0.01
-SEED_RANGE = 2**31 - 1  # the seeds a job draws (as the pipeline does for -1)
 
 
 class QueueBusy(StepwiseError):
@@ -355,11 +355,14 @@ class JobQueue:
         )
 
     # --- views
-    def views(self) -> list[JobView]:
-        """Every job with its derived state, in queue order."""
-        return [self.view(job) for job in self.read().jobs]
+    def views(self) -> tuple[bool, list[JobView]]:
+        """Whether the queue is paused, and every job with its derived state, in queue order.
+        Under the queue lock: probing a job's lock must not make a worker's claim skip it."""
+        with self._locked() as data:
+            state = state_of(data)
+            return state.paused, [self._view(job) for job in state.jobs]
 
-    def view(self, job: QueuedJob) -> JobView:
+    def _view(self, job: QueuedJob) -> JobView:
         folder = self.run_dir_of(job.id)
         run = None
         if (folder / RUN_FILE).exists() or (folder / f"{RUN_FILE}.bak").exists():

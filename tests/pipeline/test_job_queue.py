@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from app.cli.queue_commands import variations
 from app.core.errors import DamagedFileError, InputError
 from app.core.paths import app_paths
 from app.pipeline.job_queue import (
@@ -21,6 +20,7 @@ from app.pipeline.job_queue import (
 )
 from app.pipeline.queue_worker import make_run_folder
 from app.pipeline.spec import JobSpec, ModelFiles
+from app.pipeline.variations import variations
 from tests.cli.conftest import REPO_ROOT
 
 
@@ -53,7 +53,7 @@ def test_add_remove_move_pause(queue: JobQueue) -> None:
     claim = queue.claim_next()
     assert claim is not None and claim.job.id == a.id
     claim.release()
-    assert [v.state for v in queue.views()] == ["queued", "queued"]
+    assert [v.state for v in queue.views()[1]] == ["queued", "queued"]
 
 
 def test_seed_of_minus_one_is_drawn_once_and_recorded(queue: JobQueue) -> None:
@@ -128,7 +128,7 @@ def test_a_claimed_job_is_not_claimed_again_nor_removed(queue: JobQueue) -> None
     assert first is not None and second is not None
     assert (first.job.id, second.job.id) == (a.id, b.id)
     assert queue.claim_next() is None
-    assert [v.state for v in queue.views()] == ["running", "running"]
+    assert [v.state for v in queue.views()[1]] == ["running", "running"]
     with pytest.raises(QueueBusy, match="is running"):
         queue.remove(a.id)
     first.release()
