@@ -5,6 +5,7 @@ compare view (Use as new image, Discard the rest), the start-up offer; and every
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
@@ -130,7 +131,7 @@ def test_start_up_offers_to_continue_an_unfinished_queue(qtbot, sd_stage, tiny_m
 
     models = ModelFiles(str(tiny_models.diffusion), str(tiny_models.llm), str(tiny_models.vae))
     job = JobSpec(models=models, prompt="a house", steps=2, width=64, height=64, seed=3)
-    JobQueue(app_paths()).add([job, JobSpec(**{**job.__dict__, "devices": DeviceChoice(threads=1)})])
+    JobQueue(app_paths()).add([job, dataclasses.replace(job, devices=DeviceChoice(threads=1))])
     dialogs.answers.append(QMessageBox.StandardButton.No)
     window = main_window(qtbot, sd_stage, tiny_models)
     qtbot.waitUntil(lambda: bool(dialogs.shown), timeout=30_000)
@@ -138,3 +139,35 @@ def test_start_up_offers_to_continue_an_unfinished_queue(qtbot, sd_stage, tiny_m
     assert kind == "question" and title == "Continue the queue?"
     assert "2 unfinished jobs" in text
     assert not window.queue_controller.model.running  # "No": nothing runs
+
+
+def test_queue_dock_and_compare_view_in_chinese(qtbot, sd_stage, tiny_models) -> None:
+    from app.ui.i18n import TsTranslator
+    from tests.ui.runs_fixtures import finished_run, pipeline, spec
+
+    translator = TsTranslator("zh_CN")
+    QCoreApplication.installTranslator(translator)
+    try:
+        job = dataclasses.replace(spec(tiny_models, "一扇新门", 2), width=64, height=64, seed=9)
+        done = finished_run(pipeline(sd_stage), job)
+        JobQueue(app_paths()).add([job, dataclasses.replace(job, seed=10)])
+        window = main_window(qtbot, sd_stage, tiny_models, show=False)
+        controller = window.queue_controller
+        controller.model.refresh()
+        panel = controller.queue_panel
+        assert panel.run_button.text() == "运行队列"
+        assert controller.add_button.text() == "加入队列"
+        assert panel.tree.topLevelItem(0).text(1) == "排队中"
+        assert panel.summary.text() == "2 个任务，2 个待运行"
+        window.show()
+        controller.dock.raise_()
+        _screenshot(window, "queue-zh-queued")
+        window.generation_panel.parent().raise_()
+        dialog = controller.open_compare([done])
+        assert dialog is not None and dialog.use_button.text() == "用作新图像"
+        qtbot.addWidget(dialog)
+        dialog.resize(*WINDOW_SIZE)
+        _screenshot(dialog, "compare-zh")
+        dialog.close()
+    finally:
+        QCoreApplication.removeTranslator(translator)

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QScrollArea,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -27,6 +28,19 @@ COLUMNS = 3
 
 def _tr(text: str) -> str:
     return QCoreApplication.translate("Queue", text)
+
+
+def _thumbnail(path: Path) -> QPixmap:
+    """The result scaled to the tile (a small one up, so that seeds can be told apart)."""
+    pixmap = QPixmap(str(path))
+    if pixmap.isNull():
+        return pixmap
+    return pixmap.scaled(
+        THUMB_PX,
+        THUMB_PX,
+        Qt.AspectRatioMode.KeepAspectRatio,
+        Qt.TransformationMode.SmoothTransformation,
+    )
 
 
 class CompareDialog(QDialog):
@@ -44,6 +58,7 @@ class CompareDialog(QDialog):
         self.group = QButtonGroup(self)
         self.group.setExclusive(True)
         grid = QGridLayout()
+        grid.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.tiles: list[QToolButton] = []
         for n, run in enumerate(self.runs):
             tile = QToolButton(self)
@@ -52,7 +67,7 @@ class CompareDialog(QDialog):
             tile.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextUnderIcon)
             tile.setIconSize(QSize(THUMB_PX, THUMB_PX))
             if run.result is not None:
-                tile.setIcon(QIcon(QPixmap(str(run.result))))
+                tile.setIcon(QIcon(_thumbnail(Path(run.result))))
             caption = _tr("seed {seed}").format(seed=run.spec.seed)
             if run.accepted_step is not None:
                 caption += " · " + _tr("accepted at step {step}").format(step=run.accepted_step)
@@ -79,9 +94,14 @@ class CompareDialog(QDialog):
         buttons.addWidget(self.discard_button)
         buttons.addStretch(1)
         buttons.addWidget(close)
+        tiles = QWidget(self)
+        tiles.setLayout(grid)
+        scroll = QScrollArea(self)
+        scroll.setWidget(tiles)
+        scroll.setWidgetResizable(True)
         layout = QVBoxLayout(self)
         layout.addWidget(self.hint)
-        layout.addLayout(grid, 1)
+        layout.addWidget(scroll, 1)
         layout.addLayout(buttons)
         self.use_button.clicked.connect(self._use)
         self.save_button.clicked.connect(self._save)

@@ -186,4 +186,22 @@
         <translation>{seconds} 秒</translation>
     </message>
 </context>
+<context>
+    <name>GenerationPanel</name>
+    <message>
+        <source>Accept this step</source>
+        <translation>接受这一步</translation>
+    </message>
+    <message>
+        <source>Finish the run from this step (decoded and composited); skip the later steps</source>
+        <translation>从这一步完成运行（解码并合成）；跳过之后的步骤</translation>
+    </message>
+</context>
+<context>
+    <name>WorkspaceHistory</name>
+    <message>
+        <source>Result, accepted at step {step}</source>
+        <translation>结果（在第 {step} 步接受）</translation>
+    </message>
+</context>
 </TS>
