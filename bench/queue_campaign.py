@@ -8,11 +8,13 @@ Each job (the tiny models, 64×64, -t 1; the first one inpaints the selftest pho
 are text-to-image with their own prompt and seed) is first run alone with `python -m app run`
 (the reference). Then the jobs are queued with `queue add` in a fresh STEPWISE_HOME and `queue
 run` workers are started one after another; until --kills kills were made, each is killed (its
-process group and the engine's, bench/kill_campaign.py's kill_tree: a power cut) once it has
-printed a random number (1..30) of lines, plus a random part of a second: in any stage of any
-job, between jobs too. The last worker runs to its end. Checked: every
+process group and the engine's, bench/kill_campaign.py's kill_tree: a power cut): every other
+kill just after a checkpoint inside a diffusion, the others once the worker printed a random
+number (1..30) of lines (any stage of any job, between jobs too), each plus a random part of a
+second. The last worker runs to its end. Checked: every
 job `done` in `queue list --json`, its result.png equal to the reference byte for byte, one run
-folder per job, no worker started a job after another worker reported it finished, no
+folder per job, no worker started a job after another worker reported it finished, no job
+computed a diffusion step twice (but the one a kill cut off before its checkpoint), no
 `*.tmp` in the data folder and nothing left in the queue's staging folder.
 tests/cli/test_queue_cli.py runs a small version (3 jobs, 3 kills).
 """
@@ -45,6 +47,8 @@ KILL_AFTER_LINES = 30
 SIZE = 64
 PROMPTS = ("a red house by the sea", "a green boat", "a blue door", "a yellow field", "snow")
 HEADER = re.compile(r"^job (\S+): seed ")
+STEP_LINE = re.compile(r"^\[diffuse\] step (\d+)/(\d+)")
+CHECKPOINT_LINE = re.compile(r"^\[diffuse\] checkpoint [1-9]")
 FINISHED = re.compile(r"^job (\S+) finished: ")
 
 
@@ -56,6 +60,9 @@ class Campaign:
     identical: int = 0
     lost: list[str] = field(default_factory=list)  # job ids not done
     ran_twice: list[str] = field(default_factory=list)  # started again after it finished
+    # jobs that computed more diffusion steps than their steps plus one per kill that hit
+    # them: a killed job went back further than its last checkpoint (or started over)
+    recomputed: list[str] = field(default_factory=list)
     folders: int = 0  # run folders in the runs folder
     temps: list[str] = field(default_factory=list)
     staging_left: list[str] = field(default_factory=list)
@@ -68,6 +75,7 @@ class Campaign:
             self.identical == self.jobs
             and not self.lost
             and not self.ran_twice
+            and not self.recomputed
             and self.folders == self.jobs
             and not self.temps
             and not self.staging_left
@@ -81,7 +89,8 @@ class Campaign:
                 f"jobs {self.jobs}; workers started {self.workers}; kills {len(self.kills)} "
                 f"(at {kills} s into the worker)",
                 f"byte-identical to the job run alone: {self.identical}/{self.jobs}",
-                f"lost: {len(self.lost)}; ran twice: {len(self.ran_twice)}; run folders: "
+                f"lost: {len(self.lost)}; ran twice: {len(self.ran_twice)}; went back past a "
+                f"checkpoint: {len(self.recomputed)}; run folders: "
                 f"{self.folders}; temp files left: {len(self.temps)}; staging left: "
                 f"{len(self.staging_left)}; last worker exit: {self.last_exit}",
                 "one job alone: " + ", ".join(f"{s:.1f} s" for s in self.seconds_alone),
@@ -152,6 +161,15 @@ def _lines(log: Path) -> int:
         return 0
 
 
+def _checkpointed(log: Path) -> bool:
+    """The worker printed a checkpoint of step 1 or later."""
+    try:
+        text = log.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return any(CHECKPOINT_LINE.match(line) for line in text.splitlines())
+
+
 def _last_line(log: Path) -> str:
     try:
         lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
@@ -165,6 +183,28 @@ def queue_list(home: Path) -> list[dict]:
     if done.returncode != 0:
         raise RuntimeError(f"queue list failed:\n{done.stderr}")
     return json.loads(done.stdout)
+
+
+def recomputed(logs: list[Path], killed: list[Path], steps: int) -> list[str]:
+    """Jobs whose diffusion computed more than `steps` steps, but for the step a kill cut off
+    between its progress line and its checkpoint: a resume never goes back before the last
+    checkpoint (nor starts over)."""
+    computed: dict[str, int] = {}
+    allowed: dict[str, int] = {}
+    for log in logs:
+        job, open_step = None, False
+        for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
+            head = HEADER.match(line)
+            if head:
+                job, open_step = head.group(1), False
+            if job is not None and STEP_LINE.match(line):
+                computed[job] = computed.get(job, 0) + 1
+                open_step = True
+            elif line.startswith("[diffuse] checkpoint"):
+                open_step = False
+        if log in killed and job is not None and open_step:
+            allowed[job] = allowed.get(job, 0) + 1
+    return sorted(j for j, n in computed.items() if n > steps + allowed.get(j, 0))
 
 
 def ran_twice(logs: list[Path]) -> list[str]:
@@ -209,6 +249,7 @@ def campaign(
         if added.returncode != 0:
             raise RuntimeError(f"queue add failed:\n{added.stderr}")
     logs: list[Path] = []
+    killed: list[Path] = []
     while True:
         log_file = work / f"worker-{len(logs) + 1:02d}.log"
         logs.append(log_file)
@@ -216,11 +257,16 @@ def campaign(
         result.workers += 1
         began = time.monotonic()
         if len(result.kills) < kills:
-            # A random moment: after a random number of the worker's output lines (a job
-            # prints about 25: stages, steps, checkpoints), then a random part of a second.
+            # Every other kill lands inside a diffusion (just after a checkpoint of step 1 or
+            # later: a resume must not go back before it); the others after a random number
+            # of the worker's output lines (a job prints about 25), in any stage or between
+            # jobs. Then a random part of a second.
+            in_diffuse = len(result.kills) % 2 == 0
             lines = rng.randint(1, KILL_AFTER_LINES)
-            pause = rng.uniform(0.0, 1.0)
-            while proc.poll() is None and _lines(log_file) < lines:
+            pause = rng.uniform(0.0, 0.3 if in_diffuse else 1.0)
+            while proc.poll() is None and not (
+                _checkpointed(log_file) if in_diffuse else _lines(log_file) >= lines
+            ):
                 if time.monotonic() - began > RUN_TIMEOUT_S:
                     break
                 time.sleep(POLL_S)
@@ -229,11 +275,13 @@ def campaign(
                 time.sleep(POLL_S)
             if proc.poll() is None:
                 kill_tree(proc)
+                killed.append(log_file)
                 result.kills.append(time.monotonic() - began)
                 if log:
                     print(
-                        f"kill {len(result.kills)} at {result.kills[-1]:.1f} s (after "
-                        f"{lines} lines): {_last_line(log_file)}",
+                        f"kill {len(result.kills)} at {result.kills[-1]:.1f} s "
+                        f"({'in diffuse' if in_diffuse else f'after {lines} lines'}): "
+                        f"{_last_line(log_file)}",
                         flush=True,
                     )
                 continue
@@ -248,6 +296,7 @@ def campaign(
         if Path(job["result"]).read_bytes() == refs[n]:
             result.identical += 1
     result.ran_twice = ran_twice(logs)
+    result.recomputed = recomputed(logs, killed, steps)
     runs = home / "data" / "runs"
     result.folders = sum(1 for p in runs.iterdir() if p.is_dir()) if runs.is_dir() else 0
     result.temps = leftover_temps(home / "data")

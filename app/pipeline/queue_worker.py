@@ -31,9 +31,11 @@ from app.pipeline.spec import JobSpec
 log = logging.getLogger(__name__)
 
 # Failures that leave the job interrupted, not failed: another process executes its run folder
-# (the GUI's Resume), or the engine or the device went away (a driver reset); a later worker
-# resumes the job from its last checkpoint.
-LEFT_TO_RESUME = frozenset({FailureKind.BUSY, FailureKind.ENGINE_CRASHED, FailureKind.DEVICE})
+# (the GUI's Resume), or the engine or the device went away (a driver reset, no engine built
+# yet); a later worker resumes the job from its last checkpoint.
+LEFT_TO_RESUME = frozenset(
+    {FailureKind.BUSY, FailureKind.ENGINE_CRASHED, FailureKind.DEVICE, FailureKind.ENGINE_MISSING}
+)
 
 # Why a worker stopped.
 EMPTY = "empty"  # no job left to run (the others are done, failed or held by another worker)

@@ -47,6 +47,7 @@ def test_killed_worker_finishes_every_job_once_byte_identical(
     assert len(outcome.kills) == 3, report
     assert outcome.identical == 3, report
     assert outcome.lost == [] and outcome.ran_twice == [], report
+    assert outcome.recomputed == [], report  # resumed from the last checkpoint
     assert outcome.folders == 3, report
     assert outcome.temps == [] and outcome.staging_left == [], report
     assert outcome.last_exit == 0, report

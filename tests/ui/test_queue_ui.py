@@ -124,6 +124,7 @@ def test_queue_variations_run_compare_and_pick(qtbot, sd_stage, tiny_models, dia
     picture = window.document.image
     assert picture is not None
     assert np.array_equal(np.asarray(picture)[..., :3], _pixels(keep / "result.png"))
+    window.generation_panel.shutdown()
 
 
 def test_start_up_offers_to_continue_an_unfinished_queue(qtbot, sd_stage, tiny_models, dialogs):
@@ -139,6 +140,7 @@ def test_start_up_offers_to_continue_an_unfinished_queue(qtbot, sd_stage, tiny_m
     assert kind == "question" and title == "Continue the queue?"
     assert "2 unfinished jobs" in text
     assert not window.queue_controller.model.running  # "No": nothing runs
+    window.generation_panel.shutdown()
 
 
 def test_queue_dock_and_compare_view_in_chinese(qtbot, sd_stage, tiny_models) -> None:
@@ -163,11 +165,41 @@ def test_queue_dock_and_compare_view_in_chinese(qtbot, sd_stage, tiny_models) ->
         controller.dock.raise_()
         _screenshot(window, "queue-zh-queued")
         window.generation_panel.parent().raise_()
+        _screenshot(window, "generate-zh")
         dialog = controller.open_compare([done])
         assert dialog is not None and dialog.use_button.text() == "用作新图像"
         qtbot.addWidget(dialog)
         dialog.resize(*WINDOW_SIZE)
         _screenshot(dialog, "compare-zh")
         dialog.close()
+        window.generation_panel.shutdown()
     finally:
         QCoreApplication.removeTranslator(translator)
+
+
+def test_accept_this_step_finishes_the_run_from_the_selected_step(qtbot, sd_stage, tiny_models):
+    from tests.ui.runs_fixtures import pipeline, spec, stopped_run
+
+    job = dataclasses.replace(spec(tiny_models, "a door", 4), width=64, height=64, seed=4)
+    run_dir, k = stopped_run(pipeline(sd_stage), job, 1)
+    assert 1 <= k < 4
+    window = main_window(qtbot, sd_stage, tiny_models)
+    model = window.generation_panel.model
+    view = window.generation_panel.run_view
+    assert model.open_run(run_dir) is not None
+    view.load_step_previews(model.run)
+    assert k in view.strip.steps()
+    view.strip.setCurrentRow(view.strip.steps().index(k))
+    view.update_buttons()
+    assert view.accept_button.isEnabled()
+    with qtbot.waitSignal(model.runner_ended, timeout=RUN_TIMEOUT_MS) as ended:
+        view.accept_button.click()
+    assert ended.args == ["finished"], model.last_failure
+    run = model.run
+    assert run is not None and run.finished and run.accepted_step == k
+    assert max(run.checkpoints) == k  # no later step ran
+    from app.ui.workspace.history_strip import entries_of
+
+    (result,) = [e for e in entries_of(run) if e.kind == "result"]
+    assert result.step == k and result.caption() == f"Result, accepted at step {k}"
+    window.generation_panel.shutdown()
