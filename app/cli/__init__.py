@@ -23,6 +23,10 @@ Handler = Callable[[argparse.Namespace], int]
 
 
 def _handler(name: str) -> Handler:
+    if name.startswith("queue_"):
+        from app.cli import queue_commands
+
+        return getattr(queue_commands, f"cmd_{name.removeprefix('queue_')}")
     if name in ("prepare", "composite"):
         from app.cli import imaging_commands
 

@@ -7,6 +7,7 @@ import json
 import shutil
 import sys
 from pathlib import Path
+from typing import cast
 
 from app.cli.execute import execute, print_event
 from app.cli.exits import Exit
@@ -18,6 +19,7 @@ from app.core.settings import load_settings
 from app.pipeline.advice import job_notes
 from app.pipeline.api import PipelineAPI
 from app.pipeline.params import spec_from_values
+from app.pipeline.spec import JobSpec
 from app.pipeline.status import status_json
 
 
@@ -27,12 +29,11 @@ def _pipeline(args: argparse.Namespace) -> PipelineAPI:
     return Pipeline(app_paths(), Path(args.engine) if getattr(args, "engine", None) else None)
 
 
-def cmd_run(args: argparse.Namespace) -> int:
-    paths = app_paths()
-    settings = load_settings(paths.settings_file)
+def job_spec(args: argparse.Namespace, pipeline: PipelineAPI) -> JobSpec:
+    """The job the flags of `run` (and `queue add`) describe; its notes are printed."""
+    settings = load_settings(app_paths().settings_file)
     values, notes = values_from_args(args, settings.job)
     spec = spec_from_values(values, image=args.init_img, mask=args.mask, refs=tuple(args.ref_image))
-    pipeline = _pipeline(args)
     try:
         resumable = pipeline.catalog().resumable
     except StepwiseError:
@@ -41,6 +42,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         notes += job_notes(spec, resumable)
     for note in notes:
         print(f"note: {note_text(note)}")
+    return spec
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    pipeline = _pipeline(args)
+    spec = job_spec(args, pipeline)
     run = pipeline.create_run(spec, Path(args.run_dir) if args.run_dir else None)
     print(f"run folder: {run.dir}", flush=True)
     code = execute(pipeline, run.dir)
@@ -55,6 +62,17 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_resume(args: argparse.Namespace) -> int:
     pipeline = _pipeline(args)
     run = pipeline.snapshot(Path(args.run_dir))
+    step = getattr(args, "accept_step", None)
+    if step is not None:
+        from app.pipeline.accept import accept_step
+        from app.pipeline.scheduler import Resources
+
+        res = cast(Resources, pipeline)  # the real Pipeline: its cache, keys and engine
+        of = f" of {run.steps}" if run.steps else ""
+        print(f"accepting {run.dir} at step {step}{of}", flush=True)
+        return execute(
+            pipeline, run.dir, events_of=lambda control: accept_step(res, run.dir, step, control)
+        )
     if run.finished and run.result is not None and run.result.exists():
         print(f"already finished: {run.result}")
         return Exit.OK
@@ -75,6 +93,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         cached = "cached" if stage.cached else ""
         print(f"  {stage.name:<11} {stage.state:<8} {cached:<6} {seconds:>9} {stage.device or ''}")
     print(f"  steps: {run.last_completed_step} of {run.steps if run.steps else '?'}")
+    if run.accepted_step is not None:
+        print(f"  accepted early at step {run.accepted_step}")
     if run.model_input is not None:
         mi = run.model_input
         region = "the whole picture" if mi.region is None else f"region {list(mi.region)}"

@@ -92,13 +92,15 @@ def execute(
     run_dir: Path,
     out: TextIO | None = None,
     on_event: Callable[[ev.Event], None] | None = None,
+    events_of: Callable[[RunControl], Iterator[ev.Event]] | None = None,
 ) -> Exit:
-    """Runs what is left of the run in `run_dir`, printing its progress."""
+    """Runs what is left of the run in `run_dir` (or `events_of(control)`'s events: accept
+    at a step), printing its progress."""
     out = out or sys.stdout
     control = RunControl()
     code = Exit.FAILED
     with ctrl_c_suspends(control):
-        events = pipeline.execute(run_dir, control)
+        events = events_of(control) if events_of else pipeline.execute(run_dir, control)
         try:
             for event in events:
                 if on_event is not None:

@@ -8,7 +8,7 @@ from app.cli.run_flags import add_compat_flags, add_param_flags
 from app.pipeline import params as P
 from app.pipeline.presets import PRESET_NAMES
 
-COMMANDS = ("prepare", "composite", "run", "resume", "status", "selftest")
+COMMANDS = ("prepare", "composite", "run", "resume", "status", "selftest", "queue")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -23,6 +23,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_composite(sub)
     _add_run(sub)
     _add_resume_status_selftest(sub)
+    from app.cli.queue_parser import add_queue
+
+    add_queue(sub)
     return parser
 
 
@@ -86,6 +89,18 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
         description="Takes sd-cli's flags. Writes a run folder (run.json, stage outputs, "
         "checkpoints, logs, result.png); Ctrl+C suspends after the current step.",
     )
+    add_job_flags(p)
+    o = p.add_argument_group("output")
+    o.add_argument(
+        "--run-dir", metavar="DIR", help="run folder (default: a new one in the data folder)"
+    )
+    o.add_argument("--engine", metavar="PATH", help="the sd-stage binary to use")
+    o.add_argument("-o", "--output", metavar="PNG", help="also copy the result here")
+    p.set_defaults(handler="run")
+
+
+def add_job_flags(p: argparse.ArgumentParser) -> None:
+    """The flags of one job (`run`, `queue add`): the parameter table, the inputs, sd-cli's."""
     add_param_flags(p)
     p.add_argument(
         "--preset",
@@ -99,13 +114,6 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     i.add_argument("-r", "--ref-image", action="append", default=[], metavar="IMAGE")
     i.add_argument("--device", help="device for every stage (cpu, vulkan0, ...)")
     add_compat_flags(p)
-    o = p.add_argument_group("output")
-    o.add_argument(
-        "--run-dir", metavar="DIR", help="run folder (default: a new one in the data folder)"
-    )
-    o.add_argument("--engine", metavar="PATH", help="the sd-stage binary to use")
-    o.add_argument("-o", "--output", metavar="PNG", help="also copy the result here")
-    p.set_defaults(handler="run")
 
 
 def _add_resume_status_selftest(sub: argparse._SubParsersAction) -> None:
@@ -117,6 +125,13 @@ def _add_resume_status_selftest(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("run_dir", metavar="DIR")
     p.add_argument("--engine", metavar="PATH", help="the sd-stage binary to use")
+    p.add_argument(
+        "--accept-step",
+        type=int,
+        metavar="K",
+        help="finish from step K's checkpoint (its x0 prediction decoded and composited) "
+        "without running the steps after it",
+    )
     p.set_defaults(handler="resume")
 
     p = sub.add_parser(

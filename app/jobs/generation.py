@@ -295,6 +295,17 @@ class GenerationModel(QObject):
             self.decoding = None
             self._refuse(_kind_of(exc), "vae-decode", user_text(exc))
 
+    def accept_step(self, step: int) -> None:
+        """Finishes the run from `step`: its x0 decoded and composited, no later step run."""
+        if self.state.busy or self.session.busy or self.run is None:
+            return
+        self.last_failure = None
+        self._set_state(RunState.RUNNING)
+        try:
+            self.session.accept_step(step)
+        except Exception as exc:  # noqa: BLE001 - the pipeline refused: say why
+            self._refuse(_kind_of(exc), "vae-decode", user_text(exc))
+
     def branch(self, step: int, changes: Mapping[str, Any] | None = None) -> RunSnapshot | None:
         """A new run sharing steps 1..step; `changes` (JobSpec fields) default to what the form
         changed since the run was made (its seed kept)."""

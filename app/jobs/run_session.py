@@ -8,7 +8,7 @@ import logging
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import shiboken6
 from PySide6.QtCore import QObject, Signal
@@ -217,6 +217,22 @@ class RunSession(QObject):
             raise RuntimeError("no run")
         return self._start(
             StageRunner.for_decode_step(self.pipeline, self.run.dir, step, parent=self)
+        )
+
+    def accept_step(self, step: int) -> StageRunner:
+        """Finishes the run from `step` without its later steps (app/pipeline/accept.py)."""
+        from app.pipeline.accept import accept_step
+        from app.pipeline.control import RunControl
+        from app.pipeline.scheduler import Resources
+
+        self._require_idle()
+        if self.run is None:
+            raise RuntimeError("no run")
+        res, run_dir = cast(Resources, self.pipeline), self.run.dir
+        return self._start(
+            StageRunner(
+                lambda c: accept_step(res, run_dir, step, c), RunControl(), self, name="accept"
+            )
         )
 
     def start_runner(self, runner: StageRunner) -> StageRunner:

@@ -92,6 +92,7 @@ class RunSnapshot:
     result: Path | None  # the composited result, when finished
     model_input: ModelInput | None  # once prepare ran
     failure: Failure | None  # the last failure, if the run stopped with one
+    accepted_step: int | None = None  # finished early from this step (app/pipeline/accept.py)
 
     @property
     def finished(self) -> bool:

@@ -36,6 +36,8 @@ run.json, format 2:
                        "checkpoint_key": hex|null}},   # diffuse: key the checkpoints belong to
      "steps": N|null, "last_completed_step": K, "result": rel|null,
      "failure": {"kind": FailureKind, "stage": str, "detail": str, "log": rel|null} | null,
+     "accepted": {"step": K, "diffuse_key": hex} | absent,  # finished early from step K's x0
+                                      # (app/pipeline/accept.py); true while diffuse's key is it
      "checksum": sha256 of the canonical JSON of everything else}
 
 Format 1 (before 2026-12) had "size": [w, h] instead of "model_input" and no "failure";
@@ -241,6 +243,20 @@ class Run:
             "detail": value.detail,
             "log": log_rel,
         }
+
+    @property
+    def accepted_step(self) -> int | None:
+        """The step the run was accepted at (accept.py), while diffuse still holds that latent."""
+        acc = self._data.get("accepted")
+        if not isinstance(acc, dict) or acc.get("diffuse_key") is None:
+            return None
+        step = acc.get("step")
+        if self.stage("diffuse").key != acc["diffuse_key"] or not isinstance(step, int):
+            return None
+        return step
+
+    def set_accepted(self, step: int, diffuse_key: str) -> None:
+        self._data["accepted"] = {"step": int(step), "diffuse_key": diffuse_key}
 
     def path(self, rel: str) -> Path:
         return self.dir / rel

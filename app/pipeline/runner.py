@@ -99,6 +99,7 @@ def snapshot_of(run: Run) -> RunSnapshot:
         result=run.result if run.finished else None,
         model_input=None if mi is None else ModelInput(mi.width, mi.height, mi.region),
         failure=run.failure,
+        accepted_step=run.accepted_step,
     )
 
 

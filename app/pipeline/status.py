@@ -48,6 +48,7 @@ def status_json(run: RunSnapshot) -> dict[str, Any]:
         ],
         "steps": run.steps,
         "last_completed_step": run.last_completed_step,
+        "accepted_step": run.accepted_step,  # finished early from this step, else null
         "checkpoints": list(run.checkpoints),
         "result": None if run.result is None else str(run.result),
         "model_input": None

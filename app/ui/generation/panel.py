@@ -123,6 +123,7 @@ class GenerationPanel(QWidget):
         run_row.addStretch(1)
         run_row.addWidget(self.next_button)
         run_row.addWidget(self.all_button)
+        self.run_row = run_row  # other features add their buttons here (app/ui/queue)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(tools)

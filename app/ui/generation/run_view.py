@@ -81,6 +81,11 @@ class RunView(QWidget):
         self.decode_button = QPushButton(_tr("Decode this step"), self)
         self.decode_button.setObjectName("generation_decode_step")
         self.decode_button.setToolTip(_tr("Turn the selected step into a full image with the VAE"))
+        self.accept_button = QPushButton(_tr("Accept this step"), self)
+        self.accept_button.setObjectName("generation_accept_step")
+        self.accept_button.setToolTip(
+            _tr("Finish the run from this step (decoded and composited); skip the later steps")
+        )
         self.branch_button = QPushButton(_tr("Branch from here"), self)
         self.branch_button.setObjectName("generation_branch")
         self.branch_button.setToolTip(
@@ -90,6 +95,7 @@ class RunView(QWidget):
         step_row = QHBoxLayout()
         step_row.addWidget(self.step_label, 1)
         step_row.addWidget(self.decode_button)
+        step_row.addWidget(self.accept_button)
         step_row.addWidget(self.branch_button)
         self.result_view = GenerationResultView(self)
         layout = QVBoxLayout(self)
@@ -106,6 +112,7 @@ class RunView(QWidget):
         self.suspend_button.clicked.connect(model.suspend)
         self.cancel_button.clicked.connect(model.cancel)
         self.decode_button.clicked.connect(self._decode_selected)
+        self.accept_button.clicked.connect(self._accept_selected)
         self.branch_button.clicked.connect(self._branch_selected)
         self.strip.step_selected.connect(self._step_selected)
         self.strip.selection_cleared.connect(self._selection_cleared)
@@ -147,6 +154,11 @@ class RunView(QWidget):
         has_step = self.strip.selected_step() is not None
         can_use_step = not state.busy and has_step and self.model.run is not None
         self.decode_button.setEnabled(can_use_step)
+        run = self.model.run
+        step = self.strip.selected_step()
+        self.accept_button.setEnabled(
+            can_use_step and run is not None and step is not None and step in run.checkpoints
+        )
         self.branch_button.setEnabled(can_use_step)
 
     def _state_changed(self, state: RunState) -> None:
@@ -324,6 +336,11 @@ class RunView(QWidget):
         step = self.strip.selected_step()
         if step is not None:
             self.model.decode_step(step)
+
+    def _accept_selected(self) -> None:
+        step = self.strip.selected_step()
+        if step is not None:
+            self.model.accept_step(step)
 
     def _branch_selected(self) -> None:
         """Opens the branch dialog (not blocking); OK branches and makes the branch current."""

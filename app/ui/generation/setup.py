@@ -32,6 +32,7 @@ from app.pipeline.params import (
 from app.ui.generation.panel import GenerationPanel
 from app.ui.guards import confirm_replace_unsaved
 from app.ui.job_settings import form_from_settings
+from app.ui.queue import install_queue
 from app.ui.runs import install_runs
 
 PANEL_OBJECT_NAME = "GenerationDock"
@@ -159,6 +160,7 @@ def install(window: Any, paths: AppPaths, settings: Settings) -> GenerationPanel
     zoom = (lambda _path: canvas_view.zoom_to_fit()) if canvas_view is not None else None
     demo = DemoController(panel, paths, document, zoom)
     runs = install_runs(window, panel, dock)
+    install_queue(window, panel, paths)
     previews = DecodedPreviews(model, window)
     workspace = getattr(window, "workspace", None)
     if workspace is not None:

@@ -34,8 +34,11 @@ class HistoryEntry:
     created: str
     prompt: str
     seed: int
+    accepted: bool = False  # a result finished early at `step` (app/pipeline/accept.py)
 
     def caption(self) -> str:
+        if self.kind == "result" and self.accepted:
+            return _tr("Result, accepted at step {step}").format(step=self.step)
         if self.kind == "result":
             return _tr("Result")
         return _tr("Step {step}").format(step=self.step)
@@ -65,9 +68,14 @@ def entries_of(run: RunSnapshot) -> list[HistoryEntry]:
             step = int(match.group(1))
             out.append(HistoryEntry(Path(run.dir), "decoded", step, path, created, prompt, seed))
     if run.result is not None and Path(run.result).is_file():
+        accepted = run.accepted_step is not None
         steps = run.steps or run.spec.steps
+        if run.accepted_step is not None:
+            steps = run.accepted_step
         result = Path(run.result)
-        out.append(HistoryEntry(Path(run.dir), "result", steps, result, created, prompt, seed))
+        out.append(
+            HistoryEntry(Path(run.dir), "result", steps, result, created, prompt, seed, accepted)
+        )
     return out
 
 

@@ -1,0 +1,163 @@
+"""`python -m app queue add | list | run | remove | move | pause | resume` (parsers in
+app/cli/queue_parser.py; the store is app/pipeline/job_queue.py, the worker queue_worker.py)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from app.cli.commands import _pipeline, job_spec
+from app.cli.execute import ctrl_c_suspends, print_event
+from app.cli.exits import Exit
+from app.core.paths import app_paths
+from app.pipeline import events as ev
+from app.pipeline import preflight
+from app.pipeline.control import RunControl
+from app.pipeline.job_queue import JobQueue, JobView, QueuedJob
+from app.pipeline.queue_worker import CANCELLED, PAUSED, SUSPENDED, run_queue
+from app.pipeline.variations import prompt_lines, variations
+
+
+def _queue() -> JobQueue:
+    return JobQueue(app_paths())
+
+
+def cmd_add(args: argparse.Namespace) -> int:
+    pipeline = _pipeline(args)
+    spec = job_spec(args, pipeline)
+    try:
+        catalog = pipeline.catalog()
+    except Exception:  # noqa: BLE001 - no engine now: the worker checks again and says so
+        catalog = None
+    prompts = prompt_lines(args.prompts) if args.prompts else None
+    specs, tags = variations(spec, args.variations, args.random_seeds, prompts)
+    for one in specs:
+        preflight.check_job(one, catalog)  # a bad value is said now, not at 3 in the morning
+    added = _queue().add(specs, tags)
+    if args.json:
+        print(json.dumps([_job_json(job) for job in added], indent=1, ensure_ascii=False))
+        return Exit.OK
+    for job in added:
+        print(f"queued {job.id}: seed {job.spec.seed}, {job.spec.prompt!r}")
+    print(f"{len(added)} job(s) added; run them with: python -m app queue run")
+    return Exit.OK
+
+
+def _job_json(job: QueuedJob) -> dict[str, Any]:
+    return {
+        "id": job.id,
+        "prompt": job.spec.prompt,
+        "seed": job.spec.seed,
+        "variation": None if job.variation is None else job.variation.to_json(),
+    }
+
+
+def view_json(view: JobView, position: int) -> dict[str, Any]:
+    job = view.job
+    out = _job_json(job)
+    result = None
+    if view.state == "done" and view.run_dir is not None:
+        result = str(view.run_dir / "result.png")
+    out.update(
+        position=position,
+        state=view.state,
+        created=job.created,
+        steps=view.steps if view.steps is not None else job.spec.steps,
+        last_completed_step=view.last_completed_step,
+        accepted_step=view.accepted_step,
+        run_dir=None if view.run_dir is None else str(view.run_dir),
+        result=result,
+        failure=None if job.outcome is None else job.outcome.failure,
+        inputs={
+            "image": None if job.image is None else job.image.source,
+            "mask": None if job.mask is None else job.mask.source,
+            "refs": [r.source for r in job.refs],
+        },
+    )
+    return out
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    paused, views = _queue().views()
+    if args.json:
+        print(json.dumps([view_json(v, n) for n, v in enumerate(views, 1)], indent=1))
+        return Exit.OK
+    print(f"queue: {len(views)} job(s){', paused' if paused else ''}")
+    for n, v in enumerate(views, 1):
+        steps = v.steps if v.steps is not None else v.job.spec.steps
+        step = f"step {v.last_completed_step}/{steps}"
+        if v.accepted_step is not None:
+            step = f"accepted at step {v.accepted_step}/{steps}"
+        print(
+            f"{n:>3}. {v.job.id}  {v.state:<11} {step:<22} seed {v.job.spec.seed:<10} "
+            f"{v.job.spec.prompt!r}"
+        )
+        if v.run_dir is not None:
+            print(f"      {v.run_dir}")
+        if v.job.outcome is not None and v.job.outcome.failure:
+            print(f"      failed: {v.job.outcome.failure}")
+    return Exit.OK
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    pipeline = _pipeline(args)
+    queue = _queue()
+    control = RunControl()
+    out = sys.stdout
+    codes: dict[str, Exit | None] = {}
+
+    def on_event(job: QueuedJob, run_dir: Path | None, event: ev.Event) -> None:
+        if job.id not in codes:
+            codes[job.id] = None
+            print(f"job {job.id}: seed {job.spec.seed}, {job.spec.prompt!r}", flush=True)
+            if run_dir is not None:
+                print(f"run folder: {run_dir}", flush=True)
+        code = print_event(event, run_dir or Path("."), out)
+        if code is not None:
+            codes[job.id] = code
+            if code == Exit.OK:
+                print(f"job {job.id} finished: {run_dir}", flush=True)
+
+    try:
+        with ctrl_c_suspends(control):
+            report = run_queue(pipeline, queue, control, on_event)
+    except KeyboardInterrupt:
+        print("stopped; `python -m app queue run` resumes the job", file=sys.stderr)
+        return Exit.CANCELLED
+    done, failed = len(report.finished), len(report.failed)
+    print(f"queue worker: {done} finished, {failed} failed", flush=True)
+    if report.reason == PAUSED:
+        print("the queue is paused; continue with: python -m app queue resume")
+    if report.reason == SUSPENDED:
+        print("suspended; continue with: python -m app queue run")
+        return Exit.SUSPENDED
+    if report.reason == CANCELLED:
+        return Exit.CANCELLED
+    return Exit.FAILED if failed else Exit.OK
+
+
+def cmd_remove(args: argparse.Namespace) -> int:
+    job = _queue().remove(args.job_id)
+    print(f"removed {job.id} from the queue")
+    return Exit.OK
+
+
+def cmd_move(args: argparse.Namespace) -> int:
+    _queue().move(args.job_id, args.position - 1)
+    print(f"moved {args.job_id} to place {max(1, args.position)}")
+    return Exit.OK
+
+
+def cmd_pause(args: argparse.Namespace) -> int:
+    _queue().set_paused(True)
+    print("paused: a worker stops after its current job")
+    return Exit.OK
+
+
+def cmd_resume(args: argparse.Namespace) -> int:
+    _queue().set_paused(False)
+    print("resumed: `python -m app queue run` runs the jobs")
+    return Exit.OK

@@ -1,0 +1,269 @@
+"""The queue for the GUI: adding the current job (or N variations of it), the worker on its own
+thread, the jobs' states and the whole queue's ETA from the measured seconds per step.
+
+The store and the worker are the pipeline's (app/pipeline/job_queue.py, queue_worker.py; the
+CLI's `queue` commands use the same ones), so the GUI and a `queue run` in a terminal share one
+queue and never run the same job. The worker has a Pipeline of its own (the stage cache is
+shared through its folder); the GPU is free between jobs, every stage being its own process.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import QObject, QThread, QTimer, Signal
+
+from app.core.errors import error_text
+from app.core.paths import AppPaths
+from app.jobs.job_inputs import InputFiles, write_inputs
+from app.jobs.run_session import make_pipeline
+from app.jobs.run_state import user_text
+from app.pipeline import events as ev
+from app.pipeline.api import PipelineAPI
+from app.pipeline.control import RunControl
+from app.pipeline.job_queue import JobQueue, JobView, QueuedJob
+from app.pipeline.queue_worker import run_queue
+from app.pipeline.spec import JobSpec
+from app.pipeline.variations import variations
+
+log = logging.getLogger(__name__)
+
+QUEUE_INPUTS_FOLDER = "queue-inputs"  # the picture as painted, written before it is queued
+REFRESH_MS = 1000
+OPEN_STATES = ("queued", "running", "interrupted")
+
+
+@dataclass(frozen=True)
+class Progress:
+    """The worker's job in hand: its step of its steps at the measured seconds per step."""
+
+    job_id: str
+    step: int
+    steps: int
+    seconds_per_step: float
+
+
+class QueueWorker(QThread):
+    """`run_queue` off the UI thread; `ended(reason)` once, with the worker's reason."""
+
+    job_event = Signal(str, object)  # job id, app.pipeline.events event
+    ended = Signal(str)
+
+    def __init__(self, pipeline: PipelineAPI, queue: JobQueue, parent: QObject | None = None):
+        super().__init__(parent)
+        self.setObjectName("QueueWorker")
+        self.control = RunControl()
+        self._pipeline, self._queue = pipeline, queue
+
+    def run(self) -> None:  # noqa: D102 - QThread entry point
+        def on_event(job: QueuedJob, _run_dir: Path | None, event: ev.Event) -> None:
+            self.job_event.emit(job.id, event)
+
+        reason = "failed"
+        try:
+            reason = run_queue(self._pipeline, self._queue, self.control, on_event).reason
+        except Exception:  # noqa: BLE001 - logged; the dock shows the jobs as they are
+            log.exception("the queue worker failed")
+        self.ended.emit(reason)
+
+
+class QueueAdder(QThread):
+    """Writes the painted inputs, makes the variations and adds them, off the UI thread."""
+
+    added = Signal(int)
+    failed = Signal(str)
+
+    def __init__(
+        self,
+        queue: JobQueue,
+        folder: Path,
+        pictures: tuple[np.ndarray | None, np.ndarray | None, tuple[np.ndarray, ...]],
+        spec_of: Callable[[InputFiles | None], JobSpec],
+        count: int,
+        random_seeds: bool,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("QueueAdder")
+        self._queue, self._folder, self._pictures = queue, folder, pictures
+        self._spec_of, self._count, self._random = spec_of, count, random_seeds
+
+    def run(self) -> None:  # noqa: D102 - QThread entry point
+        image, mask, refs = self._pictures
+        try:
+            files = None
+            if image is not None or refs:
+                files = write_inputs(self._folder, image, mask, refs)
+            specs, tags = variations(self._spec_of(files), self._count, self._random, None)
+            added = self._queue.add(specs, tags)
+        except Exception as exc:  # noqa: BLE001 - said to the user with the file named
+            log.info("adding to the queue failed: %s", error_text(exc))
+            self.failed.emit(user_text(exc))
+            return
+        self.added.emit(len(added))
+
+
+class QueueModel(QObject):
+    """The queue as the Queue dock shows it and what its buttons do."""
+
+    changed = Signal()  # views / paused / running / progress
+    added = Signal(int)
+    failed = Signal(str)
+    result_ready = Signal(str)  # a job's run folder, finished
+
+    def __init__(
+        self,
+        paths: AppPaths,
+        engine: Callable[[], Path | None] = lambda: None,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.paths = paths
+        self.queue = JobQueue(paths)
+        self._engine = engine
+        self.views: list[JobView] = []
+        self.paused = False
+        self.progress: Progress | None = None
+        self.seconds_per_step: float | None = None
+        self.worker: QueueWorker | None = None
+        self._adders: list[QueueAdder] = []
+        self._timer = QTimer(self)
+        self._timer.setInterval(REFRESH_MS)
+        self._timer.timeout.connect(self.refresh)
+
+    # --- reading
+    def refresh(self) -> None:
+        try:
+            self.paused, self.views = self.queue.views()
+        except Exception as exc:  # noqa: BLE001 - a damaged queue file: said, not raised
+            self.failed.emit(user_text(exc))
+            self.views = []
+        self.changed.emit()
+
+    @property
+    def running(self) -> bool:
+        return self.worker is not None
+
+    def unfinished(self) -> list[JobView]:
+        return [v for v in self.views if v.state in ("queued", "interrupted")]
+
+    def eta_seconds(self) -> float | None:
+        """The whole queue's remaining time from the measured seconds per step (None before
+        a step was measured)."""
+        if self.seconds_per_step is None:
+            return None
+        steps = 0
+        for v in self.views:
+            if v.state not in OPEN_STATES:
+                continue
+            total = v.steps or v.job.spec.steps
+            done = v.last_completed_step
+            if self.progress is not None and self.progress.job_id == v.job.id:
+                total, done = self.progress.steps, self.progress.step
+            steps += max(0, total - done)
+        return steps * self.seconds_per_step
+
+    # --- changing
+    def add(
+        self,
+        pictures: tuple[np.ndarray | None, np.ndarray | None, tuple[np.ndarray, ...]],
+        spec_of: Callable[[InputFiles | None], JobSpec],
+        count: int = 1,
+        random_seeds: bool = False,
+    ) -> QueueAdder:
+        folder = self.paths.cache_dir / QUEUE_INPUTS_FOLDER
+        adder = QueueAdder(self.queue, folder, pictures, spec_of, count, random_seeds, self)
+        adder.added.connect(self._added)
+        adder.failed.connect(self.failed)
+        adder.finished.connect(lambda: self._adder_done(adder))
+        self._adders.append(adder)
+        adder.start()
+        return adder
+
+    def _added(self, count: int) -> None:
+        self.refresh()
+        self.added.emit(count)
+
+    def _adder_done(self, adder: QueueAdder) -> None:
+        if adder in self._adders:
+            adder.wait()
+            self._adders.remove(adder)
+            adder.deleteLater()
+
+    def _act(self, action: Callable[[], object]) -> None:
+        try:
+            action()
+        except Exception as exc:  # noqa: BLE001 - a running job, a damaged file: said
+            self.failed.emit(user_text(exc))
+        self.refresh()
+
+    def remove(self, job_id: str) -> None:
+        self._act(lambda: self.queue.remove(job_id))
+
+    def move(self, job_id: str, position: int) -> None:
+        self._act(lambda: self.queue.move(job_id, position))
+
+    def pause(self) -> None:
+        """The worker stops after the job in hand."""
+        self._act(lambda: self.queue.set_paused(True))
+
+    def resume(self) -> None:
+        self._act(lambda: self.queue.set_paused(False))
+
+    def start(self) -> QueueWorker | None:
+        """Runs the queue (not paused any more) on a worker thread."""
+        if self.worker is not None:
+            return self.worker
+        self._act(lambda: self.queue.set_paused(False))
+        worker = QueueWorker(make_pipeline(self.paths, self._engine()), self.queue, self)
+        worker.job_event.connect(self._job_event)
+        worker.ended.connect(self._ended)
+        self.worker = worker
+        self._timer.start()
+        worker.start()
+        self.changed.emit()
+        return worker
+
+    def suspend(self) -> None:
+        """Frees the GPU now: the job in hand stops after its current step (it resumes)."""
+        if self.worker is not None:
+            self.worker.control.suspend()
+
+    def _job_event(self, job_id: str, event: ev.Event) -> None:
+        if isinstance(event, ev.StepProgressed):
+            self.seconds_per_step = event.seconds_per_step
+            self.progress = Progress(job_id, event.step, event.steps, event.seconds_per_step)
+            self.changed.emit()
+        elif isinstance(event, ev.RunFinished):
+            self.progress = None
+            self.refresh()
+            self.result_ready.emit(str(Path(event.result_path).parent))
+        elif isinstance(event, ev.TERMINAL_EVENTS):
+            self.progress = None
+            self.refresh()
+
+    def _ended(self, _reason: str) -> None:
+        worker, self.worker = self.worker, None
+        self._timer.stop()
+        if worker is not None:
+            worker.wait()
+            worker.deleteLater()
+        self.progress = None
+        self.refresh()
+
+    def shutdown(self, wait_ms: int = 15_000) -> bool:
+        """Suspends the job in hand and waits for the worker (quitting the app)."""
+        for adder in list(self._adders):
+            adder.wait(wait_ms)
+        worker = self.worker
+        if worker is None:
+            return True
+        worker.control.suspend()
+        done = worker.wait(wait_ms)
+        if done:
+            self._ended("suspended")
+        return done

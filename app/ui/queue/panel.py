@@ -1,0 +1,213 @@
+"""The Queue dock: each job's thumbnail, state and step k of N, the whole queue's ETA, and
+Run queue / Pause after this job / Suspend / Remove / Compare…."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, QSize, Qt, Signal
+from PySide6.QtGui import QIcon, QPixmap
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.jobs.queue_model import QueueModel
+from app.pipeline.job_queue import JobView
+
+THUMB_PX = 48
+ID_ROLE = Qt.ItemDataRole.UserRole
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("Queue", text)
+
+
+def state_text(state: str) -> str:
+    return {
+        "queued": _tr("queued"),
+        "running": _tr("running"),
+        "interrupted": _tr("interrupted"),
+        "done": _tr("done"),
+        "failed": _tr("failed"),
+    }.get(state, state)
+
+
+def duration_text(seconds: float) -> str:
+    minutes = int(round(seconds / 60))
+    if seconds < 90:
+        return _tr("{seconds} s").format(seconds=int(round(seconds)))
+    if minutes < 90:
+        return _tr("{minutes} min").format(minutes=minutes)
+    return _tr("{hours} h {minutes} min").format(hours=minutes // 60, minutes=minutes % 60)
+
+
+class QueuePanel(QWidget):
+    """Shows a QueueModel; the compare view is asked for with `compare_requested(run dirs)`."""
+
+    compare_requested = Signal(list)  # list[Path]: finished run folders
+
+    def __init__(self, model: QueueModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("queue_panel")
+        self.model = model
+        self.summary = QLabel(self)
+        self.summary.setObjectName("queue_summary")
+        self.summary.setWordWrap(True)
+        self.tree = QTreeWidget(self)
+        self.tree.setObjectName("queue_jobs")
+        self.tree.setHeaderLabels([_tr("Job"), _tr("State"), _tr("Step")])
+        self.tree.setRootIsDecorated(False)
+        self.tree.setIconSize(QSize(THUMB_PX, THUMB_PX))
+        self.tree.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.run_button = QPushButton(_tr("Run queue"), self)
+        self.run_button.setObjectName("queue_run")
+        self.pause_button = QPushButton(_tr("Pause after this job"), self)
+        self.pause_button.setObjectName("queue_pause")
+        self.suspend_button = QPushButton(_tr("Suspend the queue"), self)
+        self.suspend_button.setObjectName("queue_suspend")
+        self.suspend_button.setToolTip(_tr("Stop after the current step and free the GPU now"))
+        self.remove_button = QPushButton(_tr("Remove"), self)
+        self.remove_button.setObjectName("queue_remove")
+        self.compare_button = QPushButton(_tr("Compare…"), self)
+        self.compare_button.setObjectName("queue_compare")
+        self.compare_button.setToolTip(
+            _tr("The results of the selected jobs (or of the selected job's variations)")
+        )
+        row = QHBoxLayout()
+        for button in (self.run_button, self.pause_button, self.suspend_button):
+            row.addWidget(button)
+        row2 = QHBoxLayout()
+        row2.addWidget(self.remove_button)
+        row2.addStretch(1)
+        row2.addWidget(self.compare_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.tree, 1)
+        layout.addLayout(row)
+        layout.addLayout(row2)
+        self.run_button.clicked.connect(self.model.start)
+        self.pause_button.clicked.connect(self._pause_or_resume)
+        self.suspend_button.clicked.connect(self.model.suspend)
+        self.remove_button.clicked.connect(self._remove)
+        self.compare_button.clicked.connect(self._compare)
+        self.tree.itemSelectionChanged.connect(self._update_buttons)
+        model.changed.connect(self.show_model)
+        self._thumbs: dict[str, QIcon] = {}
+        self.show_model()
+
+    # --- showing
+    def show_model(self) -> None:
+        m = self.model
+        selected = set(self.selected_ids())
+        self.tree.clear()
+        for view in m.views:
+            item = QTreeWidgetItem(self.tree, [self._job_text(view), state_text(view.state), ""])
+            item.setData(0, ID_ROLE, view.job.id)
+            item.setText(2, self._step_text(view))
+            icon = self._thumb(view)
+            if icon is not None:
+                item.setIcon(0, icon)
+            item.setSelected(view.job.id in selected)
+        for column in range(3):
+            self.tree.resizeColumnToContents(column)
+        self.summary.setText(self._summary())
+        self._update_buttons()
+
+    def _job_text(self, view: JobView) -> str:
+        spec = view.job.spec
+        prompt = spec.prompt if len(spec.prompt) <= 40 else spec.prompt[:39] + "…"
+        return _tr("{prompt} (seed {seed})").format(prompt=prompt, seed=spec.seed)
+
+    def _step_text(self, view: JobView) -> str:
+        steps = view.steps or view.job.spec.steps
+        step = view.last_completed_step
+        progress = self.model.progress
+        if progress is not None and progress.job_id == view.job.id:
+            step, steps = progress.step, progress.steps
+        if view.accepted_step is not None:
+            return _tr("accepted at {step} of {steps}").format(step=view.accepted_step, steps=steps)
+        return _tr("step {step} of {steps}").format(step=step, steps=steps)
+
+    def _thumb(self, view: JobView) -> QIcon | None:
+        if view.state != "done" or view.run_dir is None:
+            return None
+        if view.job.id not in self._thumbs:
+            pixmap = QPixmap(str(Path(view.run_dir) / "result.png"))
+            if pixmap.isNull():
+                return None
+            self._thumbs[view.job.id] = QIcon(
+                pixmap.scaled(
+                    THUMB_PX,
+                    THUMB_PX,
+                    Qt.AspectRatioMode.KeepAspectRatio,
+                    Qt.TransformationMode.SmoothTransformation,
+                )
+            )
+        return self._thumbs[view.job.id]
+
+    def _summary(self) -> str:
+        m = self.model
+        left = sum(1 for v in m.views if v.state in ("queued", "running", "interrupted"))
+        text = _tr("{count} jobs, {left} to run").format(count=len(m.views), left=left)
+        if m.paused:
+            text += " · " + _tr("paused after the job in hand")
+        if m.running:
+            text += " · " + _tr("running")
+        eta = m.eta_seconds()
+        if eta is not None and left:
+            text += " · " + _tr("about {time} left").format(time=duration_text(eta))
+        return text
+
+    def _update_buttons(self) -> None:
+        m = self.model
+        left = any(v.state in ("queued", "interrupted") for v in m.views)
+        self.run_button.setEnabled(not m.running and left)
+        self.pause_button.setText(
+            _tr("Resume the queue") if m.paused else _tr("Pause after this job")
+        )
+        self.pause_button.setEnabled(bool(m.views))
+        self.suspend_button.setEnabled(m.running)
+        self.remove_button.setEnabled(bool(self.selected_ids()))
+        self.compare_button.setEnabled(len(self.compare_dirs()) >= 1)
+
+    # --- acting
+    def selected_ids(self) -> list[str]:
+        return [str(item.data(0, ID_ROLE)) for item in self.tree.selectedItems()]
+
+    def compare_dirs(self) -> list[Path]:
+        """The finished run folders of the selected jobs; one job selected: its variation set."""
+        ids = self.selected_ids()
+        views = self.model.views
+        if len(ids) == 1:
+            one = next((v for v in views if v.job.id == ids[0]), None)
+            if one is not None and one.job.variation is not None:
+                group = one.job.variation.set
+                ids = [v.job.id for v in views if v.job.variation and v.job.variation.set == group]
+        return [
+            Path(v.run_dir)
+            for v in views
+            if v.job.id in ids and v.state == "done" and v.run_dir is not None
+        ]
+
+    def _pause_or_resume(self) -> None:
+        if self.model.paused:
+            self.model.resume()
+        else:
+            self.model.pause()
+
+    def _remove(self) -> None:
+        for job_id in self.selected_ids():
+            self.model.remove(job_id)
+
+    def _compare(self) -> None:
+        dirs = self.compare_dirs()
+        if dirs:
+            self.compare_requested.emit(dirs)

@@ -1,0 +1,191 @@
+"""The queue store (app/pipeline/job_queue.py) without the engine: order, pause, inputs by
+content hash, verification of queue.json, the per-job lock, the variations of `queue add`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.core.errors import DamagedFileError, InputError
+from app.core.paths import app_paths
+from app.pipeline.job_queue import (
+    QUEUE_BACKUP,
+    QUEUE_FILE,
+    JobQueue,
+    QueueBusy,
+)
+from app.pipeline.queue_worker import make_run_folder
+from app.pipeline.spec import JobSpec, ModelFiles
+from app.pipeline.variations import variations
+from tests.cli.conftest import REPO_ROOT
+
+
+def _spec(prompt: str = "a red house", seed: int = 7, **kw) -> JobSpec:
+    return JobSpec(
+        models=ModelFiles("d.gguf", "l.gguf", "v.safetensors"), prompt=prompt, seed=seed, **kw
+    )
+
+
+@pytest.fixture()
+def queue() -> JobQueue:
+    return JobQueue(app_paths())
+
+
+def test_add_remove_move_pause(queue: JobQueue) -> None:
+    a, b, c = queue.add([_spec("a"), _spec("b"), _spec("c")])
+    assert [j.id for j in queue.read().jobs] == [a.id, b.id, c.id]
+    queue.move(c.id, 0)
+    assert [j.spec.prompt for j in queue.read().jobs] == ["c", "a", "b"]
+    queue.move(c.id, 99)
+    assert [j.spec.prompt for j in queue.read().jobs] == ["a", "b", "c"]
+    queue.remove(b.id)
+    assert [j.spec.prompt for j in queue.read().jobs] == ["a", "c"]
+    with pytest.raises(InputError, match="no job"):
+        queue.remove(b.id)
+    queue.set_paused(True)
+    assert queue.read().paused
+    assert queue.claim_next() is None  # paused: a worker takes no job
+    queue.set_paused(False)
+    claim = queue.claim_next()
+    assert claim is not None and claim.job.id == a.id
+    claim.release()
+    assert [v.state for v in queue.views()[1]] == ["queued", "queued"]
+
+
+def test_seed_of_minus_one_is_drawn_once_and_recorded(queue: JobQueue) -> None:
+    (job,) = queue.add([_spec(seed=-1)])
+    assert job.spec.seed >= 0
+    assert queue.read().job(job.id).spec.seed == job.spec.seed
+
+
+def test_inputs_are_stored_by_hash_and_verified(queue: JobQueue, tmp_path: Path) -> None:
+    image = tmp_path / "photo.png"
+    image.write_bytes(b"\x89PNG picture one")
+    mask = tmp_path / "mask.png"
+    mask.write_bytes(b"\x89PNG mask")
+    first, second = queue.add([_spec(image=str(image), mask=str(mask))] * 2)
+    assert first.image is not None and first.image == second.image  # one copy per content
+    stored = queue.input_path(first.image)
+    assert stored.name.startswith(first.image.sha256) and stored.read_bytes() == image.read_bytes()
+    image.write_bytes(b"changed after queueing")  # the queue keeps what was queued
+    spec = queue.job_spec(first)
+    assert Path(spec.image).read_bytes() == b"\x89PNG picture one"
+    stored.write_bytes(b"damaged")
+    with pytest.raises(DamagedFileError, match="changed since it was queued"):
+        queue.job_spec(first)
+    queue.remove(first.id)
+    assert stored.exists()  # still used by the second job
+    queue.remove(second.id)
+    assert not stored.exists()
+
+
+def test_a_missing_input_is_refused_at_add(queue: JobQueue, tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="does not exist"):
+        queue.add([_spec(image=str(tmp_path / "nope.png"))])
+    assert queue.read().jobs == ()
+
+
+def test_damaged_queue_file_uses_the_backup_then_says_so(queue: JobQueue) -> None:
+    queue.add([_spec("a")])
+    queue.add([_spec("b")])  # queue.json.bak now holds the queue with "a" alone
+    queue.file.write_text(queue.file.read_text().replace('"b"', '"x"'))  # checksum breaks
+    assert [j.spec.prompt for j in queue.read().jobs] == ["a"]
+    (queue.dir / QUEUE_BACKUP).write_text("{")
+    with pytest.raises(DamagedFileError, match="queue file .* is damaged"):
+        queue.read()
+
+
+def test_damaged_queue_file_is_a_message_not_a_traceback(queue: JobQueue) -> None:
+    queue.add([_spec("a")])
+    data = json.loads(queue.file.read_text())
+    data["jobs"][0]["spec"]["steps"] = "four"  # wrong type, checksum made to match
+    from app.pipeline.run_format import checksum
+
+    data["checksum"] = checksum(data)
+    queue.file.write_text(json.dumps(data))
+    (queue.dir / QUEUE_BACKUP).unlink(missing_ok=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "app", "queue", "list"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert f"The queue file {queue.file} is damaged." in done.stderr
+    assert "to start an empty queue" in done.stderr
+
+
+def test_a_claimed_job_is_not_claimed_again_nor_removed(queue: JobQueue) -> None:
+    a, b = queue.add([_spec("a"), _spec("b")])
+    first = queue.claim_next()
+    second = queue.claim_next()  # another worker (another lock) gets the next job
+    assert first is not None and second is not None
+    assert (first.job.id, second.job.id) == (a.id, b.id)
+    assert queue.claim_next() is None
+    assert [v.state for v in queue.views()[1]] == ["running", "running"]
+    with pytest.raises(QueueBusy, match="is running"):
+        queue.remove(a.id)
+    first.release()
+    again = queue.claim_next()
+    assert again is not None and again.job.id == a.id
+    again.release()
+    second.release()
+
+
+def test_run_folder_made_in_staging_then_found_again(queue: JobQueue) -> None:
+    (job,) = queue.add([_spec("a")])
+    made: list[Path] = []
+
+    def create(spec: JobSpec, folder: Path) -> None:
+        made.append(folder)
+        folder.mkdir(parents=True)
+        (folder / "run.json").write_text("{}")
+
+    # A kill while the folder was being made: its staging copy is thrown away, made again.
+    leftover = queue.staging_dir_of(job.id)
+    leftover.mkdir(parents=True)
+    (leftover / "half").write_text("x")
+    folder = make_run_folder(queue, job, create)
+    assert folder == queue.run_dir_of(job.id) and (folder / "run.json").is_file()
+    assert made == [queue.staging_dir_of(job.id)] and not leftover.exists()
+    assert not (folder / "half").exists()
+    assert make_run_folder(queue, job, create) == folder  # found again: not made twice
+    assert len(made) == 1
+
+
+def test_variations_seeds() -> None:
+    spec = _spec(seed=10)
+    specs, tags = variations(spec, 3, False, None)
+    assert [s.seed for s in specs] == [10, 11, 12]
+    assert [t.index for t in tags if t] == [0, 1, 2] and {t.seeds for t in tags if t} == {
+        "consecutive"
+    }
+    specs, tags = variations(spec, 4, True, None)
+    seeds = [s.seed for s in specs]
+    assert len(set(seeds)) == 4 and all(0 <= s < 2**31 - 1 for s in seeds)
+    specs, tags = variations(spec, 2, False, [(1, "one"), (3, "three")])
+    assert [(s.prompt, s.seed) for s in specs] == [
+        ("one", 10),
+        ("one", 11),
+        ("three", 10),
+        ("three", 11),
+    ]
+    assert [t.prompt_line for t in tags if t] == [1, 1, 3, 3]
+    assert variations(spec, 1, False, None) == ([spec], [None])
+    with pytest.raises(InputError, match="--variations 0"):
+        variations(spec, 0, False, None)
+    specs, _ = variations(_spec(seed=-1), 2, False, None)
+    assert specs[0].seed >= 0 and specs[1].seed == specs[0].seed + 1
+
+
+def test_queue_file_is_written_atomically_with_a_checksum(queue: JobQueue) -> None:
+    queue.add([_spec("a")])
+    data = json.loads((queue.dir / QUEUE_FILE).read_text())
+    assert data["format"] == 1 and len(data["checksum"]) == 64
+    assert not [p for p in queue.dir.rglob("*.tmp")]
