@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sys
 from pathlib import Path
 
@@ -17,7 +16,9 @@ from app.core.paths import app_paths
 from app.core.settings import load_settings
 from app.pipeline.advice import job_notes
 from app.pipeline.api import PipelineAPI
+from app.pipeline.inputs import copy_atomic
 from app.pipeline.params import spec_from_values
+from app.pipeline.preflight import check_output_file
 from app.pipeline.status import status_json
 
 
@@ -32,6 +33,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     settings = load_settings(paths.settings_file)
     values, notes = values_from_args(args, settings.job)
     spec = spec_from_values(values, image=args.init_img, mask=args.mask, refs=tuple(args.ref_image))
+    if args.output:
+        check_output_file(args.output)  # before the run, not after it
     pipeline = _pipeline(args)
     try:
         resumable = pipeline.catalog().resumable
@@ -47,7 +50,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if code == Exit.OK and args.output:
         result = pipeline.snapshot(run.dir).result
         if result is not None:
-            shutil.copyfile(result, args.output)
+            copy_atomic(result, Path(args.output))  # whole, or the old file stays
             print(f"copied to {args.output}")
     return code
 

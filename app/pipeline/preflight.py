@@ -76,6 +76,11 @@ def check_values(spec: JobSpec) -> None:
     """Each value against its row's kind, choices and range (params.py owns the limits)."""
     values = P.values_from_spec(spec)
     for p in P.PARAMS:
+        if isinstance(values[p.name], str):
+            check_text(p.name, _flag(p), values[p.name])
+    for name, flag, path in _input_paths(spec):
+        check_text(name, flag, path)
+    for p in P.PARAMS:
         if p in MODEL_ROWS or p is P.LORA_DIR:
             continue  # paths: check_models
         value = values[p.name]
@@ -102,6 +107,26 @@ def check_values(spec: JobSpec) -> None:
                 "kind": p.kind.__name__,
             },
         )
+
+
+def _input_paths(spec: JobSpec) -> list[tuple[str, str, str]]:
+    found = [("image", "--init-img", spec.image), ("mask", "--mask", spec.mask)]
+    found += [("reference image", "--ref-image", ref) for ref in spec.refs]
+    return [(name, flag, path) for name, flag, path in found if isinstance(path, str)]
+
+
+def check_text(name: str, flag: str, text: str) -> None:
+    """`text` is clean text: no NUL, no lone surrogate (invalid UTF-8 on a command line).
+    The message shows the character escaped, never the text itself (it would not print)."""
+    at = P.unclean_char(text)
+    if at is None:
+        return
+    raise InputError(
+        "{name} ({flag}) holds a character that is not text at position {position}: "
+        "{character}.",
+        fix="Type or paste it again as plain text (UTF-8, no control characters).",
+        values={"name": name, "flag": flag, "position": at + 1, "character": ascii(text[at])},
+    )
 
 
 def _num(x: float | None) -> str:
@@ -260,6 +285,37 @@ def expected_run_bytes(spec: JobSpec) -> int:
     latents = (max(spec.steps, 0) + 3 + len(spec.refs)) * latent
     pictures = 4 * spec.width * spec.height * 4
     return latents + pictures + DISK_MARGIN_BYTES
+
+
+def check_output_file(path: Path | str, flag: str = "-o") -> None:
+    """The result can be written to `path` (OutputError naming it): not a folder, under a
+    folder (not a file) that is writable. Checked before the run, not after it."""
+    path = Path(path)
+    what = {"flag": flag}
+    if path.is_dir():
+        raise OutputError(
+            "The output {path} ({flag}) is a folder.",
+            path=path,
+            fix="Name a PNG file to write, e.g. {example}.",
+            values={**what, "example": path / "result.png"},
+        )
+    existing = path.parent
+    while not existing.exists() and existing.parent != existing:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise OutputError(
+            "The output {path} ({flag}) cannot be written: {existing} is a file, not a folder.",
+            path=path,
+            fix="Name a PNG file in a folder.",
+            values={**what, "existing": existing},
+        )
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise OutputError(
+            "The output {path} ({flag}) cannot be written: {existing} is read-only.",
+            path=path,
+            fix="Name a PNG file in a folder you can write to.",
+            values={**what, "existing": existing},
+        )
 
 
 def check_run_folder(folder: Path, spec: JobSpec | None = None) -> None:

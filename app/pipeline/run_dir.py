@@ -50,15 +50,17 @@ import copy
 import json
 import logging
 import os
+import re
 import secrets
 import time
 from pathlib import Path
 from typing import Any
 
 from app.core.atomic import write_text_atomic
-from app.core.errors import DamagedFileError
+from app.core.errors import DamagedFileError, OutputError
 from app.pipeline.failures import Failure, FailureKind
 from app.pipeline.run_format import checksum, verify_bytes
+from app.pipeline.run_lock import LOCK_FILE
 from app.pipeline.run_records import (  # noqa: F401 - re-exported: the schema's names
     BACKUP_FILE,
     CHECKPOINT_DIR,
@@ -271,16 +273,15 @@ def new_run_id() -> str:
 
 
 def create_run(runs_dir: Path, spec: JobSpec, run_dir: Path | None = None) -> Run:
-    """A fresh run directory (not yet holding inputs; the pipeline copies them in)."""
+    """A fresh run directory (not yet holding inputs; the pipeline copies them in).
+
+    The folder must be new or empty (a lock file aside: the caller holds the run's lock while
+    it creates the run, so a second run into the same folder is refused, never mixed in); a
+    folder of the user's own files is never written into."""
     run_id = new_run_id()
     folder = Path(run_dir) if run_dir is not None else Path(runs_dir) / run_id
     folder.mkdir(parents=True, exist_ok=True)
-    if (folder / RUN_FILE).exists():
-        raise DamagedFileError(
-            f"{folder} already holds a run.",
-            path=folder,
-            fix="Resume it, or choose an empty folder.",
-        )
+    check_new_folder(folder)
     data: dict[str, Any] = {
         "format": RUN_FORMAT,
         "id": run_id,
@@ -301,6 +302,69 @@ def create_run(runs_dir: Path, spec: JobSpec, run_dir: Path | None = None) -> Ru
     run = Run(folder, data)
     run.save()
     return run
+
+
+def check_new_folder(folder: Path) -> None:
+    """`folder` is empty but for a lock file; else OutputError / DamagedFileError naming it."""
+    try:
+        names = set(os.listdir(folder)) - {LOCK_FILE}
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise OutputError(
+            "The run folder {path} cannot be read: {reason}.",
+            path=folder,
+            fix="Choose a run folder (--run-dir) you can read and write.",
+            values={"reason": exc.strerror or exc},
+        ) from exc
+    if names & {RUN_FILE, BACKUP_FILE}:
+        raise DamagedFileError(
+            "{path} already holds a run.",
+            path=folder,
+            fix="Resume it, or choose an empty folder.",
+        )
+    if names:
+        shown = sorted(names)
+        raise OutputError(
+            "The run folder {path} is not empty and holds no run: {entries}.",
+            path=folder,
+            fix="Choose a new or empty folder (--run-dir); Stepwise does not write into a "
+            "folder of other files.",
+            values={"entries": ", ".join(shown[:5]) + (", …" if len(shown) > 5 else "")},
+        )
+
+
+PREVIEWS_DIR = "previews"  # the background decoder's decoded_NNN.png (jobs/preview_follow.py)
+# The run's own folders: each must be a folder (never a file or a link) when it exists.
+RUN_FOLDERS = (INPUTS_DIR, PREPARED_DIR, CHECKPOINT_DIR, STEPS_DIR, LOG_DIR, PREVIEWS_DIR)
+
+
+def check_entries(run_dir: Path) -> None:
+    """Nothing inside the run folder is a link, and its own folders are folders
+    (DamagedFileError naming the entry): writes must never land outside the run."""
+    root = Path(run_dir)
+    for sub in RUN_FOLDERS:
+        path = root / sub
+        if not path.is_symlink() and path.exists() and not path.is_dir():
+            raise DamagedFileError(
+                "The run's {entry} is not a folder ({path}).",
+                path=path,
+                fix="Move that file away (a run keeps its {entry} files in a folder of that "
+                "name) and try again.",
+                values={"entry": sub},
+            )
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        for name in sorted(dirs + files):
+            path = Path(folder) / name
+            if path.is_symlink():
+                raise DamagedFileError(
+                    "The run's {entry} is a link ({path}); Stepwise never writes through "
+                    "links in a run folder.",
+                    path=path,
+                    fix="Replace the link with the real file or folder, or remove it, and try "
+                    "again.",
+                    values={"entry": path.relative_to(root).as_posix()},
+                )
 
 
 def open_run(run_dir: Path) -> Run:
@@ -334,11 +398,15 @@ def open_run(run_dir: Path) -> Run:
     )
 
 
-_TEMP_DIRS = ("", INPUTS_DIR, PREPARED_DIR, STEPS_DIR)
+_TEMP_DIRS = ("", INPUTS_DIR, PREPARED_DIR, STEPS_DIR, CHECKPOINT_DIR, PREVIEWS_DIR)
+# core.atomic's .NAME.HEX12.tmp and the engine's NAME.EXT.tmp / NAME.EXT.tmp<n> (native/src/
+# files.cpp: every file the engine writes has an extension; a bare "notes.tmp" is not its)
+_TEMP_NAME = re.compile(r"^\.[^/\\]+\.[0-9a-f]{12}\.tmp$|^[^./\\][^/\\]*\.[A-Za-z0-9]+\.tmp[0-9]*$")
 
 
 def remove_leftover_temps(run_dir: Path) -> list[Path]:
-    """Temporary files of atomic writes a crash interrupted (.NAME.HEX12.tmp, core.atomic).
+    """Temporary files of writes a crash interrupted: core.atomic's (.NAME.HEX12.tmp) and the
+    engine's (NAME.tmp, NAME.tmp<n>), in the run folder and its own folders.
 
     Call it only while holding the run's lock: another process's write in progress looks the
     same."""
@@ -350,13 +418,7 @@ def remove_leftover_temps(run_dir: Path) -> list[Path]:
         except OSError:
             continue
         for name in names:
-            parts = name.rsplit(".", 2)
-            if (
-                name.startswith(".")
-                and len(parts) == 3
-                and parts[2] == "tmp"
-                and len(parts[1]) == 12
-            ):
+            if _TEMP_NAME.match(name) and (folder / name).is_file():
                 try:
                     os.unlink(folder / name)
                     removed.append(folder / name)

@@ -49,11 +49,13 @@ from app.pipeline.keys import lora_identities, prompt_loras, stage_keys
 from app.pipeline.run_dir import (
     ENGINE_STAGES,
     RUN_FILE,
+    check_new_folder,
     STAGES,
     STEPS_DIR,
     Run,
     StageState,
     create_run,
+    new_run_id,
     open_run,
 )
 from app.pipeline.run_lock import RunLock
@@ -141,6 +143,9 @@ class Pipeline:
             )
         return self._catalogs[memo]
 
+    def catalog_if_any(self) -> EngineCatalog | None:
+        return self._catalog_if_any()
+
     def _catalog_if_any(self) -> EngineCatalog | None:
         """The catalog, or None without an engine (the run then reports the engine missing)."""
         try:
@@ -176,17 +181,23 @@ class Pipeline:
         spec = _with_seed(spec)
         check_spec_inputs(spec)
         preflight.check_run_folder(run_dir if run_dir is not None else self.paths.runs_dir, spec)
+        folder = Path(run_dir) if run_dir is not None else self.paths.runs_dir / new_run_id()
+        check_new_folder(folder)  # a folder of the user's own files: refused, left untouched
         try:
-            run = create_run(self.paths.runs_dir, spec, run_dir)
+            folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            where = run_dir if run_dir is not None else self.paths.runs_dir
             raise OutputError(
-                f"The run folder {where} cannot be made: {exc.strerror or exc}.",
-                path=where,
+                "The run folder {path} cannot be made: {reason}.",
+                path=folder,
                 fix="Choose a writable run folder (--run-dir).",
+                values={"reason": exc.strerror or exc},
             ) from exc
-        copy_inputs(run, spec)
-        run.save()
+        # The lock first, then run.json: a second run into the same folder is refused (RunBusy
+        # or "already holds a run") and never mixes its files with this one's.
+        with RunLock(folder):
+            run = create_run(self.paths.runs_dir, spec, folder)
+            copy_inputs(run, spec)
+            run.save()
         return snapshot_of(run)
 
     def snapshot(self, run_dir: Path) -> RunSnapshot:
