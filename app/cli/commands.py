@@ -57,6 +57,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_resume(args: argparse.Namespace) -> int:
     pipeline = _pipeline(args)
+    if getattr(args, "start_over", False):
+        from app.pipeline.runner import Pipeline
+
+        if isinstance(pipeline, Pipeline):
+            pipeline.start_over(Path(args.run_dir))
+            print("diffuse starts over: its old checkpoints are deleted when it runs")
     run = pipeline.snapshot(Path(args.run_dir))
     if run.finished and run.result is not None and run.result.exists():
         print(f"already finished: {run.result}")

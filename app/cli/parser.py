@@ -108,6 +108,12 @@ def _add_resume_status_selftest(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("run_dir", metavar="DIR")
     p.add_argument("--engine", metavar="PATH", help="the sd-stage binary to use")
+    p.add_argument(
+        "--start-over",
+        action="store_true",
+        help="start diffuse again when its checkpoints no longer fit the run (they are "
+        "deleted then; without this flag they are kept and the resume is refused)",
+    )
     p.set_defaults(handler="resume")
 
     p = sub.add_parser(

@@ -10,6 +10,7 @@ run_dir.py (the run.json schema). Runs cross the seam as folders and frozen RunS
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import secrets
 import shutil
@@ -66,6 +67,8 @@ log = logging.getLogger(__name__)
 __all__ = ["STAGES", "ENGINE_STAGES", "Pipeline", "Run", "RunSummary", "StageState", "snapshot_of"]
 
 BYTES_PER_MB = 1024 * 1024
+BUILD_STAMP = "stepwise-build.json"  # native/build.py's STAMP_FILE, written after a build
+MAX_STAMP_BYTES = 64 * 1024
 DEVICE_FACTS = ("total_bytes", "free_bytes", "max_alloc_bytes", "fp16")
 INPUT_FIELDS = frozenset({"image", "mask", "refs"})
 SEED_RANGE = 2**31 - 1
@@ -143,6 +146,13 @@ class Pipeline:
             )
         return self._catalogs[memo]
 
+    def device_names_if_any(self) -> list[str] | None:
+        """The names of the devices the engine lists, or None without an engine."""
+        try:
+            return [d.name for d in self.devices()]
+        except StepwiseError:
+            return None
+
     def catalog_if_any(self) -> EngineCatalog | None:
         return self._catalog_if_any()
 
@@ -157,11 +167,19 @@ class Pipeline:
         return find_sd_stage(self._engine_path)
 
     def engine_version(self, engine: Path) -> str:
-        """sha256 of the binary: a rebuilt engine may compute differently, so caches split."""
+        """What the engine computes with: native/build.py's input hash (source, patches, our
+        native code, options) when the binary has its build stamp, so a rebuild of the same
+        inputs keeps every key; else the binary's sha256 (an engine built elsewhere)."""
         memo = _file_memo(engine)
         if memo not in self._engine_versions:
-            self._engine_versions[memo] = "sha256:" + file_sha256(engine)
+            stamp = build_stamp_key(engine)
+            self._engine_versions[memo] = (
+                "build:" + stamp if stamp else self._binary_version(engine)
+            )
         return self._engine_versions[memo]
+
+    def _binary_version(self, engine: Path) -> str:
+        return "sha256:" + file_sha256(engine)
 
     def stage_keys(self, run: Run, engine: Path) -> dict[str, str | None]:
         spec = run.spec
@@ -172,12 +190,21 @@ class Pipeline:
         }
         run.models = models
         loras = lora_identities(prompt_loras(spec.prompt, spec.models.lora_dir))
-        return stage_keys(spec, run.inputs_json(), models, self.engine_version(engine), loras)
+        version = self.engine_version(engine)
+        keys = stage_keys(spec, run.inputs_json(), models, version, loras)
+        if version.startswith("build:") and _keys_recorded(run, keys) is False:
+            # A run made before keys named the build keeps its keys while the binary is the
+            # same one (its checkpoints and finished stages stay valid).
+            legacy = stage_keys(spec, run.inputs_json(), models, self._binary_version(engine), loras)
+            if _keys_recorded(run, legacy):
+                return legacy
+        return keys
 
     # ------------------------------------------------------------------ runs
     def create_run(self, spec: JobSpec, run_dir: Path | None = None) -> RunSnapshot:
         """A new run folder under paths.runs_dir (or `run_dir`) holding copies of the inputs."""
-        preflight.check_job(spec, self._catalog_if_any())  # before the seed is drawn
+        # before the seed is drawn; the devices too, when there is an engine to ask
+        preflight.check_job(spec, self._catalog_if_any(), self.device_names_if_any())
         spec = _with_seed(spec)
         check_spec_inputs(spec)
         preflight.check_run_folder(run_dir if run_dir is not None else self.paths.runs_dir, spec)
@@ -211,15 +238,26 @@ class Pipeline:
         """Changes the job of an existing run; only the stages the change affects run again."""
         run = open_run(_dir(run_dir))
         changed = dataclasses.replace(run.spec, **dict(changes))
-        preflight.check_job(changed)
+        preflight.check_job(changed, self._catalog_if_any(), self.device_names_if_any())
         spec = _with_seed(changed)
+        before = _job_keys(run)
         if INPUT_FIELDS & set(changes):
             check_spec_inputs(spec)
             copy_inputs(run, spec)
         run.spec_changed(spec)
+        if _job_keys(run)["diffuse"] != before["diffuse"]:
+            # The user changed what diffuse makes: its old checkpoints may go (no question).
+            run.stage("diffuse").checkpoint_key = None
         run.set_result(None)
         run.save()
         return snapshot_of(run)
+
+    def start_over(self, run_dir: Path) -> None:
+        """The user chose to start diffuse over: checkpoints that no longer fit the run's key
+        (checkpoints.CheckpointsKept) may be deleted by the next execute()."""
+        folder = _dir(run_dir)
+        with RunLock(folder):
+            checkpoints.allow_start_over(open_run(folder))
 
     def unfinished_runs(self) -> list[RunSummary]:
         """Runs with something to resume and no result, oldest first."""
@@ -295,7 +333,7 @@ class Pipeline:
         """
         run = open_run(_dir(run_dir))
         changed = dataclasses.replace(run.spec, **dict(changes))
-        preflight.check_job(changed)
+        preflight.check_job(changed, self._catalog_if_any(), self.device_names_if_any())
         spec = _with_seed(changed)
         if INPUT_FIELDS & set(changes):
             check_spec_inputs(spec)
@@ -382,6 +420,44 @@ class Pipeline:
             logged = log_path(run, name) if run is not None else None
             failure = failure_for(exc, stage, logged if logged and logged.exists() else None)
             yield ev.RunFailed(failure.stage, failure.kind, failure.detail, failure.log_path)
+
+
+def _job_keys(run: Run) -> dict[str, str | None]:
+    """The stage keys as the job alone decides them (the engine left out): what a user's
+    change to the job changes."""
+    spec = run.spec
+    models = {
+        "diffusion": model_identity(spec.models.diffusion),
+        "llm": model_identity(spec.models.llm),
+        "vae": model_identity(spec.models.vae),
+    }
+    loras = lora_identities(prompt_loras(spec.prompt, spec.models.lora_dir))
+    return stage_keys(spec, run.inputs_json(), models, "", loras)
+
+
+def build_stamp_key(engine: Path) -> str | None:
+    """The input hash in native/build.py's stamp beside the binary (BUILD/bin/sd-stage →
+    BUILD/stepwise-build.json), or None."""
+    stamp = engine.resolve().parent.parent / BUILD_STAMP
+    try:
+        if stamp.stat().st_size > MAX_STAMP_BYTES:
+            return None
+        data = json.loads(stamp.read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    key = data.get("key") if isinstance(data, dict) else None
+    return key if isinstance(key, str) and key else None
+
+
+def _keys_recorded(run: Run, keys: Mapping[str, str | None]) -> bool | None:
+    """Whether the run's records name these keys (None: it records none yet)."""
+    recorded = [(run.stage(s).key, keys[s]) for s in STAGES if run.stage(s).key is not None]
+    ck = run.stage("diffuse").checkpoint_key
+    if ck is not None:
+        recorded.append((ck, keys["diffuse"]))
+    if not recorded:
+        return None
+    return any(have == want for have, want in recorded)
 
 
 def _file_memo(path: Path) -> tuple[str, int, int]:

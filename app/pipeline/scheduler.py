@@ -137,6 +137,8 @@ def _execute_locked(
         preflight.check_job(run.spec, res.catalog_if_any())
         engine = res.engine_binary()
         keys = res.stage_keys(run, engine)
+        # Before any stage: checkpoints whose key changed under them are never lost silently.
+        checkpoints.check_not_orphaned(run, keys["diffuse"])
         run.set_engine(str(engine), res.engine_version(engine))
         if not run.finished:
             run.set_result(None)

@@ -35,7 +35,7 @@ def test_defect1_nan_and_infinity_are_refused_before_a_folder(
     tmp_path: Path, model_args, flag: str, value: str
 ) -> None:
     run_dir = tmp_path / "run"
-    _refused(_run(model_args, run_dir, flag, value), flag)
+    _refused(_run(model_args, run_dir, f"{flag}={value}"), flag)  # "-inf" alone looks like a flag
     assert not run_dir.exists()
 
 

@@ -290,3 +290,84 @@ def test_preflight_finite_message_is_a_template() -> None:
             JobSpec(models=ModelFiles("a", "b", "c"), prompt="x", strength=math.nan)
         )
     assert "{" in info.value.message and "nan" not in info.value.message
+
+
+# --- 9: the engine's limits, in preflight --------------------------------------------------------
+def test_defect9_more_references_than_the_engine_takes_are_refused_first(tmp_path: Path) -> None:
+    from app.imaging.io import save_png_atomic
+
+    ref = tmp_path / "ref.png"
+    save_png_atomic(ref, np.zeros((16, 16, 3), np.uint8))
+    spec = JobSpec(models=_models(tmp_path), prompt="x", refs=(str(ref),) * 17)
+    with pytest.raises(InputError) as info:
+        _pipeline().create_run(spec, tmp_path / "run")
+    text = info.value.user_message()
+    assert "17 reference images" in text and "at most 16" in text and "Remove 1" in text
+    assert not (tmp_path / "run").exists()
+    _pipeline().create_run(dataclasses_replace(spec, refs=(str(ref),) * 16), tmp_path / "ok")
+
+
+def dataclasses_replace(spec: JobSpec, **kw: object) -> JobSpec:
+    import dataclasses
+
+    return dataclasses.replace(spec, **kw)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("field,cfg", [("prompt", 1.0), ("negative_prompt", 3.0)])
+def test_defect9_a_prompt_surely_too_long_is_refused_first(
+    tmp_path: Path, field: str, cfg: float
+) -> None:
+    long = "a red house by the sea " * 120  # 600 words: > 512 tokens whatever the tokenizer
+    spec = JobSpec(models=_models(tmp_path), cfg_scale=cfg, **{"prompt": "x", field: long})
+    with pytest.raises(InputError) as info:
+        _pipeline().create_run(spec, tmp_path / "run")
+    assert field in info.value.user_message() and "too long" in info.value.user_message()
+    assert not (tmp_path / "run").exists()
+    # a negative prompt is not encoded at cfg 1: not refused then
+    if field == "negative_prompt":
+        _pipeline().create_run(dataclasses_replace(spec, cfg_scale=1.0), tmp_path / "ok")
+
+
+def test_defect9_the_lower_bound_never_exceeds_a_short_prompt() -> None:
+    assert preflight.prompt_tokens_at_least("a red house") < 20
+    assert preflight.prompt_tokens_at_least("word " * 600) > preflight.MAX_PROMPT_TOKENS
+
+
+@pytest.mark.parametrize(
+    "row,given", [("diffusion", "vae"), ("vae", "llm"), ("llm", "diffusion"), ("diffusion", "llm")]
+)
+def test_defect9_a_model_of_the_wrong_kind_is_refused_by_its_header(
+    tmp_path: Path, tiny_models, row: str, given: str
+) -> None:
+    files = {"diffusion": tiny_models.diffusion, "llm": tiny_models.llm, "vae": tiny_models.vae}
+    files[row] = getattr(tiny_models, given)
+    spec = JobSpec(models=ModelFiles(*(str(files[k]) for k in ("diffusion", "llm", "vae"))),
+                   prompt="x")  # fmt: skip
+    with pytest.raises(StepwiseError) as info:
+        _pipeline().create_run(spec, tmp_path / "run")
+    text = info.value.user_message()
+    flag = {"diffusion": "--diffusion-model", "llm": "--llm", "vae": "--vae"}
+    assert flag[row] in text and flag[given] in text and "not a" in text, text
+    assert not (tmp_path / "run").exists()
+
+
+def test_defect9_the_tiny_models_are_told_apart(tiny_models) -> None:
+    from app.engine.model_kind import model_kind
+
+    assert model_kind(tiny_models.diffusion) == "diffusion"
+    assert model_kind(tiny_models.llm) == "llm"
+    assert model_kind(tiny_models.vae) == "vae"
+
+
+# --- 12: the smaller ones -------------------------------------------------------------------------
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX FIFOs")
+def test_defect12_a_fifo_or_a_folder_as_the_image_is_said_as_such(tmp_path: Path) -> None:
+    fifo = tmp_path / "photo.png"
+    os.mkfifo(fifo)
+    folder = tmp_path / "pictures"
+    folder.mkdir()
+    for path, words in ((fifo, "not a regular file"), (folder, "is a folder")):
+        spec = JobSpec(models=_models(tmp_path), prompt="x", image=str(path))
+        with pytest.raises(InputError) as info:
+            _pipeline().create_run(spec, tmp_path / "run")
+        assert words in info.value.user_message() and "does not exist" not in str(info.value)
