@@ -130,8 +130,9 @@ def cli(world: World, home: Path, *args: str | bytes, timeout: float = CLI_TIMEO
     )
 
 
-def judge_cli(name: str, group: str, result: tuple, watched: dict[str, str],
-              after: dict[str, str]) -> Outcome:  # fmt: skip
+def judge_cli(
+    name: str, group: str, result: tuple, watched: dict[str, str], after: dict[str, str]
+) -> Outcome:
     code, out, err = result
     text = out + err
     started = any(line.endswith("] started") for line in out.splitlines())
@@ -147,8 +148,14 @@ def judge_cli(name: str, group: str, result: tuple, watched: dict[str, str],
     )
 
 
-def cli_case(name: str, group: str, words: Callable[[World, Path], list], *, short: bool = False,
-             setup: Callable[[World, Path], list[Path]] | None = None) -> Case:  # fmt: skip
+def cli_case(
+    name: str,
+    group: str,
+    words: Callable[[World, Path], list],
+    *,
+    short: bool = False,
+    setup: Callable[[World, Path], list[Path]] | None = None,
+) -> Case:
     """A `run`/`resume` command line; `setup` makes the case's files and names what to watch."""
 
     def go(world: World, here: Path) -> Outcome:
@@ -160,20 +167,39 @@ def cli_case(name: str, group: str, words: Callable[[World, Path], list], *, sho
     return Case(name, group, go, short)
 
 
-def run_words(*extra: str | bytes, prompt: str | bytes = PROMPT, run_dir: str = "run",
-              models: dict[str, str] | None = None) -> Callable[[World, Path], list]:  # fmt: skip
+def run_words(
+    *extra: str | bytes,
+    prompt: str | bytes = PROMPT,
+    run_dir: str = "run",
+    models: dict[str, str] | None = None,
+) -> Callable[[World, Path], list]:
     def words(world: World, here: Path) -> list:
-        override = {k: (str(here / v) if not os.path.isabs(v) else v) for k, v in (models or {}).items()}
-        return ["run", *world.model_args(**override), "-p", prompt,
-                "--run-dir", str(here / run_dir), *SMALL, *extra]  # fmt: skip
+        override = {
+            k: (str(here / v) if not os.path.isabs(v) else v) for k, v in (models or {}).items()
+        }
+        return [
+            "run",
+            *world.model_args(**override),
+            "-p",
+            prompt,
+            "--run-dir",
+            str(here / run_dir),
+            *SMALL,
+            *extra,
+        ]
 
     return words
 
 
 # --- API cases ---------------------------------------------------------------------------------
-def api_case(name: str, group: str, body: Callable[[World, Path], Iterator[Any]], *,
-             short: bool = False, watch: Callable[[World, Path], list[Path]] | None = None
-             ) -> Case:  # fmt: skip
+def api_case(
+    name: str,
+    group: str,
+    body: Callable[[World, Path], Iterator[Any]],
+    *,
+    short: bool = False,
+    watch: Callable[[World, Path], list[Path]] | None = None,
+) -> Case:
     """`body` drives the real Pipeline; it yields events (or raises). A StepwiseError raised is
     a refusal; any other exception is a traceback."""
 
@@ -218,16 +244,23 @@ def _pipeline(world: World, here: Path) -> Any:
     from app.core.paths import app_paths
     from app.pipeline.runner import Pipeline
 
-    return Pipeline(app_paths({"STEPWISE_HOME": str(here / "home")}), world.engine,
-                    cache_limit_mb=64)  # fmt: skip
+    return Pipeline(
+        app_paths({"STEPWISE_HOME": str(here / "home")}), world.engine, cache_limit_mb=64
+    )
 
 
 def _spec(world: World, **kw: Any) -> Any:
     from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles
 
     models = ModelFiles(str(world.models.diffusion), str(world.models.llm), str(world.models.vae))
-    base: dict[str, Any] = {"models": models, "prompt": PROMPT, "steps": 1, "width": 64,
-                            "height": 64, "devices": DeviceChoice(threads=1)}  # fmt: skip
+    base: dict[str, Any] = {
+        "models": models,
+        "prompt": PROMPT,
+        "steps": 1,
+        "width": 64,
+        "height": 64,
+        "devices": DeviceChoice(threads=1),
+    }
     base.update(kw)
     return JobSpec(**base)
 
@@ -253,8 +286,14 @@ def _edit_run_json(run_dir: Path, **spec_changes: Any) -> None:
     path.write_text(json.dumps(data))
 
 
-def resume_case(name: str, group: str, mutate: Callable[[World, Path, Path], list[Path]], *,
-                short: bool = False, via: str = "cli") -> Case:  # fmt: skip
+def resume_case(
+    name: str,
+    group: str,
+    mutate: Callable[[World, Path, Path], list[Path]],
+    *,
+    short: bool = False,
+    via: str = "cli",
+) -> Case:
     """A run made through the API, then `mutate(world, here, run_dir)` (returns what to watch:
     the user's files a link points at), then `resume` (CLI) or execute() (API)."""
 
@@ -271,8 +310,13 @@ def resume_case(name: str, group: str, mutate: Callable[[World, Path, Path], lis
     def setup(world: World, here: Path) -> list[Path]:
         return mutate(world, here, _made_run(world, here))
 
-    return cli_case(name, group, lambda w, h: ["resume", str(h / "run"), "--engine", str(w.engine)],
-                    short=short, setup=setup)  # fmt: skip
+    return cli_case(
+        name,
+        group,
+        lambda w, h: ["resume", str(h / "run"), "--engine", str(w.engine)],
+        short=short,
+        setup=setup,
+    )
 
 
 # --- the cases ---------------------------------------------------------------------------------
@@ -432,8 +476,12 @@ def _png_case(name: str, payload: bytes, short: bool = False) -> Case:
         import struct
         import zlib
 
-        chunk = (struct.pack(">I", len(chunk_body)) + b"iTXt" + chunk_body
-                 + struct.pack(">I", zlib.crc32(b"iTXt" + chunk_body)))  # fmt: skip
+        chunk = (
+            struct.pack(">I", len(chunk_body))
+            + b"iTXt"
+            + chunk_body
+            + struct.pack(">I", zlib.crc32(b"iTXt" + chunk_body))
+        )
         png = here / "carrier.png"
         png.write_bytes(with_text_chunks(plain.read_bytes(), [chunk]))
         values, bad = clean_values(read_png_parameters(png).spec)
@@ -474,7 +522,9 @@ def cases() -> list[Case]:
         cli_case("device vulkan9", "values", run_words("--diffusion-device", "vulkan9")),
         # prompts
         cli_case("prompt invalid utf-8", "prompts", run_words(prompt=bad_utf8), short=True),
-        cli_case("negative invalid utf-8", "prompts", run_words("-n", bad_utf8, "--cfg-scale", "2")),
+        cli_case(
+            "negative invalid utf-8", "prompts", run_words("-n", bad_utf8, "--cfg-scale", "2")
+        ),
         cli_case("prompt 100 kB", "prompts", run_words(prompt="a red house " * 9000)),
         api_case("API prompt NUL", "prompts", _api_create(prompt="a red\x00house"), short=True),
         api_case("API prompt lone surrogate", "prompts", _api_create(prompt="a \ud800 house")),
@@ -485,77 +535,171 @@ def cases() -> list[Case]:
         api_case("API update strength nan", "values", _api_update(strength=math.nan)),
         api_case("API image path NUL", "paths", _api_create(image="a\x00.png")),
         # paths
-        cli_case("missing diffusion model", "paths",
-                 run_words(models={"--diffusion-model": "nope.gguf"})),
-        cli_case("diffusion model is a folder", "paths",
-                 run_words(models={"--diffusion-model": "adir"}), setup=_dir_at("adir")),
-        cli_case("vae is a text file", "paths", run_words(models={"--vae": "v.safetensors"}),
-                 setup=_file_at("v.safetensors", b"not a model"), short=True),
-        cli_case("llm is empty", "paths", run_words(models={"--llm": "l.gguf"}),
-                 setup=_file_at("l.gguf", b"")),
-        cli_case("diffusion model is a FIFO", "paths",
-                 run_words(models={"--diffusion-model": "fifo"}), setup=_fifo("fifo")),
-        cli_case("vae given as diffusion model", "paths",
-                 run_words(models={"--diffusion-model": "vae.safetensors"}),
-                 setup=_copy_model("vae", "vae.safetensors")),
-        cli_case("llm given as vae", "paths", run_words(models={"--vae": "llm.gguf"}),
-                 setup=_copy_model("llm", "llm.gguf")),
+        cli_case(
+            "missing diffusion model", "paths", run_words(models={"--diffusion-model": "nope.gguf"})
+        ),
+        cli_case(
+            "diffusion model is a folder",
+            "paths",
+            run_words(models={"--diffusion-model": "adir"}),
+            setup=_dir_at("adir"),
+        ),
+        cli_case(
+            "vae is a text file",
+            "paths",
+            run_words(models={"--vae": "v.safetensors"}),
+            setup=_file_at("v.safetensors", b"not a model"),
+            short=True,
+        ),
+        cli_case(
+            "llm is empty",
+            "paths",
+            run_words(models={"--llm": "l.gguf"}),
+            setup=_file_at("l.gguf", b""),
+        ),
+        cli_case(
+            "diffusion model is a FIFO",
+            "paths",
+            run_words(models={"--diffusion-model": "fifo"}),
+            setup=_fifo("fifo"),
+        ),
+        cli_case(
+            "vae given as diffusion model",
+            "paths",
+            run_words(models={"--diffusion-model": "vae.safetensors"}),
+            setup=_copy_model("vae", "vae.safetensors"),
+        ),
+        cli_case(
+            "llm given as vae",
+            "paths",
+            run_words(models={"--vae": "llm.gguf"}),
+            setup=_copy_model("llm", "llm.gguf"),
+        ),
         cli_case("missing init image", "paths", run_words("-i", "/nonexistent/photo.png")),
-        cli_case("init image is a folder", "paths",
-                 lambda w, h: run_words("-i", str(h / "adir"))(w, h), setup=_dir_at("adir")),
-        cli_case("init image is text", "paths",
-                 lambda w, h: run_words("-i", str(h / "t.png"))(w, h),
-                 setup=_file_at("t.png", b"not a picture")),
-        cli_case("mask of another size", "paths",
-                 lambda w, h: run_words("-i", str(w.image), "--mask", str(h / "m.png"))(w, h),
-                 setup=lambda w, h: _small_mask(h / "m.png")),
-        cli_case("missing mask", "paths",
-                 lambda w, h: run_words("-i", str(w.image), "--mask", "/nonexistent/m.png")(w, h)),
-        cli_case("17 references", "paths",
-                 lambda w, h: run_words(*[x for _ in range(17) for x in ("-r", str(w.image))])(w, h)),
-        cli_case("engine missing", "paths",
-                 lambda w, h: run_words()(w, h)[:1] + ["--engine", "/nonexistent/sd-stage"]
-                 + run_words()(w, h)[1:]),
-        cli_case("engine not executable", "paths",
-                 lambda w, h: ["run", *w.model_args(**{"--engine": str(h / "sd-stage")}), "-p",
-                               PROMPT, "--run-dir", str(h / "run"), *SMALL],
-                 setup=_file_at("sd-stage", b"#!/bin/sh\necho hi\n")),
-        cli_case("lora dir is a file", "paths",
-                 lambda w, h: run_words("--lora-model-dir", str(h / "f"))(w, h),
-                 setup=_file_at("f", b"x")),
-        cli_case("-o is a folder", "paths",
-                 lambda w, h: run_words("-o", str(h / "out"))(w, h), setup=_dir_at("out"),
-                 short=True),
-        cli_case("-o under a file", "paths",
-                 lambda w, h: run_words("-o", str(h / "f" / "x.png"))(w, h),
-                 setup=_file_at("f", b"the user's file")),
+        cli_case(
+            "init image is a folder",
+            "paths",
+            lambda w, h: run_words("-i", str(h / "adir"))(w, h),
+            setup=_dir_at("adir"),
+        ),
+        cli_case(
+            "init image is text",
+            "paths",
+            lambda w, h: run_words("-i", str(h / "t.png"))(w, h),
+            setup=_file_at("t.png", b"not a picture"),
+        ),
+        cli_case(
+            "mask of another size",
+            "paths",
+            lambda w, h: run_words("-i", str(w.image), "--mask", str(h / "m.png"))(w, h),
+            setup=lambda w, h: _small_mask(h / "m.png"),
+        ),
+        cli_case(
+            "missing mask",
+            "paths",
+            lambda w, h: run_words("-i", str(w.image), "--mask", "/nonexistent/m.png")(w, h),
+        ),
+        cli_case(
+            "17 references",
+            "paths",
+            lambda w, h: run_words(*[x for _ in range(17) for x in ("-r", str(w.image))])(w, h),
+        ),
+        cli_case(
+            "engine missing",
+            "paths",
+            lambda w, h: [
+                "run",
+                *w.model_args(**{"--engine": "/nonexistent/sd-stage"}),
+                "-p",
+                PROMPT,
+                "--run-dir",
+                str(h / "run"),
+                *SMALL,
+            ],
+        ),
+        cli_case(
+            "engine not executable",
+            "paths",
+            lambda w, h: [
+                "run",
+                *w.model_args(**{"--engine": str(h / "sd-stage")}),
+                "-p",
+                PROMPT,
+                "--run-dir",
+                str(h / "run"),
+                *SMALL,
+            ],
+            setup=_file_at("sd-stage", b"#!/bin/sh\necho hi\n"),
+        ),
+        cli_case(
+            "lora dir is a file",
+            "paths",
+            lambda w, h: run_words("--lora-model-dir", str(h / "f"))(w, h),
+            setup=_file_at("f", b"x"),
+        ),
+        cli_case(
+            "-o is a folder",
+            "paths",
+            lambda w, h: run_words("-o", str(h / "out"))(w, h),
+            setup=_dir_at("out"),
+            short=True,
+        ),
+        cli_case(
+            "-o under a file",
+            "paths",
+            lambda w, h: run_words("-o", str(h / "f" / "x.png"))(w, h),
+            setup=_file_at("f", b"the user's file"),
+        ),
         # folders
-        cli_case("run dir under a file", "folders",
-                 lambda w, h: run_words(run_dir="f/run")(w, h), setup=_file_at("f", b"x")),
-        cli_case("run dir holds result.png", "folders", run_words(),
-                 setup=_own_folder("result.png"), short=True),
-        cli_case("run dir holds inputs/image.png", "folders", run_words(),
-                 setup=_own_folder("inputs/image.png")),
-        cli_case("run dir holds other files", "folders", run_words(),
-                 setup=_own_folder("notes.txt", "photos/a.jpg")),
-        cli_case("run dir holds a run", "folders", run_words(),
-                 setup=lambda w, h: [_made_run(w, h)]),
-        cli_case("resume a folder that is no run", "folders",
-                 lambda w, h: ["resume", str(h / "user"), "--engine", str(w.engine)],
-                 setup=lambda w, h: _user_files(h, "a.txt")),
+        cli_case(
+            "run dir under a file",
+            "folders",
+            lambda w, h: run_words(run_dir="f/run")(w, h),
+            setup=_file_at("f", b"x"),
+        ),
+        cli_case(
+            "run dir holds result.png",
+            "folders",
+            run_words(),
+            setup=_own_folder("result.png"),
+            short=True,
+        ),
+        cli_case(
+            "run dir holds inputs/image.png",
+            "folders",
+            run_words(),
+            setup=_own_folder("inputs/image.png"),
+        ),
+        cli_case(
+            "run dir holds other files",
+            "folders",
+            run_words(),
+            setup=_own_folder("notes.txt", "photos/a.jpg"),
+        ),
+        cli_case(
+            "run dir holds a run", "folders", run_words(), setup=lambda w, h: [_made_run(w, h)]
+        ),
+        cli_case(
+            "resume a folder that is no run",
+            "folders",
+            lambda w, h: ["resume", str(h / "user"), "--engine", str(w.engine)],
+            setup=lambda w, h: _user_files(h, "a.txt"),
+        ),
         resume_case("resume a garbage run.json", "folders", _mut_garbage_manifest),
         resume_case(".lock is a folder", "folders", _mut_lock_folder),
         resume_case("checkpoints is a file", "folders", _mut_entry_file("checkpoints")),
         resume_case("logs is a file", "folders", _mut_entry_file("logs"), short=True),
         resume_case("steps is a file", "folders", _mut_entry_file("steps"), via="api"),
-        resume_case("sampler edited into run.json", "folders", _mut_spec(sampler="bogus"),
-                    short=True),
+        resume_case(
+            "sampler edited into run.json", "folders", _mut_spec(sampler="bogus"), short=True
+        ),
         resume_case("steps 0 edited into run.json", "folders", _mut_spec(steps=0), via="api"),
         resume_case("key changed under checkpoints", "folders", _mut_stale_checkpoints),
         # links
         resume_case("logs links to a user folder", "links", _mut_link("logs", "dir"), short=True),
-        resume_case("diffuse.log links to a user file", "links",
-                    _mut_link("logs/diffuse.log", "file")),
+        resume_case(
+            "diffuse.log links to a user file", "links", _mut_link("logs/diffuse.log", "file")
+        ),
         resume_case("checkpoints links out", "links", _mut_link("checkpoints", "dir")),
         resume_case(".lock links to a new path", "links", _mut_link(".lock", "absent")),
         resume_case("inputs links out", "links", _mut_link("inputs", "dir"), via="api"),
@@ -564,14 +708,21 @@ def cases() -> list[Case]:
         Case("two runs into one new folder", "concurrent", _two_runs_one_folder),
         Case("resume while another process holds it", "concurrent", _resume_while_locked),
         # PNG chunks
-        _png_case("PNG deep JSON", b'{"kind": "stepwise-job", "spec": ' + b"[" * 100000
-                  + b"]" * 100000 + b"}", short=True),  # fmt: skip
-        _png_case("PNG NaN values", b'{"kind": "stepwise-job", "spec": {"strength": NaN, '
-                  b'"cfg_scale": Infinity}}'),  # fmt: skip
+        _png_case(
+            "PNG deep JSON",
+            b'{"kind": "stepwise-job", "spec": ' + b"[" * 100000 + b"]" * 100000 + b"}",
+            short=True,
+        ),
+        _png_case(
+            "PNG NaN values",
+            b'{"kind": "stepwise-job", "spec": {"strength": NaN, "cfg_scale": Infinity}}',
+        ),
         _png_case("PNG garbage bytes", bytes(range(256)) * 4),
         _png_case("PNG spec not an object", b'{"kind": "stepwise-job", "spec": [1, 2]}'),
-        _png_case("PNG wrong types", b'{"kind": "stepwise-job", "spec": {"steps": "many", '
-                  b'"seed": 1e400, "prompt": 5}}'),  # fmt: skip
+        _png_case(
+            "PNG wrong types",
+            b'{"kind": "stepwise-job", "spec": {"steps": "many", "seed": 1e400, "prompt": 5}}',
+        ),
     ]
     return c
 
@@ -619,8 +770,9 @@ def _two_runs_one_folder(world: World, here: Path) -> Outcome:
         prompt = f"{type(exc).__name__}: {exc}"
     if not ok:
         out.user_files_changed = [f"the folder is mixed or lost: {prompt}, exits {codes}"]
-    out.detail = next((ln for r in loser for ln in r[2].splitlines() if ln.startswith("error:")),
-                      "")  # fmt: skip
+    out.detail = next(
+        (ln for r in loser for ln in r[2].splitlines() if ln.startswith("error:")), ""
+    )
     return out
 
 
@@ -631,8 +783,13 @@ def _resume_while_locked(world: World, here: Path) -> Outcome:
     before = _digest_tree([run_dir / "run.json", world.models.diffusion.parent])
     with RunLock(run_dir):
         result = cli(world, here / "home", "resume", str(run_dir), "--engine", str(world.engine))
-    return judge_cli("resume while another process holds it", "concurrent", result, before,
-                     _digest_tree([run_dir / "run.json", world.models.diffusion.parent]))  # fmt: skip
+    return judge_cli(
+        "resume while another process holds it",
+        "concurrent",
+        result,
+        before,
+        _digest_tree([run_dir / "run.json", world.models.diffusion.parent]),
+    )
 
 
 # --- running -----------------------------------------------------------------------------------
@@ -645,8 +802,12 @@ def make_world(root: Path, engine: Path | None = None, models: Any = None) -> Wo
         if given:
             engine = Path(given)
         else:
-            done = subprocess.run([sys.executable, str(REPO / "native" / "build.py"),
-                                   "--print-path"], capture_output=True, text=True, check=True)  # fmt: skip
+            done = subprocess.run(
+                [sys.executable, str(REPO / "native" / "build.py"), "--print-path"],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             engine = Path(done.stdout.strip().splitlines()[-1])
     if models is None:
         models = generate_models(root / "models")
@@ -654,8 +815,12 @@ def make_world(root: Path, engine: Path | None = None, models: Any = None) -> Wo
     return World(root, Path(engine), models, image, mask)
 
 
-def run_campaign(world: World, short: bool = False, log: Callable[[str], None] | None = None,
-                 only: list[str] | None = None) -> list[Outcome]:  # fmt: skip
+def run_campaign(
+    world: World,
+    short: bool = False,
+    log: Callable[[str], None] | None = None,
+    only: list[str] | None = None,
+) -> list[Outcome]:
     outcomes = []
     for i, case in enumerate(c for c in cases() if c.short or not short):
         if only and case.name not in only:
@@ -665,8 +830,12 @@ def run_campaign(world: World, short: bool = False, log: Callable[[str], None] |
         try:
             outcome = case.run(world, here)
         except Exception as exc:  # noqa: BLE001 - the campaign's own set-up failed
-            outcome = Outcome(case.name, case.group, traceback=True,
-                              detail=f"campaign set-up: {type(exc).__name__}: {exc}")  # fmt: skip
+            outcome = Outcome(
+                case.name,
+                case.group,
+                traceback=True,
+                detail=f"campaign set-up: {type(exc).__name__}: {exc}",
+            )
         outcomes.append(outcome)
         if log:
             log(_row(outcome))
@@ -717,8 +886,7 @@ def main(argv: list[str] | None = None) -> int:
         world = make_world(root, args.sd_stage)
         outcomes = run_campaign(world, args.short, log=print, only=args.only)
     s = summary(outcomes)
-    print(json.dumps(s, indent=1) if args.json else
-          "\n".join(f"{k}: {v}" for k, v in s.items()))  # fmt: skip
+    print(json.dumps(s, indent=1) if args.json else "\n".join(f"{k}: {v}" for k, v in s.items()))
     return 0 if ok(s) else 1
 
 

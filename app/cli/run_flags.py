@@ -16,8 +16,8 @@ from typing import Any
 from app.core.errors import StepwiseError
 from app.pipeline import params as P
 from app.pipeline.failures import Note
-from app.pipeline.preflight import check_text
 from app.pipeline.params import PARAMS, Param, check_value, clean_values, default_values
+from app.pipeline.preflight import check_text
 from app.pipeline.sdcli_import import RUN_COMPAT_FLAGS, import_words
 
 # Parameters a command line that does not give them takes from the settings (the files and

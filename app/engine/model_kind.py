@@ -107,7 +107,7 @@ def safetensors_names(path: Path) -> list[str]:
 
 
 def kind_of_names(names: list[str]) -> str | None:
-    """"diffusion", "llm", "vae" or None, by the tensor names a file holds."""
+    """ "diffusion", "llm", "vae" or None, by the tensor names a file holds."""
     stripped = []
     for name in names:
         for prefix in PREFIXES:

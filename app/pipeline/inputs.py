@@ -33,8 +33,24 @@ def check_spec_inputs(spec: JobSpec) -> None:
     for label, path in named:
         if path is not None:
             _check_input_file(label, Path(path))
+    _check_pictures(spec)
     if spec.mask is not None and spec.image is None:
         raise InputError("A mask needs an image to inpaint.")
+
+
+def _check_pictures(spec: JobSpec) -> None:
+    """Each picture decodes and the mask has the image's size, before any stage (prepare
+    would refuse them only once the run has begun). InputError / MaskSizeError name the file."""
+    from app.imaging.io import load_image, load_mask
+
+    size = None
+    if spec.image is not None:
+        height, width = load_image(spec.image).shape[:2]
+        size = (width, height)
+    if spec.mask is not None and size is not None:
+        load_mask(spec.mask, expected_size=size)
+    for ref in spec.refs:
+        load_image(ref)
 
 
 def _check_input_file(label: str, path: Path) -> None:

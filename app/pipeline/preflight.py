@@ -51,7 +51,11 @@ _LETTER_RUNS = re.compile(r"[^\W\d_]+")
 _DIGITS = re.compile(r"\d")
 MODEL_KINDS = {"diffusion_model": "diffusion", "llm_model": "llm", "vae_model": "vae"}
 KIND_NAMES = {"diffusion": "FLUX.2 diffusion model", "llm": "text encoder", "vae": "VAE"}
-KIND_FLAGS = {"diffusion": "--diffusion-model", "llm": "--llm", "vae": "--vae"}  # the engine rounds the mask to 0/1: from 128 of 255 a pixel repaints
+KIND_FLAGS = {
+    "diffusion": "--diffusion-model",
+    "llm": "--llm",
+    "vae": "--vae",
+}  # the engine rounds the mask to 0/1: from 128 of 255 a pixel repaints
 
 
 class DeviceMissingError(DeviceError):
@@ -178,8 +182,7 @@ def check_text(name: str, flag: str, text: str) -> None:
     if at is None:
         return
     raise InputError(
-        "{name} ({flag}) holds a character that is not text at position {position}: "
-        "{character}.",
+        "{name} ({flag}) holds a character that is not text at position {position}: {character}.",
         fix="Type or paste it again as plain text (UTF-8, no control characters).",
         values={"name": name, "flag": flag, "position": at + 1, "character": ascii(text[at])},
     )

@@ -307,7 +307,9 @@ def create_run(runs_dir: Path, spec: JobSpec, run_dir: Path | None = None) -> Ru
 def check_new_folder(folder: Path) -> None:
     """`folder` is empty but for a lock file; else OutputError / DamagedFileError naming it."""
     try:
-        names = set(os.listdir(folder)) - {LOCK_FILE}
+        # our own atomic writes in progress (another process creating a run here) are not the
+        # user's files: the lock then refuses the second run as busy or the folder as a run
+        names = {n for n in os.listdir(folder) if n != LOCK_FILE and not _TEMP_NAME.match(n)}
     except FileNotFoundError:
         return
     except OSError as exc:

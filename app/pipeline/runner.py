@@ -50,11 +50,11 @@ from app.pipeline.keys import lora_identities, prompt_loras, stage_keys
 from app.pipeline.run_dir import (
     ENGINE_STAGES,
     RUN_FILE,
-    check_new_folder,
     STAGES,
     STEPS_DIR,
     Run,
     StageState,
+    check_new_folder,
     create_run,
     new_run_id,
     open_run,
@@ -195,7 +195,9 @@ class Pipeline:
         if version.startswith("build:") and _keys_recorded(run, keys) is False:
             # A run made before keys named the build keeps its keys while the binary is the
             # same one (its checkpoints and finished stages stay valid).
-            legacy = stage_keys(spec, run.inputs_json(), models, self._binary_version(engine), loras)
+            legacy = stage_keys(
+                spec, run.inputs_json(), models, self._binary_version(engine), loras
+            )
             if _keys_recorded(run, legacy):
                 return legacy
         return keys

@@ -124,9 +124,7 @@ def test_defect4_a_non_empty_folder_that_is_not_a_run_is_refused(
     with pytest.raises(OutputError) as info:
         _pipeline().create_run(JobSpec(models=_models(tmp_path), prompt="x"), folder)
     assert str(folder) in info.value.user_message() and "--run-dir" in info.value.user_message()
-    assert _tree(folder) == before and sorted(os.listdir(folder)) == sorted(
-        {entry.split("/")[0]}
-    )
+    assert _tree(folder) == before and sorted(os.listdir(folder)) == sorted({entry.split("/")[0]})
 
 
 def test_defect4_an_empty_existing_folder_is_fine(tmp_path: Path) -> None:

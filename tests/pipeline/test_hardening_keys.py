@@ -60,7 +60,9 @@ def _spec(**kw: Any) -> JobSpec:
 # --- 13: keys ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("case", ["txt2img", "inpaint"])
 def test_defect13_golden_keys(case: str) -> None:
-    found = keys.stage_keys(_spec(), TXT2IMG if case == "txt2img" else INPAINT, MODELS, "build:0123")
+    found = keys.stage_keys(
+        _spec(), TXT2IMG if case == "txt2img" else INPAINT, MODELS, "build:0123"
+    )
     for stage, want in GOLDEN[case].items():
         assert found[stage] == want, stage
 
@@ -121,7 +123,10 @@ def _with_checkpoints(run_dir: Path, key: str) -> list[Path]:
     for step in (1, 2):
         path = folder / f"step_{step:03d}.bin"
         path.write_bytes(f"x_t after step {step}".encode())
-        entries[str(step)] = {"file": path.name, "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+        entries[str(step)] = {
+            "file": path.name,
+            "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+        }
         files.append(path)
     (folder / "metadata.json").write_text(json.dumps({"checkpoints": entries}))
     run = open_run(run_dir)
