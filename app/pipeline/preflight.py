@@ -30,6 +30,7 @@ from app.imaging.io import load_mask
 from app.pipeline import params as P
 from app.pipeline.api import EngineCatalog
 from app.pipeline.identity import ModelFileError
+from app.pipeline.output_file import check_output_file as check_output_file
 from app.pipeline.spec import JobSpec
 
 LATENT_CHANNELS = 128  # FLUX.2 latent channels per 16 px cell
@@ -358,37 +359,6 @@ def expected_run_bytes(spec: JobSpec) -> int:
     latents = (max(spec.steps, 0) + 3 + len(spec.refs)) * latent
     pictures = 4 * spec.width * spec.height * 4
     return latents + pictures + DISK_MARGIN_BYTES
-
-
-def check_output_file(path: Path | str, flag: str = "-o") -> None:
-    """The result can be written to `path` (OutputError naming it): not a folder, under a
-    folder (not a file) that is writable. Checked before the run, not after it."""
-    path = Path(path)
-    what = {"flag": flag}
-    if path.is_dir():
-        raise OutputError(
-            "The output {path} ({flag}) is a folder.",
-            path=path,
-            fix="Name a PNG file to write, e.g. {example}.",
-            values={**what, "example": path / "result.png"},
-        )
-    existing = path.parent
-    while not existing.exists() and existing.parent != existing:
-        existing = existing.parent
-    if not existing.is_dir():
-        raise OutputError(
-            "The output {path} ({flag}) cannot be written: {existing} is a file, not a folder.",
-            path=path,
-            fix="Name a PNG file in a folder.",
-            values={**what, "existing": existing},
-        )
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise OutputError(
-            "The output {path} ({flag}) cannot be written: {existing} is read-only.",
-            path=path,
-            fix="Name a PNG file in a folder you can write to.",
-            values={**what, "existing": existing},
-        )
 
 
 def check_run_folder(folder: Path, spec: JobSpec | None = None) -> None:

@@ -10,7 +10,6 @@ run_dir.py (the run.json schema). Runs cross the seam as folders and frozen RunS
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import secrets
 import shutil
@@ -44,9 +43,8 @@ from app.pipeline.cache import StageCache
 from app.pipeline.control import RunControl
 from app.pipeline.engine_stage import common_args, log_path, run_engine
 from app.pipeline.failure_kinds import failure_for
-from app.pipeline.identity import model_identity
 from app.pipeline.inputs import check_spec_inputs, copy_inputs, copy_inputs_from, verify_inputs
-from app.pipeline.keys import lora_identities, prompt_loras, stage_keys
+from app.pipeline.key_sources import build_stamp_key, job_keys, run_keys
 from app.pipeline.run_dir import (
     ENGINE_STAGES,
     RUN_FILE,
@@ -67,8 +65,6 @@ log = logging.getLogger(__name__)
 __all__ = ["STAGES", "ENGINE_STAGES", "Pipeline", "Run", "RunSummary", "StageState", "snapshot_of"]
 
 BYTES_PER_MB = 1024 * 1024
-BUILD_STAMP = "stepwise-build.json"  # native/build.py's STAMP_FILE, written after a build
-MAX_STAMP_BYTES = 64 * 1024
 DEVICE_FACTS = ("total_bytes", "free_bytes", "max_alloc_bytes", "fp16")
 INPUT_FIELDS = frozenset({"image", "mask", "refs"})
 SEED_RANGE = 2**31 - 1
@@ -182,25 +178,7 @@ class Pipeline:
         return "sha256:" + file_sha256(engine)
 
     def stage_keys(self, run: Run, engine: Path) -> dict[str, str | None]:
-        spec = run.spec
-        models = {
-            "diffusion": model_identity(spec.models.diffusion),
-            "llm": model_identity(spec.models.llm),
-            "vae": model_identity(spec.models.vae),
-        }
-        run.models = models
-        loras = lora_identities(prompt_loras(spec.prompt, spec.models.lora_dir))
-        version = self.engine_version(engine)
-        keys = stage_keys(spec, run.inputs_json(), models, version, loras)
-        if version.startswith("build:") and _keys_recorded(run, keys) is False:
-            # A run made before keys named the build keeps its keys while the binary is the
-            # same one (its checkpoints and finished stages stay valid).
-            legacy = stage_keys(
-                spec, run.inputs_json(), models, self._binary_version(engine), loras
-            )
-            if _keys_recorded(run, legacy):
-                return legacy
-        return keys
+        return run_keys(run, self.engine_version(engine), lambda: self._binary_version(engine))
 
     # ------------------------------------------------------------------ runs
     def create_run(self, spec: JobSpec, run_dir: Path | None = None) -> RunSnapshot:
@@ -242,12 +220,12 @@ class Pipeline:
         changed = dataclasses.replace(run.spec, **dict(changes))
         preflight.check_job(changed, self._catalog_if_any(), self.device_names_if_any())
         spec = _with_seed(changed)
-        before = _job_keys(run)
+        before = job_keys(run)
         if INPUT_FIELDS & set(changes):
             check_spec_inputs(spec)
             copy_inputs(run, spec)
         run.spec_changed(spec)
-        if _job_keys(run)["diffuse"] != before["diffuse"]:
+        if job_keys(run)["diffuse"] != before["diffuse"]:
             # The user changed what diffuse makes: its old checkpoints may go (no question).
             run.stage("diffuse").checkpoint_key = None
         run.set_result(None)
@@ -422,44 +400,6 @@ class Pipeline:
             logged = log_path(run, name) if run is not None else None
             failure = failure_for(exc, stage, logged if logged and logged.exists() else None)
             yield ev.RunFailed(failure.stage, failure.kind, failure.detail, failure.log_path)
-
-
-def _job_keys(run: Run) -> dict[str, str | None]:
-    """The stage keys as the job alone decides them (the engine left out): what a user's
-    change to the job changes."""
-    spec = run.spec
-    models = {
-        "diffusion": model_identity(spec.models.diffusion),
-        "llm": model_identity(spec.models.llm),
-        "vae": model_identity(spec.models.vae),
-    }
-    loras = lora_identities(prompt_loras(spec.prompt, spec.models.lora_dir))
-    return stage_keys(spec, run.inputs_json(), models, "", loras)
-
-
-def build_stamp_key(engine: Path) -> str | None:
-    """The input hash in native/build.py's stamp beside the binary (BUILD/bin/sd-stage →
-    BUILD/stepwise-build.json), or None."""
-    stamp = engine.resolve().parent.parent / BUILD_STAMP
-    try:
-        if stamp.stat().st_size > MAX_STAMP_BYTES:
-            return None
-        data = json.loads(stamp.read_text(encoding="utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
-        return None
-    key = data.get("key") if isinstance(data, dict) else None
-    return key if isinstance(key, str) and key else None
-
-
-def _keys_recorded(run: Run, keys: Mapping[str, str | None]) -> bool | None:
-    """Whether the run's records name these keys (None: it records none yet)."""
-    recorded = [(run.stage(s).key, keys[s]) for s in STAGES if run.stage(s).key is not None]
-    ck = run.stage("diffuse").checkpoint_key
-    if ck is not None:
-        recorded.append((ck, keys["diffuse"]))
-    if not recorded:
-        return None
-    return any(have == want for have, want in recorded)
 
 
 def _file_memo(path: Path) -> tuple[str, int, int]:
