@@ -13,7 +13,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 # "No module in app/ over ~400 lines" (ARCHITECTURE.md); the few over it say why below.
 MAX_MODULE_LINES = 420
-LONGER_MODULES: dict[str, str] = {}
+LONGER_MODULES: dict[str, str] = {
+    # The parameter table is one row per option and their one owner; it holds each row's
+    # reason as a comment (issue 15 added seven rows). Split by rows it would have two owners.
+    "app/pipeline/params.py": "the parameter table (one row per option)",
+}
+LONGER_LIMIT = 520  # even an excepted module stays readable
 
 
 def _tool(name: str) -> str:
@@ -50,7 +55,8 @@ def test_no_app_module_is_too_long() -> None:
     for path in (ROOT / "app").rglob("*.py"):
         rel = path.relative_to(ROOT).as_posix()
         lines = len(path.read_text(encoding="utf-8").splitlines())
-        if lines > MAX_MODULE_LINES and rel not in LONGER_MODULES:
+        limit = LONGER_LIMIT if rel in LONGER_MODULES else MAX_MODULE_LINES
+        if lines > limit:
             long[rel] = lines
     assert long == {}
 

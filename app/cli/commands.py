@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sys
 from pathlib import Path
 from typing import cast
@@ -18,7 +17,9 @@ from app.core.paths import app_paths
 from app.core.settings import load_settings
 from app.pipeline.advice import job_notes
 from app.pipeline.api import PipelineAPI
+from app.pipeline.inputs import copy_atomic
 from app.pipeline.params import spec_from_values
+from app.pipeline.preflight import check_output_file
 from app.pipeline.spec import JobSpec
 from app.pipeline.status import status_json
 
@@ -34,6 +35,8 @@ def job_spec(args: argparse.Namespace, pipeline: PipelineAPI) -> JobSpec:
     settings = load_settings(app_paths().settings_file)
     values, notes = values_from_args(args, settings.job)
     spec = spec_from_values(values, image=args.init_img, mask=args.mask, refs=tuple(args.ref_image))
+    if getattr(args, "output", None):
+        check_output_file(args.output)  # before the run, not after it
     try:
         resumable = pipeline.catalog().resumable
     except StepwiseError:
@@ -54,13 +57,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     if code == Exit.OK and args.output:
         result = pipeline.snapshot(run.dir).result
         if result is not None:
-            shutil.copyfile(result, args.output)
+            copy_atomic(result, Path(args.output))  # whole, or the old file stays
             print(f"copied to {args.output}")
     return code
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
     pipeline = _pipeline(args)
+    if getattr(args, "start_over", False):
+        from app.pipeline.runner import Pipeline
+
+        if isinstance(pipeline, Pipeline):
+            pipeline.start_over(Path(args.run_dir))
+            print("diffuse starts over: its old checkpoints are deleted when it runs")
     run = pipeline.snapshot(Path(args.run_dir))
     step = getattr(args, "accept_step", None)
     if step is not None:

@@ -132,6 +132,12 @@ def _add_resume_status_selftest(sub: argparse._SubParsersAction) -> None:
         help="finish from step K's checkpoint (its x0 prediction decoded and composited) "
         "without running the steps after it",
     )
+    p.add_argument(
+        "--start-over",
+        action="store_true",
+        help="start diffuse again when its checkpoints no longer fit the run (they are "
+        "deleted then; without this flag they are kept and the resume is refused)",
+    )
     p.set_defaults(handler="resume")
 
     p = sub.add_parser(

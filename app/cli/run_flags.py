@@ -17,6 +17,7 @@ from app.core.errors import StepwiseError
 from app.pipeline import params as P
 from app.pipeline.failures import Note
 from app.pipeline.params import PARAMS, Param, check_value, clean_values, default_values
+from app.pipeline.preflight import check_text
 from app.pipeline.presets import SLOT, preset, slot, with_preset
 from app.pipeline.sdcli_import import RUN_COMPAT_FLAGS, import_words
 
@@ -104,7 +105,10 @@ def values_from_args(
     values.update({name: compat.values[name] for name in compat.given})
     for p in PARAMS:
         if hasattr(args, dest(p)):
-            ok, value = check_value(p, getattr(args, dest(p)))
+            given = getattr(args, dest(p))
+            if isinstance(given, str):
+                check_text(p.name, p.flags[0], given)  # before it is printed anywhere
+            ok, value = check_value(p, given)
             if not ok:
                 ranged = p.minimum is not None and p.maximum is not None
                 raise StepwiseError(
@@ -112,7 +116,7 @@ def values_from_args(
                     fix="Use {minimum} to {maximum}." if ranged else "See `run --help`.",
                     values={
                         "flag": p.flags[0],
-                        "value": getattr(args, dest(p)),
+                        "value": given,
                         "minimum": f"{p.minimum:g}" if ranged else "",
                         "maximum": f"{p.maximum:g}" if ranged else "",
                     },

@@ -139,7 +139,7 @@ def read_png_parameters(path: Path | str) -> PngParameters:
     if raw:
         try:
             payload = json.loads(raw)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # any bad chunk means "no settings"
             payload = None
         if isinstance(payload, dict) and payload.get("kind") == KIND:
             body = payload.get("spec")

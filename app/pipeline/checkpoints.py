@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from app.core.atomic import write_text_atomic
-from app.core.errors import StepwiseError
+from app.core.errors import InputError, StepwiseError
 from app.engine.tensorfile import file_sha256
 from app.pipeline.inputs import copy_atomic
 from app.pipeline.run_dir import CHECKPOINT_DIR, Run
@@ -69,8 +69,40 @@ def valid_checkpoints(run_dir: Path) -> dict[int, Path]:
     return out
 
 
+class CheckpointsKept(InputError):
+    """The diffuse key changed under a run's checkpoints without the user changing the job
+    (another engine build, a model file replaced): they are kept until the user chooses."""
+
+
+def check_not_orphaned(run: Run, key: str | None) -> None:
+    """Raises CheckpointsKept when valid checkpoints belong to another diffuse key than `key`
+    and nobody chose to drop them (update_run / start_over clear checkpoint_key for that)."""
+    recorded = run.stage("diffuse").checkpoint_key
+    if recorded is None or key is None or recorded == key:
+        return
+    valid = valid_checkpoints(run.dir)
+    if not valid:
+        return
+    raise CheckpointsKept(
+        "The diffuse stage's inputs changed since its {count} checkpoints were made (the "
+        "engine build, a model file or the job's files changed); they are kept, not deleted.",
+        path=run.dir / CHECKPOINT_DIR,
+        fix="Start diffuse over with `resume --start-over {run_dir}` (the checkpoints are "
+        "deleted then), or branch the run to keep them beside a new one.",
+        values={"count": len(valid), "run_dir": run.dir},
+    )
+
+
+def allow_start_over(run: Run) -> None:
+    """The user chose to start diffuse over: the next run may delete the checkpoints."""
+    run.stage("diffuse").checkpoint_key = None
+    run.save()
+
+
 def reset_if_stale(run: Run, key: str, steps: int) -> None:
-    """Checkpoints made with other inputs than `key` are worthless: removed, count from 0."""
+    """Checkpoints made with other inputs than `key` are worthless: removed, count from 0.
+    Only when nobody's checkpoints would go silently (check_not_orphaned first)."""
+    check_not_orphaned(run, key)
     rec = run.stage("diffuse")
     folder = run.dir / CHECKPOINT_DIR
     if rec.checkpoint_key != key:

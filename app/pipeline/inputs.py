@@ -28,14 +28,48 @@ def copy_atomic(src: Path, dest: Path) -> None:
 
 def check_spec_inputs(spec: JobSpec) -> None:
     """The files a job names exist (a clear InputError naming the file otherwise)."""
-    for label, path in (("image", spec.image), ("mask", spec.mask)):
-        if path is not None and not Path(path).is_file():
-            raise InputError(f"The {label} {path} does not exist.", path=path)
-    for ref in spec.refs:
-        if not Path(ref).is_file():
-            raise InputError(f"The reference image {ref} does not exist.", path=ref)
+    named = [("image", spec.image), ("mask", spec.mask)]
+    named += [("reference image", ref) for ref in spec.refs]
+    for label, path in named:
+        if path is not None:
+            _check_input_file(label, Path(path))
+    _check_pictures(spec)
     if spec.mask is not None and spec.image is None:
         raise InputError("A mask needs an image to inpaint.")
+
+
+def _check_pictures(spec: JobSpec) -> None:
+    """Each picture decodes and the mask has the image's size, before any stage (prepare
+    would refuse them only once the run has begun). InputError / MaskSizeError name the file."""
+    from app.imaging.io import load_image, load_mask
+
+    size = None
+    if spec.image is not None:
+        height, width = load_image(spec.image).shape[:2]
+        size = (width, height)
+    if spec.mask is not None and size is not None:
+        load_mask(spec.mask, expected_size=size)
+    for ref in spec.refs:
+        load_image(ref)
+
+
+def _check_input_file(label: str, path: Path) -> None:
+    """A regular file: a missing one, a folder, a FIFO or a device each said as what it is."""
+    if not path.exists():
+        raise InputError(
+            "The {label} {path} does not exist.", path=path, fix="Check the path.",
+            values={"label": label},
+        )  # fmt: skip
+    if path.is_dir():
+        raise InputError(
+            "The {label} {path} is a folder, not a picture.", path=path,
+            fix="Name the picture file itself.", values={"label": label},
+        )  # fmt: skip
+    if not path.is_file():
+        raise InputError(
+            "The {label} {path} is not a regular file (a pipe or a device).", path=path,
+            fix="Save the picture to a file and name that.", values={"label": label},
+        )  # fmt: skip
 
 
 def copy_inputs(run: Run, spec: JobSpec) -> None:

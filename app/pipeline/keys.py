@@ -179,11 +179,21 @@ def stage_keys(
     return keys
 
 
+# Rows that joined their stage's key at every value before the rule below (keys made then
+# stay as they were, so a suspended run keeps its checkpoints). Never add to this set.
+KEYED_AT_DEFAULT = frozenset({"masked_target"})
+
+
 def _table_part(values: dict[str, Any], stage: str) -> dict[str, Any]:
-    """{"params": {...}} for the table's rows keyed by `stage` not in EXPLICIT; {} when there
-    are none (so a stage's key is what it was before the table existed)."""
+    """{"params": {...}} for the table's rows keyed by `stage` not in EXPLICIT, each only when
+    its value is not the row's default (a row at its default changes no output: adding a row
+    changes no existing key); {} when there are none."""
     own = {
-        p.name: values[p.name] for p in PARAMS if p.invalidates == stage and p.name not in EXPLICIT
+        p.name: values[p.name]
+        for p in PARAMS
+        if p.invalidates == stage
+        and p.name not in EXPLICIT
+        and (values[p.name] != p.default or p.name in KEYED_AT_DEFAULT)
     }
     return {"params": own} if own else {}
 

@@ -15,6 +15,7 @@ stage key (a row with `invalidates` joins that stage's key by itself, keys.py) a
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -348,7 +349,8 @@ def clean_values(raw: Mapping[str, object]) -> tuple[dict[str, Any], list[str]]:
 
 def check_value(p: Param, value: object) -> tuple[bool, Any]:
     """(True, the value in p's kind) when `value` is allowed for `p`; (False, None) otherwise.
-    An int is accepted for a float parameter; a bool is never a number."""
+    An int is accepted for a float parameter (a finite one); a bool is never a number; text
+    holds no NUL and no lone surrogate."""
     if p.kind is bool:
         if not isinstance(value, bool):
             return False, None
@@ -359,7 +361,11 @@ def check_value(p: Param, value: object) -> tuple[bool, Any]:
         if not isinstance(value, int | float) or isinstance(value, bool):
             return False, None
         value = float(value)
+        if not math.isfinite(value):  # NaN passes every comparison below
+            return False, None
     elif not isinstance(value, p.kind):
+        return False, None
+    elif p.kind is str and unclean_char(value) is not None:
         return False, None
     if p.choices is not None and value not in p.choices:
         return False, None
@@ -368,6 +374,15 @@ def check_value(p: Param, value: object) -> tuple[bool, Any]:
     if p.maximum is not None and value > p.maximum:
         return False, None
     return True, value
+
+
+def unclean_char(text: str) -> int | None:
+    """The index of the first character that is not clean text (NUL, a lone surrogate: what
+    invalid UTF-8 on a command line becomes), or None."""
+    for i, ch in enumerate(text):
+        if ch == "\0" or "\ud800" <= ch <= "\udfff":
+            return i
+    return None
 
 
 _GROUPS = ("models", "devices", "prepare")

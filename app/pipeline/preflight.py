@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import struct
 from collections.abc import Iterable, Mapping
@@ -24,10 +25,12 @@ import numpy as np
 
 from app.core.errors import InputError, OutputError, StepwiseError
 from app.engine.errors import DeviceError
+from app.engine.model_kind import model_kind
 from app.imaging.io import load_mask
 from app.pipeline import params as P
 from app.pipeline.api import EngineCatalog
 from app.pipeline.identity import ModelFileError
+from app.pipeline.output_file import check_output_file as check_output_file
 from app.pipeline.spec import JobSpec
 
 LATENT_CHANNELS = 128  # FLUX.2 latent channels per 16 px cell
@@ -38,7 +41,22 @@ ZIP_MAGIC = b"PK\x03\x04"  # a PyTorch .ckpt/.pt
 MAX_SAFETENSORS_HEADER = 100 * 1024 * 1024
 MODEL_ROWS = (P.DIFFUSION_MODEL, P.LLM_MODEL, P.VAE_MODEL)
 DEVICE_ROWS = (P.LLM_DEVICE, P.DIFFUSION_DEVICE, P.VAE_DEVICE)
-MASK_WHITE_FROM = 128  # the engine rounds the mask to 0/1: from 128 of 255 a pixel repaints
+MASK_WHITE_FROM = 128
+# The engine's limits (native/src/sd_stage.hpp MAX_REF_LATENTS, stages.cpp MAX_PROMPT_TOKENS
+# and MAX_PROMPT_BYTES); the engine checks them again, this only says so before any stage.
+MAX_REFERENCE_IMAGES = 16
+MAX_PROMPT_TOKENS = 512
+MAX_PROMPT_BYTES = 64 * 1024
+TEMPLATE_TOKENS = 8  # "<|im_start|>user\n … <|im_end|>\n<|im_start|>assistant\n<think>…": ≥ 8
+_LETTER_RUNS = re.compile(r"[^\W\d_]+")
+_DIGITS = re.compile(r"\d")
+MODEL_KINDS = {"diffusion_model": "diffusion", "llm_model": "llm", "vae_model": "vae"}
+KIND_NAMES = {"diffusion": "FLUX.2 diffusion model", "llm": "text encoder", "vae": "VAE"}
+KIND_FLAGS = {
+    "diffusion": "--diffusion-model",
+    "llm": "--llm",
+    "vae": "--vae",
+}  # the engine rounds the mask to 0/1: from 128 of 255 a pixel repaints
 
 
 class DeviceMissingError(DeviceError):
@@ -61,11 +79,54 @@ def check_job(
     """Every parameter, sampler/scheduler (against `catalog` when given), the devices
     (against the engine's names, `devices`, when given) and model file."""
     check_values(spec)
+    check_engine_limits(spec)
     if catalog is not None:
         check_catalog(spec, catalog)
     if devices is not None:
         check_devices(spec, devices)
     check_models(spec)
+
+
+def check_engine_limits(spec: JobSpec) -> None:
+    """The engine's own limits, before any stage: how many reference images it takes and how
+    long a prompt its text encoder takes (a lower bound on the tokens: the exact count needs
+    the engine's tokenizer, which refuses in llm-encode what this lets through)."""
+    if len(spec.refs) > MAX_REFERENCE_IMAGES:
+        raise InputError(
+            "The job has {count} reference images (--ref-image); the engine takes at most "
+            "{maximum}.",
+            fix="Remove {extra} of them.",
+            values={
+                "count": len(spec.refs),
+                "maximum": MAX_REFERENCE_IMAGES,
+                "extra": len(spec.refs) - MAX_REFERENCE_IMAGES,
+            },
+        )
+    texts = [(P.PROMPT, spec.prompt)]
+    if float(spec.cfg_scale) != 1.0:  # the negative prompt is encoded only then
+        texts.append((P.NEGATIVE_PROMPT, spec.negative_prompt))
+    for p, text in texts:
+        at_least = prompt_tokens_at_least(text)
+        if at_least > MAX_PROMPT_TOKENS or len(text.encode("utf-8", "replace")) > MAX_PROMPT_BYTES:
+            raise InputError(
+                "{name} ({flag}) is too long: at least {tokens} tokens with the text encoder's "
+                "template; it takes at most {maximum}.",
+                fix="Shorten it (about {words} English words fit).",
+                values={
+                    "name": p.name,
+                    "flag": _flag(p),
+                    "tokens": at_least,
+                    "maximum": MAX_PROMPT_TOKENS,
+                    "words": MAX_PROMPT_TOKENS * 3 // 4 - 30,
+                },
+            )
+
+
+def prompt_tokens_at_least(text: str) -> int:
+    """A lower bound on the Qwen3 tokens of `text` in the engine's template: its tokenizer
+    splits text before merging (each run of letters and each digit is a piece of its own, so
+    at least one token each), plus the template's own tokens."""
+    return len(_LETTER_RUNS.findall(text)) + len(_DIGITS.findall(text)) + TEMPLATE_TOKENS
 
 
 def _flag(p: P.Param) -> str:
@@ -75,6 +136,11 @@ def _flag(p: P.Param) -> str:
 def check_values(spec: JobSpec) -> None:
     """Each value against its row's kind, choices and range (params.py owns the limits)."""
     values = P.values_from_spec(spec)
+    for p in P.PARAMS:
+        if isinstance(values[p.name], str):
+            check_text(p.name, _flag(p), values[p.name])
+    for name, flag, path in _input_paths(spec):
+        check_text(name, flag, path)
     for p in P.PARAMS:
         if p in MODEL_ROWS or p is P.LORA_DIR:
             continue  # paths: check_models
@@ -102,6 +168,25 @@ def check_values(spec: JobSpec) -> None:
                 "kind": p.kind.__name__,
             },
         )
+
+
+def _input_paths(spec: JobSpec) -> list[tuple[str, str, str]]:
+    found = [("image", "--init-img", spec.image), ("mask", "--mask", spec.mask)]
+    found += [("reference image", "--ref-image", ref) for ref in spec.refs]
+    return [(name, flag, path) for name, flag, path in found if isinstance(path, str)]
+
+
+def check_text(name: str, flag: str, text: str) -> None:
+    """`text` is clean text: no NUL, no lone surrogate (invalid UTF-8 on a command line).
+    The message shows the character escaped, never the text itself (it would not print)."""
+    at = P.unclean_char(text)
+    if at is None:
+        return
+    raise InputError(
+        "{name} ({flag}) holds a character that is not text at position {position}: {character}.",
+        fix="Type or paste it again as plain text (UTF-8, no control characters).",
+        values={"name": name, "flag": flag, "position": at + 1, "character": ascii(text[at])},
+    )
 
 
 def _num(x: float | None) -> str:
@@ -219,6 +304,20 @@ def check_model_file(p: P.Param, path: str) -> None:
             path=path,
             fix="Choose the model file (.gguf or .safetensors); this one is truncated or other.",
             values=what,
+        )
+    wanted = MODEL_KINDS.get(p.name)
+    found = model_kind(file) if wanted else None
+    if wanted and found and found != wanted:
+        raise ModelFileError(
+            "The {name} ({flag}) {path} holds a {found}, not a {wanted}.",
+            path=path,
+            fix="Give that file with {found_flag} and name the {wanted} with {flag}.",
+            values={
+                **what,
+                "found": KIND_NAMES[found],
+                "wanted": KIND_NAMES[wanted],
+                "found_flag": KIND_FLAGS[found],
+            },
         )
 
 

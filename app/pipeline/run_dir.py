@@ -53,7 +53,6 @@ from __future__ import annotations
 import copy
 import json
 import logging
-import os
 import secrets
 import time
 from pathlib import Path
@@ -62,6 +61,13 @@ from typing import Any
 from app.core.atomic import write_text_atomic
 from app.core.errors import DamagedFileError
 from app.pipeline.failures import Failure, FailureKind
+from app.pipeline.run_entries import (  # noqa: F401 - re-exported: run folder entries
+    PREVIEWS_DIR,
+    RUN_FOLDERS,
+    check_entries,
+    check_new_folder,
+    remove_leftover_temps,
+)
 from app.pipeline.run_format import checksum, verify_bytes
 from app.pipeline.run_records import (  # noqa: F401 - re-exported: the schema's names
     BACKUP_FILE,
@@ -290,16 +296,15 @@ def new_run_id() -> str:
 
 
 def create_run(runs_dir: Path, spec: JobSpec, run_dir: Path | None = None) -> Run:
-    """A fresh run directory (not yet holding inputs; the pipeline copies them in)."""
+    """A fresh run directory (not yet holding inputs; the pipeline copies them in).
+
+    The folder must be new or empty (a lock file aside: the caller holds the run's lock while
+    it creates the run, so a second run into the same folder is refused, never mixed in); a
+    folder of the user's own files is never written into."""
     run_id = new_run_id()
     folder = Path(run_dir) if run_dir is not None else Path(runs_dir) / run_id
     folder.mkdir(parents=True, exist_ok=True)
-    if (folder / RUN_FILE).exists():
-        raise DamagedFileError(
-            f"{folder} already holds a run.",
-            path=folder,
-            fix="Resume it, or choose an empty folder.",
-        )
+    check_new_folder(folder)
     data: dict[str, Any] = {
         "format": RUN_FORMAT,
         "id": run_id,
@@ -351,34 +356,3 @@ def open_run(run_dir: Path) -> Run:
         path=main,
         fix="Start the run again; its checkpoints cannot be trusted.",
     )
-
-
-_TEMP_DIRS = ("", INPUTS_DIR, PREPARED_DIR, STEPS_DIR)
-
-
-def remove_leftover_temps(run_dir: Path) -> list[Path]:
-    """Temporary files of atomic writes a crash interrupted (.NAME.HEX12.tmp, core.atomic).
-
-    Call it only while holding the run's lock: another process's write in progress looks the
-    same."""
-    removed = []
-    for sub in _TEMP_DIRS:
-        folder = Path(run_dir) / sub
-        try:
-            names = os.listdir(folder)
-        except OSError:
-            continue
-        for name in names:
-            parts = name.rsplit(".", 2)
-            if (
-                name.startswith(".")
-                and len(parts) == 3
-                and parts[2] == "tmp"
-                and len(parts[1]) == 12
-            ):
-                try:
-                    os.unlink(folder / name)
-                    removed.append(folder / name)
-                except OSError:
-                    pass
-    return removed

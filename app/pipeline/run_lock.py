@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 from pathlib import Path
 from types import TracebackType
 
 from app.core import platform
-from app.core.errors import StepwiseError
+from app.core.errors import DamagedFileError, OutputError, StepwiseError
 
 LOCK_FILE = ".lock"
 ORPHAN_WAIT_S = 5.0
@@ -26,14 +27,20 @@ class RunLock:
         self._fd: int | None = None
 
     def __enter__(self) -> RunLock:
-        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        # O_NOFOLLOW: a linked .lock must not create or touch its target (issue 17, 7).
+        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+        try:
+            self._fd = os.open(self.path, flags, 0o644)
+        except OSError as exc:
+            raise _open_error(self.path, exc) from exc
         try:
             _lock(self._fd)
         except OSError as exc:
             os.close(self._fd)
             self._fd = None
             raise RunBusy(
-                f"The run {self.path.parent} is being executed by another Stepwise process.",
+                "The run {path} is being executed by another Stepwise process.",
+                path=self.path.parent,
                 fix="Wait for it to finish or stop it first.",
             ) from exc
         return self
@@ -49,6 +56,39 @@ class RunLock:
                 _unlock(self._fd)
             os.close(self._fd)
             self._fd = None
+
+
+def _open_error(path: Path, exc: OSError) -> StepwiseError:
+    """Why RUN/.lock cannot be opened, as a message (a read-only place, a folder, a link)."""
+    if path.is_symlink():
+        return DamagedFileError(
+            "The run's {entry} is a link ({path}); Stepwise never writes through links in a "
+            "run folder.",
+            path=path,
+            fix="Remove the link (the run does not need it) and try again.",
+            values={"entry": LOCK_FILE},
+        )
+    if path.is_dir():
+        return DamagedFileError(
+            "The run's {entry} is a folder ({path}), not the lock file.",
+            path=path,
+            fix="Remove that folder (it is not part of a run) and try again.",
+            values={"entry": LOCK_FILE},
+        )
+    if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return OutputError(
+            "The run folder {folder} cannot be written (read-only): its lock {path} cannot be "
+            "made.",
+            path=path,
+            fix="Copy the run folder to a writable place and resume it there.",
+            values={"folder": path.parent},
+        )
+    return OutputError(
+        "The run's lock {path} cannot be opened: {reason}.",
+        path=path,
+        fix="Check that the run folder exists and is writable.",
+        values={"reason": exc.strerror or exc},
+    )
 
 
 def _lock(fd: int) -> None:

@@ -43,9 +43,8 @@ from app.pipeline.cache import StageCache
 from app.pipeline.control import RunControl
 from app.pipeline.engine_stage import common_args, log_path, run_engine
 from app.pipeline.failure_kinds import failure_for
-from app.pipeline.identity import model_identity
 from app.pipeline.inputs import check_spec_inputs, copy_inputs, copy_inputs_from, verify_inputs
-from app.pipeline.keys import lora_identities, prompt_loras, stage_keys
+from app.pipeline.key_sources import build_stamp_key, job_keys, run_keys
 from app.pipeline.run_dir import (
     ENGINE_STAGES,
     RUN_FILE,
@@ -53,7 +52,9 @@ from app.pipeline.run_dir import (
     STEPS_DIR,
     Run,
     StageState,
+    check_new_folder,
     create_run,
+    new_run_id,
     open_run,
 )
 from app.pipeline.run_lock import RunLock
@@ -142,6 +143,16 @@ class Pipeline:
             )
         return self._catalogs[memo]
 
+    def device_names_if_any(self) -> list[str] | None:
+        """The names of the devices the engine lists, or None without an engine."""
+        try:
+            return [d.name for d in self.devices()]
+        except StepwiseError:
+            return None
+
+    def catalog_if_any(self) -> EngineCatalog | None:
+        return self._catalog_if_any()
+
     def _catalog_if_any(self) -> EngineCatalog | None:
         """The catalog, or None without an engine (the run then reports the engine missing)."""
         try:
@@ -153,41 +164,48 @@ class Pipeline:
         return find_sd_stage(self._engine_path)
 
     def engine_version(self, engine: Path) -> str:
-        """sha256 of the binary: a rebuilt engine may compute differently, so caches split."""
+        """What the engine computes with: native/build.py's input hash (source, patches, our
+        native code, options) when the binary has its build stamp, so a rebuild of the same
+        inputs keeps every key; else the binary's sha256 (an engine built elsewhere)."""
         memo = _file_memo(engine)
         if memo not in self._engine_versions:
-            self._engine_versions[memo] = "sha256:" + file_sha256(engine)
+            stamp = build_stamp_key(engine)
+            self._engine_versions[memo] = (
+                "build:" + stamp if stamp else self._binary_version(engine)
+            )
         return self._engine_versions[memo]
 
+    def _binary_version(self, engine: Path) -> str:
+        return "sha256:" + file_sha256(engine)
+
     def stage_keys(self, run: Run, engine: Path) -> dict[str, str | None]:
-        spec = run.spec
-        models = {
-            "diffusion": model_identity(spec.models.diffusion),
-            "llm": model_identity(spec.models.llm),
-            "vae": model_identity(spec.models.vae),
-        }
-        run.models = models
-        loras = lora_identities(prompt_loras(spec.prompt, spec.models.lora_dir))
-        return stage_keys(spec, run.inputs_json(), models, self.engine_version(engine), loras)
+        return run_keys(run, self.engine_version(engine), lambda: self._binary_version(engine))
 
     # ------------------------------------------------------------------ runs
     def create_run(self, spec: JobSpec, run_dir: Path | None = None) -> RunSnapshot:
         """A new run folder under paths.runs_dir (or `run_dir`) holding copies of the inputs."""
-        preflight.check_job(spec, self._catalog_if_any())  # before the seed is drawn
+        # before the seed is drawn; the devices too, when there is an engine to ask
+        preflight.check_job(spec, self._catalog_if_any(), self.device_names_if_any())
         spec = _with_seed(spec)
         check_spec_inputs(spec)
         preflight.check_run_folder(run_dir if run_dir is not None else self.paths.runs_dir, spec)
+        folder = Path(run_dir) if run_dir is not None else self.paths.runs_dir / new_run_id()
+        check_new_folder(folder)  # a folder of the user's own files: refused, left untouched
         try:
-            run = create_run(self.paths.runs_dir, spec, run_dir)
+            folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            where = run_dir if run_dir is not None else self.paths.runs_dir
             raise OutputError(
-                f"The run folder {where} cannot be made: {exc.strerror or exc}.",
-                path=where,
+                "The run folder {path} cannot be made: {reason}.",
+                path=folder,
                 fix="Choose a writable run folder (--run-dir).",
+                values={"reason": exc.strerror or exc},
             ) from exc
-        copy_inputs(run, spec)
-        run.save()
+        # The lock first, then run.json: a second run into the same folder is refused (RunBusy
+        # or "already holds a run") and never mixes its files with this one's.
+        with RunLock(folder):
+            run = create_run(self.paths.runs_dir, spec, folder)
+            copy_inputs(run, spec)
+            run.save()
         return snapshot_of(run)
 
     def snapshot(self, run_dir: Path) -> RunSnapshot:
@@ -201,15 +219,26 @@ class Pipeline:
         """Changes the job of an existing run; only the stages the change affects run again."""
         run = open_run(_dir(run_dir))
         changed = dataclasses.replace(run.spec, **dict(changes))
-        preflight.check_job(changed)
+        preflight.check_job(changed, self._catalog_if_any(), self.device_names_if_any())
         spec = _with_seed(changed)
+        before = job_keys(run)
         if INPUT_FIELDS & set(changes):
             check_spec_inputs(spec)
             copy_inputs(run, spec)
         run.spec_changed(spec)
+        if job_keys(run)["diffuse"] != before["diffuse"]:
+            # The user changed what diffuse makes: its old checkpoints may go (no question).
+            run.stage("diffuse").checkpoint_key = None
         run.set_result(None)
         run.save()
         return snapshot_of(run)
+
+    def start_over(self, run_dir: Path) -> None:
+        """The user chose to start diffuse over: checkpoints that no longer fit the run's key
+        (checkpoints.CheckpointsKept) may be deleted by the next execute()."""
+        folder = _dir(run_dir)
+        with RunLock(folder):
+            checkpoints.allow_start_over(open_run(folder))
 
     def unfinished_runs(self) -> list[RunSummary]:
         """Runs with something to resume and no result, oldest first."""
@@ -285,7 +314,7 @@ class Pipeline:
         """
         run = open_run(_dir(run_dir))
         changed = dataclasses.replace(run.spec, **dict(changes))
-        preflight.check_job(changed)
+        preflight.check_job(changed, self._catalog_if_any(), self.device_names_if_any())
         spec = _with_seed(changed)
         if INPUT_FIELDS & set(changes):
             check_spec_inputs(spec)

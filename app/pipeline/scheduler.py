@@ -17,14 +17,20 @@ from app.engine.errors import Cancelled, EngineError, Suspended
 from app.engine.tensorfile import file_sha256
 from app.pipeline import checkpoints, preflight
 from app.pipeline import events as ev
-from app.pipeline.api import DeviceInfo
+from app.pipeline.api import DeviceInfo, EngineCatalog
 from app.pipeline.cache import StageCache
 from app.pipeline.control import RunControl
 from app.pipeline.engine_stage import log_path
 from app.pipeline.failure_kinds import StageOrderError, failure_for
 from app.pipeline.memory_retry import run_fitted
-from app.pipeline.run_dir import RESULT_FILE, STAGES, Run, remove_leftover_temps
-from app.pipeline.run_lock import RunBusy, RunLock, stop_orphan_engine
+from app.pipeline.run_dir import (
+    RESULT_FILE,
+    STAGES,
+    Run,
+    check_entries,
+    remove_leftover_temps,
+)
+from app.pipeline.run_lock import RunLock, stop_orphan_engine
 from app.pipeline.stages import STAGE_OBJECTS, StageContext
 
 log = logging.getLogger(__name__)
@@ -42,6 +48,8 @@ class Resources(Protocol):
     def stage_keys(self, run: Run, engine: Path) -> dict[str, str | None]: ...
 
     def devices(self) -> list[DeviceInfo]: ...
+
+    def catalog_if_any(self) -> EngineCatalog | None: ...
 
 
 class _Devices:
@@ -97,11 +105,17 @@ def execute(res: Resources, run: Run, control: RunControl, only: str | None) -> 
     lock = RunLock(run.dir)
     try:
         lock.__enter__()
-    except RunBusy as exc:
+    except StepwiseError as exc:  # busy, a read-only place, a linked or odd .lock
         failure = failure_for(exc, "prepare")
         yield ev.RunFailed(failure.stage, failure.kind, failure.detail, None)
         return
     try:
+        try:
+            check_entries(run.dir)  # no link among the run's entries, its folders are folders
+        except StepwiseError as exc:
+            failure = failure_for(exc, "prepare")
+            yield ev.RunFailed(failure.stage, failure.kind, failure.detail, None)
+            return
         remove_leftover_temps(run.dir)
         yield from _execute_locked(res, run, control, only)
     finally:
@@ -118,9 +132,13 @@ def _execute_locked(
                 "diffuse", "Stopped an engine left running by a crashed Stepwise process."
             )
         run.failure = None
-        preflight.check_job(run.spec)  # a resumed or changed run too, before any stage
+        # A resumed or changed run is checked like a new one, its sampler and scheduler against
+        # the engine's list too (run.json may have been edited; issue 17, 11).
+        preflight.check_job(run.spec, res.catalog_if_any())
         engine = res.engine_binary()
         keys = res.stage_keys(run, engine)
+        # Before any stage: checkpoints whose key changed under them are never lost silently.
+        checkpoints.check_not_orphaned(run, keys["diffuse"])
         run.set_engine(str(engine), res.engine_version(engine))
         if not run.finished:
             run.set_result(None)

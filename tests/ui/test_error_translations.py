@@ -41,7 +41,6 @@ KNOWN_GAPS: dict[str, str] = {
     "app/pipeline/inputs.py": "lead",
     "app/pipeline/job_plan.py": "P11",
     "app/pipeline/run_dir.py": "lead",
-    "app/pipeline/run_lock.py": "lead",
     "app/pipeline/runner.py": "lead",
     "app/pipeline/stages.py": "lead",
 }
