@@ -8,7 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
+from PIL import Image
 
 from app.core.errors import DamagedFileError, InputError
 from app.core.paths import app_paths
@@ -64,16 +66,17 @@ def test_seed_of_minus_one_is_drawn_once_and_recorded(queue: JobQueue) -> None:
 
 def test_inputs_are_stored_by_hash_and_verified(queue: JobQueue, tmp_path: Path) -> None:
     image = tmp_path / "photo.png"
-    image.write_bytes(b"\x89PNG picture one")
+    Image.fromarray(np.full((32, 48, 3), 90, np.uint8)).save(image)  # pictures must decode
     mask = tmp_path / "mask.png"
-    mask.write_bytes(b"\x89PNG mask")
+    Image.fromarray(np.full((32, 48), 255, np.uint8)).save(mask)
+    queued = image.read_bytes()
     first, second = queue.add([_spec(image=str(image), mask=str(mask))] * 2)
     assert first.image is not None and first.image == second.image  # one copy per content
     stored = queue.input_path(first.image)
     assert stored.name.startswith(first.image.sha256) and stored.read_bytes() == image.read_bytes()
     image.write_bytes(b"changed after queueing")  # the queue keeps what was queued
     spec = queue.job_spec(first)
-    assert Path(spec.image).read_bytes() == b"\x89PNG picture one"
+    assert Path(spec.image).read_bytes() == queued
     stored.write_bytes(b"damaged")
     with pytest.raises(DamagedFileError, match="changed since it was queued"):
         queue.job_spec(first)
