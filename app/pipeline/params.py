@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from app.engine.argv import MASK_MODES
 from app.imaging.align import ALIGN_MODES
 from app.imaging.align import ALIGN_PX as ALIGN_PX  # re-exported: 16 px per latent cell
 from app.imaging.fill import FILL_MODES
@@ -145,6 +146,12 @@ SCHEDULER = Param(
     "noise schedule (klein: simple)", sdcli_flags=("--scheduler",), invalidates="diffuse",
     metavar="NAME",
 )  # fmt: skip
+MASK_MODE = Param(
+    "mask_mode", str, "soft", "mask_mode", ("--mask-mode",),
+    "how the mask limits the change while sampling: soft (a cell of mask value m changes only "
+    "in the last m of the steps, so a feathered edge blends), hard (every masked 16-px cell is "
+    "repainted fully, as sd-cli does)", invalidates="diffuse", choices=MASK_MODES,
+)  # fmt: skip
 PREVIEW = Param(
     "preview", str, "proj", "preview", ("--preview",),
     "step previews: proj (fast), vae (accurate, slower), none",
@@ -250,6 +257,7 @@ PARAMS: tuple[Param, ...] = (
     CFG_SCALE,
     SAMPLER,
     SCHEDULER,
+    MASK_MODE,
     PREVIEW,
     LLM_DEVICE,
     DIFFUSION_DEVICE,

@@ -8,6 +8,8 @@ Layout of a run directory (everything a run needs to resume or be reproduced):
     run.json            manifest (below); run.json.bak is the previous good one
     inputs/             copies of the user's image, mask and reference images
     prepared/           the prepared (aligned, filled) image and mask, from app.imaging
+    soft_mask.png       --mask-mode soft: diffuse's mask, the composite's weights in the model's
+                        frame (app.imaging.soft_mask; rewritten from prepared/ before diffuse)
     init_latent.bin, ref_latents.bin, conditioning.bin, final_latent.bin, decoded.png
     checkpoints/        diffuse: step_NNN.bin, metadata.json, preview_NNN.png
     steps/step_NNN.png  "Decode this step"
@@ -74,6 +76,7 @@ from app.pipeline.run_records import (  # noqa: F401 - re-exported: the schema's
     RESULT_FILE,
     RUN_FILE,
     RUN_FORMAT,
+    SOFT_MASK,
     STAGE_STATES,
     STAGES,
     STEPS_DIR,

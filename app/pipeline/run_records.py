@@ -34,6 +34,7 @@ FINAL_LATENT = "final_latent.bin"
 DECODED = "decoded.png"
 CHECKPOINT_DIR = "checkpoints"
 PREPARED_DIR = "prepared"
+SOFT_MASK = "soft_mask.png"  # --mask-mode soft: the engine's mask (imaging/soft_mask.py)
 INPUTS_DIR = "inputs"
 LOG_DIR = "logs"
 STEPS_DIR = "steps"

@@ -17,7 +17,15 @@ from PySide6.QtWidgets import (
 )
 
 from app.jobs.job_form import JobForm
-from app.pipeline.params import ALIGN, FEATHER, FILL, MASKED_TARGET, ONLY_MASKED, PADDING
+from app.pipeline.params import (
+    ALIGN,
+    FEATHER,
+    FILL,
+    MASK_MODE,
+    MASKED_TARGET,
+    ONLY_MASKED,
+    PADDING,
+)
 from app.ui.action_button import action_button
 from app.ui.bind import bind
 
@@ -86,6 +94,20 @@ class PreparePanel(QWidget):
         form.addRow(self.tr("Padding"), self.padding_spin)
         form.addRow(self.tr("Target size"), self.target_spin)
         form.addRow(self.tr("Feather"), self.feather_spin)
+        self.mask_mode_combo = QComboBox()
+        for value, text in (
+            ("soft", self.tr("Soft (follows the feather)")),
+            ("hard", self.tr("Hard (whole 16-px cells)")),
+        ):
+            self.mask_mode_combo.addItem(text, value)
+        self.mask_mode_combo.setToolTip(
+            self.tr(
+                "How the mask limits the change while the picture is generated. Soft: the "
+                "feather's half-way pixels change only in the last half of the steps, so the "
+                "edge blends gradually. Hard: every masked 16-px cell is repainted fully."
+            )
+        )
+        form.addRow(self.tr("Mask while sampling"), self.mask_mode_combo)
         self.summary_label = QLabel()
         self.summary_label.setObjectName("hintLabel")
         self.summary_label.setWordWrap(True)
@@ -111,6 +133,7 @@ class PreparePanel(QWidget):
         ):
             bind(widget, job_form, param)
             job_form.signal(param).connect(self.options_changed)
+        bind(self.mask_mode_combo, job_form, MASK_MODE)  # a sampling option: prepares nothing
         for spin in (self.padding_spin, self.target_spin):
             job_form.only_masked_changed.connect(spin.setEnabled)
             spin.setEnabled(job_form.get(ONLY_MASKED))
