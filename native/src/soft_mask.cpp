@@ -9,12 +9,14 @@
 // stays on the re-noised init's trajectory, and a cell of m = 0 never changes (as in hard mode).
 
 #include "sd_stage.hpp"
-#include "util.h"
+
+// The library's (src/util.h, not included here: its LOG_* macros clash with the examples').
+sd::Tensor<float> sd_image_to_tensor(sd_image_t image, int target_width, int target_height, bool scale);
 
 namespace stage {
 
 sd::Tensor<float> soft_latent_mask(const sd_image_t& mask, int width, int height, int factor) {
-    sd::Tensor<float> pixels = sd_image_to_tensor(mask, width, height);  // 0..1, as hard mode reads it
+    sd::Tensor<float> pixels = sd_image_to_tensor(mask, width, height, true);  // 0..1, as hard mode reads it
     return sd::ops::interpolate(pixels, {width / factor, height / factor, 1, 1}, sd::ops::InterpolateMode::NearestMax);
 }
 

@@ -51,7 +51,10 @@ def encoded(sd_stage, tiny_models, tmp_path_factory) -> tuple[Path, Job, np.ndar
     out = tmp_path_factory.mktemp("soft-encoded")
     images = make_images(out / "images")
     cells = ramp_mask(out / "ramp.png")
-    job = Job(prompt="a soft edge", init_image=images.init, mask=out / "ramp.png", steps=STEPS)
+    job = Job(
+        prompt="a soft edge", init_image=images.init, mask=out / "ramp.png", steps=STEPS,
+        strength=1.0,
+    )  # fmt: skip
     args = stage_args(tiny_models, job, out)
     for stage in ("vae-encode", "llm-encode"):
         run_stage(sd_stage, args[stage], out / f"{stage}.log")
@@ -129,10 +132,13 @@ def test_soft_changes_grow_with_the_mask_value_and_hard_is_one_step(runs, encode
     for i in range(1, len(cells)):
         if opened[i] > opened[i - 1]:
             assert soft[i] > soft[i - 1], (i, soft.round(4).tolist())
-    assert soft[-1] == pytest.approx(hard[-1], rel=1e-6)  # value 1: repainted in every step
+    # Value 1 is repainted in every step, as in hard mode (not bit-equal: through attention it
+    # sees a latent that differs elsewhere); the least opened column changes much less.
+    assert soft[-1] == pytest.approx(hard[-1], rel=0.05)
+    assert soft[1] < 0.75 * soft[-1]
     # Hard: the library's rounding, one step at mask value 0.5.
     repainted = cells >= 0.5
-    assert (hard[~repainted] < 1e-3).all() and (hard[repainted] > 10 * soft[1]).all()
+    assert (hard[~repainted] < 1e-3).all() and (hard[repainted] > 0.9 * soft[-1]).all()
 
 
 def test_soft_resume_after_a_kill_is_identical(sd_stage, tiny_models, encoded, runs, tmp_path):
@@ -199,3 +205,14 @@ def test_an_unknown_mask_mode_is_a_usage_error(sd_stage, tiny_models, encoded, t
     result = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 2
     assert "--mask-mode 'fuzzy': use hard or soft" in result.stdout + result.stderr
+
+
+def test_soft_with_a_binary_mask_is_hard_bit_for_bit(sd_stage, tiny_models, encoded, tmp_path):
+    out, _, _ = encoded
+    square = out / "images" / "mask.png"  # make_images: a white square, 0 elsewhere
+    finals = {}
+    for mode in ("soft", "hard"):
+        args = replace(diffuse_args(tiny_models, encoded, tmp_path / mode, mode), mask=square)
+        run_stage(sd_stage, args, tmp_path / mode / "diffuse.log")
+        finals[mode] = (tmp_path / mode / FINAL_LATENT).read_bytes()
+    assert finals["soft"] == finals["hard"]
