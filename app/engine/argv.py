@@ -17,6 +17,9 @@ STAGE_DIFFUSE = "diffuse"
 STAGE_VAE_DECODE = "vae-decode"
 
 PREVIEW_MODES = ("none", "proj", "vae")
+# --mask-mode: hard repaints every masked 16-px cell for all steps; soft lets a cell of mask value
+# m change only in the last m of the steps (differential inpainting; native/PROTOCOL.md, Masks).
+MASK_MODES = ("soft", "hard")
 # Read by the pinned ggml-vulkan (bytes): the allocation size caps how ggml chunks buffers, the
 # buffer size is what it refuses (with maintenance4 it is the driver's maxBufferSize, which a
 # driver like the RX 590's overstates): both, so nothing over the cap is ever asked for.
@@ -171,6 +174,7 @@ class DiffuseArgs:
     strength: float | None = None
     init_latent: Path | None = None
     mask: Path | None = None
+    mask_mode: str | None = None  # with a mask: MASK_MODES (None: the engine's hard)
     ref_latents: Path | None = None
     prompt: str | None = None  # only for <lora:...> tags that touch the DiT
     lora_model_dir: Path | None = None
@@ -190,6 +194,8 @@ class DiffuseArgs:
             raise ValueError("preview 'vae' needs the VAE")
         if self.mask is not None and self.init_latent is None:
             raise ValueError("a mask needs an init latent")
+        if self.mask_mode is not None and (self.mask is None or self.mask_mode not in MASK_MODES):
+            raise ValueError(f"mask_mode needs a mask and one of {MASK_MODES}")
         if self.resume_step is not None and not 0 <= self.resume_step <= self.steps:
             raise ValueError("resume_step must be within 0..steps")
         argv = _stage(self.stage) + [
@@ -210,6 +216,8 @@ class DiffuseArgs:
             argv += ["--strength", _num(self.strength)]
         if self.mask is not None:
             argv += ["--mask", _path(self.mask)]
+        if self.mask_mode is not None:
+            argv += ["--mask-mode", self.mask_mode]
         if self.ref_latents is not None:
             argv += ["--load-ref-latents", _path(self.ref_latents)]
         if self.prompt:

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from app.engine.argv import MASK_MODES
 from app.imaging.align import ALIGN_MODES
 from app.imaging.align import ALIGN_PX as ALIGN_PX  # re-exported: 16 px per latent cell
 from app.imaging.color_match import COLOR_MATCH_MODES, SEAM_BLENDS
@@ -146,6 +147,12 @@ SCHEDULER = Param(
     "scheduler", str, KLEIN_SCHEDULER, "scheduler", ("--scheduler",),
     "noise schedule (klein: simple)", sdcli_flags=("--scheduler",), invalidates="diffuse",
     metavar="NAME",
+)  # fmt: skip
+MASK_MODE = Param(
+    "mask_mode", str, "soft", "mask_mode", ("--mask-mode",),
+    "how the mask limits the change while sampling: soft (a cell of mask value m changes only "
+    "in the last m of the steps, so a feathered edge blends), hard (every masked 16-px cell is "
+    "repainted fully, as sd-cli does)", invalidates="diffuse", choices=MASK_MODES,
 )  # fmt: skip
 PREVIEW = Param(
     "preview", str, "proj", "preview", ("--preview",),
@@ -285,6 +292,7 @@ PARAMS: tuple[Param, ...] = (
     CFG_SCALE,
     SAMPLER,
     SCHEDULER,
+    MASK_MODE,
     PREVIEW,
     LLM_DEVICE,
     DIFFUSION_DEVICE,

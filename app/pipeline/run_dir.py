@@ -10,6 +10,8 @@ Layout of a run directory (everything a run needs to resume or be reproduced):
     prepared/           the prepared (aligned, filled) image and mask, from app.imaging;
                         source_ref.png with spec.source_ref: the same crop before the fill,
                         klein's first reference image
+    soft_mask.png       --mask-mode soft: diffuse's mask, the composite's weights in the model's
+                        frame (app.imaging.soft_mask; rewritten from prepared/ before diffuse)
     init_latent.bin, ref_latents.bin, conditioning.bin, final_latent.bin, decoded.png
     checkpoints/        diffuse: step_NNN.bin, metadata.json, preview_NNN.png
     steps/step_NNN.png  "Decode this step"
@@ -84,6 +86,7 @@ from app.pipeline.run_records import (  # noqa: F401 - re-exported: the schema's
     RESULT_FILE,
     RUN_FILE,
     RUN_FORMAT,
+    SOFT_MASK,
     SOURCE_REF_FILE,
     STAGE_STATES,
     STAGES,

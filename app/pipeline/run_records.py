@@ -36,6 +36,7 @@ CHECKPOINT_DIR = "checkpoints"
 PREPARED_DIR = "prepared"
 # With source_ref: the prepared crop before the fill, the first reference image (PrepareStage).
 SOURCE_REF_FILE = f"{PREPARED_DIR}/source_ref.png"
+SOFT_MASK = "soft_mask.png"  # --mask-mode soft: the engine's mask (imaging/soft_mask.py)
 INPUTS_DIR = "inputs"
 LOG_DIR = "logs"
 STEPS_DIR = "steps"

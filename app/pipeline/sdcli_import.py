@@ -25,6 +25,7 @@ from app.pipeline.params import (
     LLM_DEVICE,
     LLM_MODEL,
     LORA_DIR,
+    MASK_MODE,
     PARAMS,
     SCHEDULER,
     SEED,
@@ -159,6 +160,8 @@ def import_sd_cli(text: str) -> SdCliImport:
     if words and not words[0].startswith("-"):
         words = words[1:]  # the program (sd-cli.exe, ./sd, ...)
     result = import_words(words)
+    # sd-cli's mask is hard (no --mask-mode): an imported command keeps that.
+    result.values[MASK_MODE.name] = "hard"
     _defaults_notes(result)
     _lora_notes(result)
     return result

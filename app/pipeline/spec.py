@@ -58,6 +58,7 @@ class JobSpec:
     cfg_scale: float = P.CFG_SCALE.default
     sampler: str = P.SAMPLER.default
     scheduler: str = P.SCHEDULER.default
+    mask_mode: str = P.MASK_MODE.default
     preview: str = P.PREVIEW.default
     source_ref: bool = P.SOURCE_REF.default  # the photo as the first reference (with an image)
     devices: DeviceChoice = field(default_factory=DeviceChoice)
@@ -99,6 +100,7 @@ def spec_from_dict(data: dict[str, Any]) -> JobSpec:
     if not isinstance(data, dict):
         raise TypeError("spec is not an object")
     values = dict(data)
+    values.setdefault("mask_mode", "hard")  # recorded before --mask-mode existed: the mask was hard
     known = {f.name for f in dataclasses.fields(JobSpec)}
     unknown = set(values) - known
     if unknown:
@@ -121,6 +123,7 @@ def _check_types(spec: JobSpec) -> None:
         ("negative_prompt", str),
         ("sampler", str),
         ("scheduler", str),
+        ("mask_mode", str),
         ("preview", str),
     ):
         if not isinstance(getattr(spec, name), kind):

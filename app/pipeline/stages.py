@@ -32,6 +32,7 @@ from app.pipeline.run_dir import (
     PREPARED_DIR,
     REF_LATENTS,
     RESULT_FILE,
+    SOFT_MASK,
     SOURCE_REF_FILE,
     FileRecord,
     ModelInputRecord,
@@ -258,7 +259,8 @@ class DiffuseStage:
             cfg_scale=spec.cfg_scale,
             strength=spec.strength if is_img else None,
             init_latent=run.dir / INIT_LATENT if is_img else None,
-            mask=run.dir / PREPARED_DIR / "mask.png" if is_img and spec.mask else None,
+            mask=_engine_mask(run) if is_img and spec.mask else None,
+            mask_mode=spec.mask_mode if is_img and spec.mask else None,
             ref_latents=run.dir / REF_LATENTS if spec.reference_count else None,
             prompt=spec.prompt if "<lora:" in spec.prompt else None,
             lora_model_dir=Path(spec.models.lora_dir) if spec.models.lora_dir else None,
@@ -271,6 +273,8 @@ class DiffuseStage:
     def run(self, ctx: StageContext) -> StageRun:
         run, spec = ctx.run, ctx.run.spec
         checkpoints.reset_if_stale(run, ctx.key, effective_steps(spec))
+        if spec.image is not None and spec.mask and spec.mask_mode == "soft":
+            _write_soft_mask(run)
         resume = max((k for k in checkpoints.valid_checkpoints(run.dir) if k > 0), default=None)
 
         def args_for(resume_step: int | None) -> DiffuseArgs:
@@ -294,6 +298,25 @@ class DiffuseStage:
         run.last_completed_step = run.steps or run.last_completed_step
         record_outputs(run, self.name, self.outputs(run))
         return False
+
+
+def _engine_mask(run: Run) -> Path:
+    """The mask diffuse gets: the prepared binary one, or in soft mode the composite's weights."""
+    if run.spec.mask_mode == "soft":
+        return run.dir / SOFT_MASK
+    return run.dir / PREPARED_DIR / "mask.png"
+
+
+def _write_soft_mask(run: Run) -> None:
+    """SOFT_MASK from the prepared folder (the same bytes every time: a resume's metadata.json
+    holds its sha256)."""
+    from app.imaging.io import load_mask, save_png_atomic
+    from app.imaging.prepare import load_prepared
+    from app.imaging.soft_mask import soft_engine_mask
+
+    prepared = load_prepared(run.dir / PREPARED_DIR)
+    binary = load_mask(run.dir / PREPARED_DIR / "mask.png", prepared.input_size)
+    save_png_atomic(run.dir / SOFT_MASK, soft_engine_mask(binary, prepared.record))
 
 
 class VaeDecodeStage:

@@ -24,6 +24,7 @@ from app.pipeline.params import (
     COLOR_MATCH_STRENGTH,
     FEATHER,
     FILL,
+    MASK_MODE,
     MASKED_TARGET,
     ONLY_MASKED,
     PADDING,
@@ -105,6 +106,20 @@ class PreparePanel(QWidget):
         form.addRow(self.tr("Padding"), self.padding_spin)
         form.addRow(self.tr("Target size"), self.target_spin)
         form.addRow(self.tr("Feather"), self.feather_spin)
+        self.mask_mode_combo = QComboBox()
+        for value, text in (
+            ("soft", self.tr("Soft (follows the feather)")),
+            ("hard", self.tr("Hard (whole 16-px cells)")),
+        ):
+            self.mask_mode_combo.addItem(text, value)
+        self.mask_mode_combo.setToolTip(
+            self.tr(
+                "How the mask limits the change while the picture is generated. Soft: the "
+                "feather's half-way pixels change only in the last half of the steps, so the "
+                "edge blends gradually. Hard: every masked 16-px cell is repainted fully."
+            )
+        )
+        form.addRow(self.tr("Mask while sampling"), self.mask_mode_combo)
         self.color_match_combo = QComboBox()
         for value, text in (("on", self.tr("On")), ("off", self.tr("Off"))):
             self.color_match_combo.addItem(text, value)
@@ -160,6 +175,7 @@ class PreparePanel(QWidget):
         ):
             bind(widget, job_form, param)
             job_form.signal(param).connect(self.options_changed)
+        bind(self.mask_mode_combo, job_form, MASK_MODE)  # a sampling option: prepares nothing
         for spin in (self.padding_spin, self.target_spin):
             job_form.only_masked_changed.connect(spin.setEnabled)
             spin.setEnabled(job_form.get(ONLY_MASKED))

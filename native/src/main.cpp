@@ -23,6 +23,7 @@ ArgOptions stage_options(StageOptions& opt, bool* help) {
         {"", "--load-embeddings", "diffuse: conditioning file from llm-encode", &opt.load_embeddings},
         {"", "--checkpoint-dir", "diffuse: folder for step_NNN.bin, metadata.json, preview_NNN.png", &opt.checkpoint_dir},
         {"", "--preview", "diffuse: none | proj | vae (vae needs --vae) (default: none)", &opt.preview},
+        {"", "--mask-mode", "diffuse: hard | soft: how --mask limits the change (soft: a cell of value m changes in the last m of the steps) (default: hard)", &opt.mask_mode},
         {"-o", "--output", "vae-decode: PNG to write (default: output.png)", &opt.output},
         {"", "--backend", "devices per module, e.g. te=cpu,diffusion=vulkan0,vae=vulkan0", &opt.backend},
         {"", "--params-backend", "cpu: keep weights in RAM (sd.cpp --offload-to-cpu)", &opt.params_backend},

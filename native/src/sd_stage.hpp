@@ -106,6 +106,7 @@ struct StageOptions {
     std::string checkpoint_dir;
     int resume_step     = -1;
     std::string preview = "none";
+    std::string mask_mode = "hard";  // --mask-mode hard | soft (soft_mask.cpp)
     std::string output  = "output.png";
     std::string backend;
     std::string params_backend;
@@ -159,6 +160,16 @@ ExitCode finish_plan(Run& run, nlohmann::json extra = nlohmann::json::object());
 // flags imply (a latent of -W x -H; a conditioning of --plan-tokens tokens, 512 by default).
 sd::Tensor<float> plan_latent(Run& run, const std::string& stage);
 SDStageTensors plan_condition(Run& run);
+
+// soft_mask.cpp: --mask-mode soft (native/PROTOCOL.md, "Masks").
+// The --mask image (width x height, one channel) at latent resolution, unrounded: each cell the
+// largest value (0..1) of its factor x factor block.
+sd::Tensor<float> soft_latent_mask(const sd_image_t& mask, int width, int height, int factor);
+// Step `step` (1-based) of `steps` lets a cell of mask value m change when m > this: 1 - step/steps.
+float soft_mask_threshold(int step, int steps);
+// The x0 prediction of step `step`: cells that may not change yet take the init latent.
+void soft_mask_blend(sd::Tensor<float>& denoised, const sd::Tensor<float>& init, const sd::Tensor<float>& mask, int step,
+                     int steps);
 
 // stages.cpp
 ExitCode run_stage(Run& run);

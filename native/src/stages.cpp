@@ -639,6 +639,7 @@ json run_identity(Run& run, const sd_img_gen_params_t& params) {
           {"init_latent", hash_or_null(run.opt.load_latent)},
           {"mask", hash_or_null(run.gen.mask_image_path)},
           {"ref_latents", hash_or_null(run.opt.load_ref_latents)}}},
+        {"mask_mode", run.gen.mask_image_path.empty() ? json(nullptr) : json(run.opt.mask_mode)},
     };
 }
 
@@ -758,6 +759,9 @@ ExitCode run_diffuse(Run& run) {
     if (opt.resume_step >= 0 && opt.checkpoint_dir.empty()) {
         throw StageError(EXIT_USAGE, "--resume-step needs --checkpoint-dir DIR (the folder with metadata.json)");
     }
+    if (opt.mask_mode != "hard" && opt.mask_mode != "soft") {
+        throw StageError(EXIT_USAGE, "--mask-mode '" + opt.mask_mode + "': use hard or soft");
+    }
     if (run.gen.batch_count != 1) {
         throw StageError(EXIT_USAGE, "--batch-count: the staged pipeline makes one image per run");
     }
@@ -854,6 +858,11 @@ ExitCode run_diffuse(Run& run) {
     }
     sd_img_gen_params_t params = run.gen.to_sd_img_gen_params_t();
     params.init_image          = {0, 0, 3, nullptr};  // the init latent comes from --load-latent
+    sd::Tensor<float> soft_mask;                           // --mask-mode soft: blended here, per step
+    if (opt.mask_mode == "soft" && params.mask_image.data != nullptr) {
+        soft_mask         = soft_latent_mask(params.mask_image, params.width, params.height, vae_scale_factor(run));
+        params.mask_image = {0, 0, 1, nullptr};  // the library's blend becomes the identity (a mask of ones)
+    }
 
     std::vector<float> sigmas = sd_stage_sigmas(ctx, &params, !init_latent.empty());
     int steps                 = static_cast<int>(sigmas.size()) - 1;
@@ -870,6 +879,9 @@ ExitCode run_diffuse(Run& run) {
     if (opt.resume_step >= 0) {
         guard_metadata(opt.checkpoint_dir, [&] {
             json& saved    = resume.saved;
+            if (!saved.contains("mask_mode")) {  // written before --mask-mode: hard was the only mode
+                saved["mask_mode"] = run.gen.mask_image_path.empty() ? json(nullptr) : json("hard");
+            }
             json expected  = meta;
             expected.erase("checkpoints");
             expected.erase("last_completed_step");
@@ -922,7 +934,10 @@ ExitCode run_diffuse(Run& run) {
     req.x_start     = start_step > 0 ? &x_start : nullptr;
     req.rng_draws   = &rng_draws;
     bool x0_warned  = false;
-    req.on_denoised = [&](int step, const sd::Tensor<float>& denoised) {
+    req.on_denoised = [&](int step, sd::Tensor<float>& denoised) {
+        if (!soft_mask.empty()) {
+            soft_mask_blend(denoised, init_latent, soft_mask, step, steps);
+        }
         if (opt.preview != "none") {
             last_denoised      = denoised;
             last_denoised_step = step;

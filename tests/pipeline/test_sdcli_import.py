@@ -93,9 +93,11 @@ def test_every_sdcli_flag_of_the_table_is_imported() -> None:
         assert job.values[p.name] == p.kind(value) and p.name in job.given, flag
 
 
-def test_nothing_given_is_the_tables_defaults_but_sdcli_flash_attention() -> None:
+def test_nothing_given_is_the_tables_defaults_but_sdcli_flash_attention_and_mask() -> None:
     job = import_sd_cli("sd-cli -p x")
-    assert job.values == {**default_values(), "prompt": "x", "flash_attention": False}
+    # sd-cli runs without flash attention and with a hard mask: an imported command keeps both.
+    expected = {**default_values(), "prompt": "x", "flash_attention": False, "mask_mode": "hard"}
+    assert job.values == expected
     _note(job.notes, NoteCode.MODEL_NOT_GIVEN, flag="--diffusion-model")
 
 
