@@ -122,13 +122,22 @@ uint64_t host_available_bytes() {
 
 }  // namespace
 
-nlohmann::json list_devices() {
+// memory_facts false (the hello event, a --backend check): the names only, without the memory
+// queries and the second Vulkan instance the facts need; a stage process starts faster.
+nlohmann::json list_devices(bool memory_facts) {
     nlohmann::json devices = nlohmann::json::array();
     std::map<std::string, int> seen;  // Vulkan devices of the same name, in enumeration order
     for (size_t i = 0; i < ggml_backend_dev_count(); i++) {
         ggml_backend_dev_t dev = ggml_backend_dev_get(i);
         std::string name       = ggml_backend_dev_name(dev);
         std::string desc       = ggml_backend_dev_description(dev);
+        if (!memory_facts) {
+            enum ggml_backend_dev_type type = ggml_backend_dev_type(dev);
+            devices.push_back({{"name", name},
+                               {"description", desc},
+                               {"type", type == GGML_BACKEND_DEVICE_TYPE_CPU ? "cpu" : type == GGML_BACKEND_DEVICE_TYPE_IGPU ? "igpu" : "gpu"}});
+            continue;
+        }
         size_t free = 0, total = 0;
         ggml_backend_dev_memory(dev, &free, &total);
         nlohmann::json item = {{"name", name}, {"description", desc}, {"total_bytes", total}, {"free_bytes", free}};

@@ -148,7 +148,7 @@ void check_ref_latents(const std::string& flag, const std::string& path, const S
 int64_t dit_context_dim(const std::string& model_path);
 
 // devices.cpp
-nlohmann::json list_devices();
+nlohmann::json list_devices(bool memory_facts = true);  // false: name, description, type only
 std::string default_device();
 
 // plan.cpp: --plan (native/PROTOCOL.md, "Plan"); plan_begin() before the context is created.

@@ -239,11 +239,11 @@ std::string apply_backend(Run& run, const std::string& module) {
         std::string index = device.substr(6);
         std::string name  = "Vulkan" + index;
         bool found        = false;
-        for (const auto& dev : list_devices()) {
+        for (const auto& dev : list_devices(false)) {
             found = found || dev["name"] == name;
         }
         if (index.empty() || !found) {
-            throw StageError(EXIT_USAGE, "--backend " + module + "=" + device + ": no such device (devices: " + list_devices().dump() +
+            throw StageError(EXIT_USAGE, "--backend " + module + "=" + device + ": no such device (devices: " + list_devices(false).dump() +
                                              "; a CPU Vulkan driver such as lavapipe is listed only with GGML_VK_VISIBLE_DEVICES=0)");
         }
 #ifdef _WIN32
@@ -390,7 +390,7 @@ void emit_hello(Run& run, const std::string& device) {
     run.events.emit("hello", {{"version", SD_STAGE_VERSION_STRING},
                               {"pin", SD_STAGE_PIN_STRING},
                               {"stage", run.opt.stage},
-                              {"devices", list_devices()},
+                              {"devices", list_devices(false)},
                               {"device", device}});
 }
 
