@@ -23,6 +23,7 @@ wheel) and its CIEDE2000. Every figure is measured side by side in one run.
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -274,19 +275,23 @@ def prefill(photos: list[str]) -> str:
     return best
 
 
+def _script(name: str) -> None:
+    """Another bench's table, in this run (its own process: it builds and uses the engine)."""
+    script = Path(__file__).with_name(name)
+    print(f"\n--- {name} ---", flush=True)
+    subprocess.run([sys.executable, str(script)], check=False)
+
+
 def soft_mask_curve() -> None:
-    """(c) placeholder for the soft-mask (differential diffusion) branch: run a tiny-model
-    diffuse in soft and hard mode with a feathered mask, bin the mean change per pixel by the
-    soft-mask value (e.g. 10 bins) and print both curves side by side (soft should rise
-    monotonically, hard show one step)."""
-    print("\n(c) soft-mask curve: not measured on this branch (the soft-mask engine lands apart)")
+    """(c) the soft-mask (differential diffusion) curve: the mean change per pixel binned by
+    the soft-mask value, soft and hard mode side by side (bench/soft_mask.py)."""
+    _script("soft_mask.py")
 
 
 def source_reference_cost() -> None:
-    """(d) placeholder for the source-reference branch: s/step and plan bytes of diffuse with
-    and without the prepared source as the first reference image, at 512² and 1024²
-    (bench/memory.py's planner and the tiny or shape models)."""
-    print("\n(d) source-reference cost: not measured on this branch (lands with the presets)")
+    """(d) s/step and plan bytes of diffuse with and without the prepared source as the first
+    reference image, at 512² and 1024² (bench/source_ref_cost.py)."""
+    _script("source_ref_cost.py")
 
 
 SECTIONS: dict[str, Callable[..., object]] = {
