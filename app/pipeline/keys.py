@@ -26,8 +26,11 @@ LORA_EXTENSIONS = (".safetensors", ".gguf", ".ckpt", ".pt", ".bin")
 EXPLICIT = frozenset({
     "diffusion_model", "llm_model", "vae_model", "lora_dir", "prompt", "negative_prompt",
     "width", "height", "steps", "seed", "strength", "cfg_scale", "sampler", "scheduler",
-    "align", "fill", "only_masked", "padding", "feather",
+    "align", "fill", "only_masked", "padding", "feather", "context", "expand",
 })  # fmt: skip
+# Prepare options added after runs were keyed: left out of the key while empty, so the runs
+# made before them keep their keys (and resume without preparing again).
+_NEW_PREPARE_FIELDS = ("context", "expand")
 
 
 @dataclass(frozen=True)
@@ -185,4 +188,8 @@ def _prepare_dict(spec: JobSpec) -> Any:
 
     if spec.prepare is None or spec.prepare == PrepareOptions():
         return None
-    return spec_to_dict(spec)["prepare"]
+    options = dict(spec_to_dict(spec)["prepare"])
+    for name in _NEW_PREPARE_FIELDS:
+        if not options.get(name):
+            options.pop(name, None)
+    return options

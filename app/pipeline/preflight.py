@@ -24,7 +24,10 @@ import numpy as np
 
 from app.core.errors import InputError, OutputError, StepwiseError
 from app.engine.errors import DeviceError
-from app.imaging.io import load_mask
+from app.imaging.frame import check_frame, parse_context, parse_expand
+from app.imaging.geometry import Size
+from app.imaging.io import load_image, load_mask
+from app.imaging.prepare_record import PrepareOptions
 from app.pipeline import params as P
 from app.pipeline.api import EngineCatalog
 from app.pipeline.identity import ModelFileError
@@ -61,6 +64,7 @@ def check_job(
     """Every parameter, sampler/scheduler (against `catalog` when given), the devices
     (against the engine's names, `devices`, when given) and model file."""
     check_values(spec)
+    check_frame_values(spec)
     if catalog is not None:
         check_catalog(spec, catalog)
     if devices is not None:
@@ -102,6 +106,40 @@ def check_values(spec: JobSpec) -> None:
                 "kind": p.kind.__name__,
             },
         )
+
+
+def check_frame_values(spec: JobSpec) -> None:
+    """The context area and the canvas expansion read as four whole numbers each (imaging's
+    frame.py says what is wrong); an expansion needs a picture to expand."""
+    options = spec.prepare if spec.prepare is not None else PrepareOptions()
+    parse_context(options.context)
+    if parse_expand(options.expand) is not None and spec.image is None:
+        raise InputError(
+            "The canvas expansion {value} needs a picture to expand.",
+            fix="Open or pass an image (--image), or leave --expand out.",
+            values={"value": repr(options.expand)},
+        )
+
+
+def expands(spec: JobSpec) -> bool:
+    """The job outpaints: it has a picture and a canvas expansion (its new area is masked
+    even without a mask); False for a value that cannot be read (check_frame_values says so)."""
+    options = spec.prepare if spec.prepare is not None else PrepareOptions()
+    try:
+        return spec.image is not None and parse_expand(options.expand) is not None
+    except InputError:
+        return False
+
+
+def check_frame_fits(spec: JobSpec, image: Path | None = None) -> None:
+    """The context area lies inside the job's picture (`image`, default spec.image) and the
+    expanded picture is no larger than a job may be (reads the picture only when one of them
+    is set)."""
+    options = spec.prepare if spec.prepare is not None else PrepareOptions()
+    path = image if image is not None else spec.image
+    if path is None or not (options.context.strip() or options.expand.strip()):
+        return
+    check_frame(options.context, options.expand, Size.of(load_image(path)))
 
 
 def _num(x: float | None) -> str:

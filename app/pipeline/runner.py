@@ -175,6 +175,7 @@ class Pipeline:
         preflight.check_job(spec, self._catalog_if_any())  # before the seed is drawn
         spec = _with_seed(spec)
         check_spec_inputs(spec)
+        preflight.check_frame_fits(spec)
         preflight.check_run_folder(run_dir if run_dir is not None else self.paths.runs_dir, spec)
         try:
             run = create_run(self.paths.runs_dir, spec, run_dir)
@@ -204,7 +205,10 @@ class Pipeline:
         spec = _with_seed(changed)
         if INPUT_FIELDS & set(changes):
             check_spec_inputs(spec)
+            preflight.check_frame_fits(spec)
             copy_inputs(run, spec)
+        elif spec.prepare != run.spec.prepare and run.inputs.image is not None:
+            preflight.check_frame_fits(spec, run.dir / run.inputs.image.file)
         run.spec_changed(spec)
         run.set_result(None)
         run.save()

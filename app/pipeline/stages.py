@@ -23,6 +23,7 @@ from app.pipeline.decode_check import check_decoded, check_latent
 from app.pipeline.engine_stage import common_args, run_engine
 from app.pipeline.fit import CPU, StageSettings, job_settings
 from app.pipeline.inputs import copy_atomic, verify_inputs
+from app.pipeline.preflight import expands
 from app.pipeline.run_dir import (
     CHECKPOINT_DIR,
     CONDITIONING,
@@ -232,7 +233,9 @@ class DiffuseStage:
             cfg_scale=spec.cfg_scale,
             strength=spec.strength if is_img else None,
             init_latent=run.dir / INIT_LATENT if is_img else None,
-            mask=run.dir / PREPARED_DIR / "mask.png" if is_img and spec.mask else None,
+            mask=run.dir / PREPARED_DIR / "mask.png"
+            if is_img and (spec.mask or expands(spec))
+            else None,
             ref_latents=run.dir / REF_LATENTS if spec.refs else None,
             prompt=spec.prompt if "<lora:" in spec.prompt else None,
             lora_model_dir=Path(spec.models.lora_dir) if spec.models.lora_dir else None,
