@@ -144,6 +144,7 @@ def test_outpaint_resumes_byte_identical(
 
     done = run_cli("resume", run.dir, "--engine", sd_stage)
     assert done.returncode == 0, done.stdout + done.stderr
+    assert "Resuming from the checkpoint" in done.stdout  # not started over
     for name in ("prepared/input.png", "prepared/mask.png", "final_latent.bin", "result.png"):
         assert (run.dir / name).read_bytes() == (reference / name).read_bytes(), name
     result = np.asarray(Image.open(run.dir / "result.png").convert("RGB"))
