@@ -12,6 +12,7 @@ import pytest
 from PIL import Image
 
 from app.core.paths import app_paths
+from app.engine.tensorfile import read_tensors
 from app.imaging.frame import SEAM_PX, seam_band_px
 from app.imaging.prepare import PrepareOptions
 from app.pipeline import events as ev
@@ -104,6 +105,16 @@ def test_outpaint_generates_the_expanded_picture(tmp_path: Path, model_args, pho
     assert changed[:, :SEAM_PX].any() and changed[:, W - SEAM_PX :].any()
     assert changed[H - SEAM_PX :, :].any()
     assert not changed[away].any()
+    # The engine was given the expansion as its mask: latent cells without a masked pixel
+    # kept the photo's init latent, the others were generated.
+    final = read_tensors(run_dir / "final_latent.bin")["latent"][0]
+    init = read_tensors(run_dir / "init_latent.bin")["latent"][0]
+    engine_mask = np.asarray(Image.open(run_dir / "prepared" / "mask.png"))
+    rows, cols = engine_mask.shape[0] // 16, engine_mask.shape[1] // 16
+    masked = engine_mask.reshape(rows, 16, cols, 16).max(axis=(1, 3)) > 0
+    change = np.abs(final - init).max(axis=0)
+    assert (~masked).any() and masked.any()
+    assert change[~masked].max() < 0.05 and change[masked].min() > 0.5, change
     # The new area is generated, not the pre-fill and not black.
     prepared = np.asarray(Image.open(run_dir / "prepared" / "input.png").convert("RGB"))
     new = np.ones(result.shape[:2], bool)
