@@ -9,8 +9,10 @@ import pytest
 
 from app.imaging.frame import Expansion, seam_band_px
 from app.imaging.io import load_image
+from app.imaging.png_params import read_png_parameters
 from app.pipeline.params import EXPAND, FEATHER
 from app.ui.expand_dialog import ExpandCanvasDialog
+from app.ui.workspace.png_settings import form_values_of
 from tests.ui.test_workspace_engine import PHOTO_H, PHOTO_W, photo, run_all
 from tests.ui.test_workspace_engine import window as window  # noqa: F401 - the fixture
 
@@ -58,6 +60,12 @@ def test_an_outpainted_run_is_a_run_like_any_other(
     dialogs.save_files.append(str(target))
     assert win.workspace.save_as() is not None
     assert np.array_equal(load_image(target), result)
+    # The PNG records the expansion, but opening it does not offer it again: the picture is
+    # expanded already.
+    carried = read_png_parameters(target)
+    assert carried.spec["prepare"]["expand"] == "16,0,16,8"
+    offered = form_values_of(carried.spec)
+    assert "expand" not in offered and "context" not in offered and offered["feather"] == 4
 
     # Use as new image: the document is the expanded picture, and the expansion is done with.
     assert win.workspace.use_as_new_image()
