@@ -1,4 +1,5 @@
-"""Painting tools working in image coordinates: brush, eraser and lasso / polygon fill."""
+"""Painting tools working in image coordinates: brush, eraser, lasso / polygon fill, and the
+context-area rectangle (what the model sees besides the mask, app/imaging/frame.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from PySide6.QtCore import QObject, QPointF, QRect, Signal
 
 from app.canvas.document import MaskDocument
 from app.imaging import brush, mask_ops
+from app.imaging.geometry import Rect
 
 BRUSH_SIZE_MIN_PX = 1
 BRUSH_SIZE_MAX_PX = 1024
@@ -21,6 +23,7 @@ class ToolKind(StrEnum):
     BRUSH = "brush"
     ERASER = "eraser"
     LASSO = "lasso"
+    CONTEXT = "context"
 
 
 class PaintState(QObject):
@@ -212,3 +215,56 @@ class LassoTool:
         return self.document.apply_operation(
             label, lambda mask: mask_ops.fill_polygon(mask, polygon, value)
         )
+
+
+class ContextTool:
+    """Drag a rectangle over the photo: the context area. The rectangle is clamped to the
+    picture and snapped to whole pixels; a click without a drag clears it."""
+
+    MIN_DRAG_PX = 2  # shorter drags are clicks
+
+    def __init__(self, document: MaskDocument) -> None:
+        self.document = document
+        self._start: tuple[float, float] | None = None
+        self._end: tuple[float, float] | None = None
+
+    def active(self) -> bool:
+        return self._start is not None
+
+    def press(self, pos: QPointF) -> None:
+        if self.document.is_empty():
+            return
+        self._start = self._end = (pos.x(), pos.y())
+
+    def move(self, pos: QPointF) -> None:
+        if self._start is not None:
+            self._end = (pos.x(), pos.y())
+
+    def dragged(self) -> Rect | None:
+        """The rectangle being dragged (None: none, or still a click)."""
+        if self._start is None or self._end is None:
+            return None
+        (x0, y0), (x1, y1) = self._start, self._end
+        if max(abs(x1 - x0), abs(y1 - y0)) < self.MIN_DRAG_PX:
+            return None
+        width, height = self.document.width, self.document.height
+        left = min(max(0, math.floor(min(x0, x1))), width)
+        top = min(max(0, math.floor(min(y0, y1))), height)
+        right = min(max(0, math.ceil(max(x0, x1))), width)
+        bottom = min(max(0, math.ceil(max(y0, y1))), height)
+        rect = Rect(left, top, right - left, bottom - top)
+        return None if rect.is_empty() else rect
+
+    def release(self, pos: QPointF | None = None) -> tuple[bool, Rect | None]:
+        """(True, the rectangle or None to clear) at the end of a press; (False, None) when
+        nothing was pressed."""
+        if self._start is None:
+            return False, None
+        if pos is not None:
+            self.move(pos)
+        rect = self.dragged()
+        self._start = self._end = None
+        return True, rect
+
+    def cancel(self) -> None:
+        self._start = self._end = None

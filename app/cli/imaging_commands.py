@@ -49,6 +49,8 @@ def cmd_prepare(args: argparse.Namespace) -> int:
         feather_px=args.feather,
         # The prepare parser may not offer --masked-target: the table's default then.
         masked_target=getattr(args, "masked_target", PrepareOptions.masked_target),
+        context=getattr(args, "context", ""),
+        expand=getattr(args, "expand", ""),
     )
     prepared = prepare(image, mask, options)
     files = export_prepared(args.out, prepared)
@@ -56,6 +58,8 @@ def cmd_prepare(args: argparse.Namespace) -> int:
     prepared_mask = prepared.mask if prepared.mask is not None else np.zeros(1, np.uint8)
     share = 100.0 * float(np.count_nonzero(prepared_mask)) / prepared_mask.size
     print(f"prepared {args.image} ({record.original_size} px) into {args.out}")
+    if record.expansion is not None:
+        print(f"  expanded  from {record.source_size} px by {record.expansion} (L,T,R,B px)")
     if record.only_masked:
         print(f"  region    {record.region} (mask box + {options.padding_px} px padding)")
         if record.scaled is not None:

@@ -62,7 +62,10 @@ def _add_prepare(sub: argparse._SubParsersAction) -> None:
     p.add_argument("image", help="the picture to inpaint (PNG, JPEG, WebP, BMP)")
     p.add_argument("--mask", required=True, help="mask PNG of the same size (white = repaint)")
     p.add_argument("--out", required=True, help="folder to write input.png, mask.png, prepare.json")
-    for param in (P.ALIGN, P.FILL, P.ONLY_MASKED, P.PADDING, P.FEATHER, P.MASKED_TARGET):
+    for param in (
+        P.ALIGN, P.FILL, P.ONLY_MASKED, P.PADDING, P.FEATHER, P.MASKED_TARGET, P.CONTEXT,
+        P.EXPAND,
+    ):  # fmt: skip
         _param(p, param)
     p.set_defaults(handler="prepare")
 

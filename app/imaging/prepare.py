@@ -20,6 +20,14 @@ from app.imaging.align import AlignPlan, align_image, align_mask, plan_alignment
 from app.imaging.color_match import BlendOptions
 from app.imaging.composite import SoftCompositor
 from app.imaging.fill import fill_masked
+from app.imaging.frame import (
+    Expansion,
+    check_frame,
+    expand_picture,
+    expansion_box,
+    parse_context,
+    parse_expand,
+)
 from app.imaging.geometry import Rect, Size
 from app.imaging.io import MaskSizeError, load_image, load_mask
 from app.imaging.mask_ops import binarise, bounding_box
@@ -74,14 +82,17 @@ def prepare(
     options: PrepareOptions,
     max_size: MaxSize = None,
 ) -> Prepared:
-    """Aligns, crops to the masked region if asked, and pre-fills the repaint area.
+    """Expands the canvas if asked, aligns, crops to the masked region if asked, and
+    pre-fills the repaint area.
 
     image: HxWx3 uint8 RGB. mask: HxW uint8 (0..255) or float32 (0..1), ≥ 50 % = repaint; a
     different size raises MaskSizeError, an empty one InputError. mask=None is for callers
-    without a mask (txt2img, whole-picture img2img): only alignment happens. With
-    only_masked and a masked_target, the region is scaled to about masked_target² px, no side
-    above max_size (the job's width × height; None: no cap). The arrays are not copied; the
-    record's pixel hashes catch a caller that changes them afterwards.
+    without a mask (txt2img, whole-picture img2img): only alignment happens (and, with an
+    expansion, the new area is the mask). With only_masked and a masked_target, the region
+    is scaled to about masked_target² px, no side above max_size (the job's width × height;
+    None: no cap). With `options.expand` the picture and mask are expanded first (frame.py):
+    the record's original is then the expanded picture, and so is the composite. The arrays
+    are not copied; the record's pixel hashes catch a caller that changes them afterwards.
     """
     options.check()
     if image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3:
@@ -89,19 +100,30 @@ def prepare(
     size = Size.of(image)
     if mask is not None and (mask.ndim != 2 or Size.of(mask) != size):
         raise MaskSizeError(Size(mask.shape[1], mask.shape[0]), size)
-    if mask is None and options.only_masked:
+    check_frame(options.context, options.expand, size)
+    expansion = parse_expand(options.expand)
+    if mask is None and options.only_masked and expansion is None:
         raise InputError("'Only masked' needs a mask.", fix="Paint the area to repaint.")
     soft = None if mask is None else mask_as_uint8(mask)
+    fill_soft = soft  # what the chosen fill covers (the expansion has its own)
+    source_hash: str | None = None
+    if expansion is not None:
+        source_hash = pixel_sha256(image)
+        if soft is not None:
+            fill_soft = np.zeros(tuple(reversed(expansion.grown(size))), np.uint8)
+            fill_soft[expansion.old_area(size).slices()] = soft
+        image, soft = expand_picture(image, soft, expansion)
+    context = _shifted_context(options, expansion)
     # Hashing a big picture takes as long as the rest of prepare; sha256 releases the GIL, so
     # it runs beside the pixel work.
     with ThreadPoolExecutor(max_workers=1) as pool:
         image_hash = pool.submit(pixel_sha256, image)
         mask_hash = pool.submit(pixel_sha256, soft) if soft is not None else None
         image_out, mask_out, region, scaled, plan, notes = _prepare_pixels(
-            image, soft, options, max_size
+            image, soft, options, max_size, context, fill_soft
         )
         record = PrepareRecord(
-            original_size=size,
+            original_size=Size.of(image),
             region=region,
             align=plan,
             fill=options.fill if soft is not None else "none",
@@ -111,8 +133,19 @@ def prepare(
             image_sha256=image_hash.result(),
             mask_sha256=mask_hash.result() if mask_hash is not None else None,
             scaled=scaled,
+            expansion=expansion,
+            source_size=size if expansion is not None else None,
+            source_sha256=source_hash,
         )
     return Prepared(image_out, mask_out, record, options, image, soft, notes)
+
+
+def _shifted_context(options: PrepareOptions, expansion: Expansion | None) -> Rect | None:
+    """The context rectangle in the (expanded) picture's frame; given in the photo's."""
+    rect = parse_context(options.context)
+    if rect is None or expansion is None:
+        return rect
+    return Rect(rect.x + expansion.left, rect.y + expansion.top, rect.width, rect.height)
 
 
 def plan_model_input(
@@ -122,35 +155,67 @@ def plan_model_input(
     max_size: MaxSize = None,
 ) -> tuple[Rect, Size | None, AlignPlan]:
     """Where the model's input comes from and how big it is, touching no pixel: the region of
-    the picture, the size it is scaled to (None: its own) and the alignment plan, whose
-    aligned_size is the model's input size. mask_box is the binary mask's bounding box (None:
-    no mask, or an empty one: the whole picture)."""
+    the picture (of the expanded one, with options.expand), the size it is scaled to (None:
+    its own) and the alignment plan, whose aligned_size is the model's input size. image_size
+    and mask_box (the binary mask's bounding box; None: no mask, or an empty one) are the
+    photo's, before any expansion. Raises InputError for a context or expansion that cannot
+    be read."""
     size = Size(int(image_size[0]), int(image_size[1]))
+    expansion = parse_expand(options.expand)
+    if expansion is not None:
+        old = expansion.old_area(size)
+        grown_box = expansion_box(size, expansion)
+        if mask_box is not None:
+            grown_box = grown_box.union(
+                Rect(mask_box.x + old.x, mask_box.y + old.y, mask_box.width, mask_box.height)
+            )
+        size, mask_box = expansion.grown(size), grown_box
+    return _plan(size, mask_box, options, max_size, _shifted_context(options, expansion))
+
+
+def _plan(
+    size: Size,
+    mask_box: Rect | None,
+    options: PrepareOptions,
+    max_size: MaxSize,
+    context: Rect | None,
+) -> tuple[Rect, Size | None, AlignPlan]:
     region, scaled = Rect(0, 0, *size), None
     if options.only_masked and mask_box is not None:
         # The feather must fit inside the region, or it would be cut off with a seam.
-        region = masked_region(mask_box, size, max(options.padding_px, options.feather_px + 1))
+        pad = max(options.padding_px, options.feather_px + 1)
+        region = masked_region(mask_box, size, pad, context=context)
         scaled = scaled_region_size(region.size, options.masked_target, max_size)
     return region, scaled, plan_alignment(scaled or region.size, options.align)
 
 
 def _prepare_pixels(
-    image: np.ndarray, soft: np.ndarray | None, options: PrepareOptions, max_size: MaxSize
+    image: np.ndarray,
+    soft: np.ndarray | None,
+    options: PrepareOptions,
+    max_size: MaxSize,
+    context: Rect | None,
+    fill_soft: np.ndarray | None,
 ) -> tuple[np.ndarray, np.ndarray | None, Rect, Size | None, AlignPlan, list[str]]:
     size = Size.of(image)
     notes: list[str] = []
     if soft is None:
-        region, scaled, plan = plan_model_input(size, None, options)
+        region, scaled, plan = _plan(size, None, options, None, None)
         return align_image(plan, image), None, region, scaled, plan, notes
     binary = binarise(soft)
     box = bounding_box(binary)
     if box is None:
         raise InputError(_EMPTY_MASK, fix=_EMPTY_MASK_FIX)
-    region, scaled, plan = plan_model_input(size, box, options, max_size)
+    region, scaled, plan = _plan(size, box, options, max_size, context)
     part, binary_region = image[region.slices()], binary[region.slices()]
+    fill_region = None
+    if fill_soft is not None and fill_soft is not soft:
+        fill_region = binarise(fill_soft)[region.slices()]
     if scaled is not None:
         scale = AlignPlan("scale", region.size, scaled)
         part, binary_region = align_image(scale, part), align_mask(scale, binary_region)
+        if fill_region is not None:
+            fill_region = align_mask(scale, fill_region)
     aligned = align_image(plan, part)
     aligned_mask = align_mask(plan, binary_region)
     if plan.mode == "crop":
@@ -160,8 +225,11 @@ def _prepare_pixels(
                 f"cropping to {plan.aligned_size} cut off {lost} masked pixels; "
                 "they keep the original (use --align pad to keep them)"
             )
+    if fill_soft is None:  # an expansion alone: its area is filled already
+        return aligned, aligned_mask, region, scaled, plan, notes
+    fill_mask = aligned_mask if fill_region is None else align_mask(plan, fill_region)
     # align_image always returns a new array, so filling it in place is safe.
-    filled = fill_masked(aligned, aligned_mask, options.fill, in_place=True)
+    filled = fill_masked(aligned, fill_mask, options.fill, in_place=True)
     return filled, aligned_mask, region, scaled, plan, notes
 
 

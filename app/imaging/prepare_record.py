@@ -19,6 +19,7 @@ from app.imaging.color_match import (
     SeamBlend,
 )
 from app.imaging.fill import FILL_MODES, FillMode
+from app.imaging.frame import Expansion, parse_context, parse_expand
 from app.imaging.geometry import Rect, Size
 
 FORMAT = 1
@@ -48,6 +49,11 @@ class PrepareOptions:
     # With only_masked: the region is scaled so its area is about masked_target² px (aligned to
     # 16, never above the job's maximum size) and scaled back; 0 keeps the region's own size.
     masked_target: int = 1024
+    # With only_masked: a rectangle "X,Y,W,H" of the photo the model sees as well as the mask's
+    # box (the region is their union); "": the mask's box alone (frame.py).
+    context: str = ""
+    # Outpainting: "L,T,R,B" px added on each side, the new area masked and generated; "": none.
+    expand: str = ""
     # Composite only (color_match.py): on for klein, whose inpaints drift in colour.
     color_match: ColorMatchMode = "on"
     color_match_strength: float = 1.0
@@ -93,6 +99,8 @@ class PrepareOptions:
                 raise InputError(
                     _OUT_OF_RANGE[what], fix=_USE_RANGE, values={"value": value, "max": limit}
                 )
+        parse_context(self.context)
+        parse_expand(self.expand)
 
 
 @dataclass(frozen=True)
@@ -112,6 +120,17 @@ class PrepareRecord:
     # before alignment, and back before compositing. None: generated at the region's own size
     # (and every record written before the target size existed).
     scaled: Size | None = None
+    # Outpainting: the picture was expanded by this before anything else; original_size and
+    # image_sha256 are then the expanded picture's, source_* the photo's as given. None: not
+    # expanded (and every record written before outpainting existed).
+    expansion: Expansion | None = None
+    source_size: Size | None = None
+    source_sha256: str | None = None
+
+    @property
+    def photo_sha256(self) -> str:
+        """The pixel hash of the photo the user gave (before any expansion)."""
+        return self.source_sha256 or self.image_sha256
 
     @property
     def input_size(self) -> Size:
@@ -153,6 +172,17 @@ class PrepareRecord:
                 "height": self.scaled.height,
                 "factor": round(self.scaled.width / self.region.width, 6),
             },
+            "expand": None
+            if self.expansion is None or self.source_size is None
+            else {
+                "left": self.expansion.left,
+                "top": self.expansion.top,
+                "right": self.expansion.right,
+                "bottom": self.expansion.bottom,
+                "source_width": self.source_size.width,
+                "source_height": self.source_size.height,
+                "source_sha256": self.source_sha256,
+            },
         }
 
     @classmethod
@@ -170,7 +200,13 @@ class PrepareRecord:
             image_sha256=str(original["image_sha256"]),
             mask_sha256=None if original["mask_sha256"] is None else str(original["mask_sha256"]),
             scaled=_scaled_from_json(data.get("scale")),
+            **_expand_from_json(data.get("expand")),
         )
+        if record.expansion is not None and (
+            record.source_size is None
+            or record.expansion.grown(record.source_size) != record.original_size
+        ):
+            raise ValueError("the expansion does not match the picture's size")
         whole = Rect(0, 0, *record.original_size)
         if record.region.is_empty() or record.region.intersect(whole) != record.region:
             raise ValueError("the region lies outside the picture")
@@ -198,6 +234,22 @@ def _scaled_from_json(data: object) -> Size | None:
     if not isinstance(data, dict):
         raise ValueError("the scale is not an object")
     return Size(int(data["width"]), int(data["height"]))
+
+
+def _expand_from_json(data: object) -> dict:
+    if data is None:  # not expanded, or a record from before outpainting
+        return {}
+    if not isinstance(data, dict):
+        raise ValueError("the expansion is not an object")
+    expansion = Expansion(*(int(data[k]) for k in ("left", "top", "right", "bottom")))
+    if min(expansion) < 0:
+        raise ValueError("the expansion has a negative side")
+    digest = data.get("source_sha256")
+    return {
+        "expansion": expansion,
+        "source_size": Size(int(data["source_width"]), int(data["source_height"])),
+        "source_sha256": None if digest is None else str(digest),
+    }
 
 
 @dataclass

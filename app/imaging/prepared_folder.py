@@ -11,7 +11,12 @@ A prepared folder holds:
                     the original picture and mask, and size + SHA-256 of every file above;
                     "scale": {"width", "height", "factor"} when 'only masked' scaled the region
                     to its target size (null, or absent in records written before it: the
-                    region was generated at its own size)
+                    region was generated at its own size);
+                    "expand": {"left", "top", "right", "bottom", "source_width",
+                    "source_height", "source_sha256"} when the canvas was expanded
+                    (outpainting: original.png and mask_soft.png are then the expanded
+                    picture and mask, source_* the photo as given; null, or absent in older
+                    records: not expanded)
 
 prepare.json is written last, so a folder without it is not a prepared folder; a folder whose
 files do not match it is damaged (DamagedFileError). Without a mask (img2img over the whole

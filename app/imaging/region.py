@@ -24,14 +24,22 @@ def _grow_axis(start: int, length: int, limit: int, step: int) -> tuple[int, int
 
 
 def masked_region(
-    mask_box: Rect, image_size: Size | tuple[int, int], padding_px: int, step_px: int = ALIGN_PX
+    mask_box: Rect,
+    image_size: Size | tuple[int, int],
+    padding_px: int,
+    step_px: int = ALIGN_PX,
+    context: Rect | None = None,
 ) -> Rect:
-    """The mask's bounding box plus `padding_px` context, clamped to the picture, grown so both
+    """The mask's bounding box plus `padding_px` context, clamped to the picture, joined with
+    the `context` rectangle when one is given (the union: the model sees both), grown so both
     sides are multiples of `step_px` (unless the picture is too small on that axis)."""
     width, height = int(image_size[0]), int(image_size[1])
     pad = max(0, int(padding_px))
     x0, y0 = max(0, mask_box.x - pad), max(0, mask_box.y - pad)
     x1, y1 = min(width, mask_box.right + pad), min(height, mask_box.bottom + pad)
+    if context is not None and not context.is_empty():
+        x0, y0 = min(x0, max(0, context.x)), min(y0, max(0, context.y))
+        x1, y1 = max(x1, min(width, context.right)), max(y1, min(height, context.bottom))
     x, w = _grow_axis(x0, x1 - x0, width, step_px)
     y, h = _grow_axis(y0, y1 - y0, height, step_px)
     return Rect(x, y, w, h)

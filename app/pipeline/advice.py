@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from app.pipeline.failures import Note, NoteCode
 from app.pipeline.params import ALIGN_PX, KLEIN_CFG_SCALE, KLEIN_SCHEDULER, KLEIN_STEPS
-from app.pipeline.preflight import mask_is_empty
+from app.pipeline.preflight import expands, mask_is_empty
 from app.pipeline.spec import JobSpec, effective_steps
 
 # More steps than this gain nothing for a model distilled for KLEIN_STEPS.
@@ -27,7 +27,8 @@ def job_notes(
     notes: list[Note] = []
     if mask_empty is None:
         mask_empty = spec.mask is not None and mask_is_empty(spec.mask)
-    if spec.image is not None and mask_empty:
+    outpaint = expands(spec)  # the expansion is masked by itself
+    if spec.image is not None and mask_empty and not outpaint:
         notes.append(Note(NoteCode.EMPTY_MASK))
     if spec.cfg_scale != KLEIN_CFG_SCALE:
         notes.append(Note(NoteCode.CFG_NOT_ONE, {"cfg": spec.cfg_scale}))
@@ -46,7 +47,13 @@ def job_notes(
                 {"width": spec.width, "height": spec.height, "align": ALIGN_PX},
             )
         )
-    if spec.image is not None and spec.mask is None and spec.strength >= 1.0 and not mask_empty:
+    if (
+        spec.image is not None
+        and spec.mask is None
+        and spec.strength >= 1.0
+        and not mask_empty
+        and not outpaint
+    ):
         notes.append(Note(NoteCode.STRENGTH_NO_MASK))
     if spec.image is not None and spec.strength < 1.0:
         notes.append(

@@ -59,7 +59,9 @@ class EngineCatalog:
 @dataclass(frozen=True)
 class ModelInput:
     """What the engine is given: its size, and the part of the original photo it covers
-    (x, y, w, h in the photo's pixels; None = the whole photo or text-to-image)."""
+    (x, y, w, h in the photo's pixels, of the expanded picture when outpainting; with
+    only-masked the mask's box plus padding joined with the context area; None = the whole
+    photo or text-to-image)."""
 
     width: int
     height: int

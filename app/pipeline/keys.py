@@ -27,7 +27,7 @@ LORA_EXTENSIONS = (".safetensors", ".gguf", ".ckpt", ".pt", ".bin")
 EXPLICIT = frozenset({
     "diffusion_model", "llm_model", "vae_model", "lora_dir", "prompt", "negative_prompt",
     "width", "height", "steps", "seed", "strength", "cfg_scale", "sampler", "scheduler",
-    "align", "fill", "only_masked", "padding", "feather", "source_ref",
+    "align", "fill", "only_masked", "padding", "feather", "source_ref", "context", "expand",
 })  # fmt: skip
 # PrepareOptions fields that only the composite reads, at their defaults (left out of prepare).
 COMPOSITE_ONLY = {
@@ -35,6 +35,9 @@ COMPOSITE_ONLY = {
     for p in PARAMS
     if p.invalidates == "composite" and p.spec_field.startswith("prepare.")
 }
+# Prepare options added after runs were keyed: left out of the key while empty, so the runs
+# made before them keep their keys (and resume without preparing again).
+_NEW_PREPARE_FIELDS = ("context", "expand")
 
 
 @dataclass(frozen=True)
@@ -211,4 +214,8 @@ def _prepare_dict(spec: JobSpec) -> Any:
     if keyed == PrepareOptions():
         return None
     data = spec_to_dict(dataclasses.replace(spec, prepare=keyed))["prepare"]
-    return {k: v for k, v in data.items() if k not in COMPOSITE_ONLY}
+    options = {k: v for k, v in data.items() if k not in COMPOSITE_ONLY}
+    for name in _NEW_PREPARE_FIELDS:
+        if not options.get(name):
+            options.pop(name, None)
+    return options

@@ -277,6 +277,20 @@ SOURCE_REF = Param(
     invalidates="prepare",
 )  # fmt: skip
 
+# Both are checked (four whole numbers, inside the picture) by app/imaging/frame.py.
+CONTEXT = Param(
+    "context", str, _PREPARE.context, "prepare.context", ("--context",),
+    "with --only-masked: a rectangle X,Y,W,H of the photo (px) the model sees as well as the "
+    "mask's box; the region generated is their union (empty: the mask's box alone)",
+    invalidates="prepare", persist=False, metavar="X,Y,W,H",
+)  # fmt: skip
+EXPAND = Param(
+    "expand", str, _PREPARE.expand, "prepare.expand", ("--expand",),
+    "outpaint: pixels added on the left, top, right and bottom; the new area is pre-filled, "
+    "generated and blended into the old picture (empty: none)",
+    invalidates="prepare", persist=False, metavar="L,T,R,B",
+)  # fmt: skip
+
 PARAMS: tuple[Param, ...] = (
     DIFFUSION_MODEL,
     LLM_MODEL,
@@ -315,6 +329,8 @@ PARAMS: tuple[Param, ...] = (
     COLOR_MATCH_STRENGTH,
     SEAM_BLEND,
     SOURCE_REF,
+    CONTEXT,
+    EXPAND,
 )
 BY_NAME: dict[str, Param] = {p.name: p for p in PARAMS}
 

@@ -29,6 +29,11 @@ from app.engine.model_kind import model_kind
 from app.imaging.io import load_mask
 from app.pipeline import params as P
 from app.pipeline.api import EngineCatalog
+from app.pipeline.frame_checks import (  # noqa: F401 - re-exported: the frame checks
+    check_frame_fits,
+    check_frame_values,
+    expands,
+)
 from app.pipeline.identity import ModelFileError
 from app.pipeline.output_file import check_output_file as check_output_file
 from app.pipeline.spec import JobSpec
@@ -80,6 +85,7 @@ def check_job(
     (against the engine's names, `devices`, when given) and model file."""
     check_values(spec)
     check_engine_limits(spec)
+    check_frame_values(spec)
     if catalog is not None:
         check_catalog(spec, catalog)
     if devices is not None:

@@ -30,7 +30,8 @@ run.json, format 2:
      "engine_started": float|null,    # its creation time: pid + this = the engine's identity
      "model_input": {"width": int, "height": int, "region": [x, y, w, h]|null} | null,
                                       # what the engine is given (set by prepare); region in
-                                      # the original photo's pixels, null = all of it / txt2img
+                                      # the original photo's pixels (of the expanded picture
+                                      # with spec.prepare.expand), null = all of it / txt2img
      "stages": {name: {"state": "pending"|"running"|"done"|"cached"|"failed"|"skipped",
                        "key": hex|null, "cached": bool, "seconds": float|null,
                        "device": str|null, "outputs": {name: {"file": rel, "sha256": hex}},

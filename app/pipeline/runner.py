@@ -188,6 +188,7 @@ class Pipeline:
         preflight.check_job(spec, self._catalog_if_any(), self.device_names_if_any())
         spec = _with_seed(spec)
         check_spec_inputs(spec)
+        preflight.check_frame_fits(spec)
         preflight.check_run_folder(run_dir if run_dir is not None else self.paths.runs_dir, spec)
         folder = Path(run_dir) if run_dir is not None else self.paths.runs_dir / new_run_id()
         check_new_folder(folder)  # a folder of the user's own files: refused, left untouched
@@ -224,7 +225,10 @@ class Pipeline:
         before = job_keys(run)
         if INPUT_FIELDS & set(changes):
             check_spec_inputs(spec)
+            preflight.check_frame_fits(spec)
             copy_inputs(run, spec)
+        elif spec.prepare != run.spec.prepare and run.inputs.image is not None:
+            preflight.check_frame_fits(spec, run.dir / run.inputs.image.file)
         run.spec_changed(spec)
         if job_keys(run)["diffuse"] != before["diffuse"]:
             # The user changed what diffuse makes: its old checkpoints may go (no question).

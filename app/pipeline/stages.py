@@ -23,6 +23,7 @@ from app.pipeline.decode_check import check_decoded, check_latent
 from app.pipeline.engine_stage import common_args, run_engine
 from app.pipeline.fit import CPU, StageSettings, job_settings
 from app.pipeline.inputs import copy_atomic, verify_inputs
+from app.pipeline.preflight import expands
 from app.pipeline.run_dir import (
     CHECKPOINT_DIR,
     CONDITIONING,
@@ -259,8 +260,8 @@ class DiffuseStage:
             cfg_scale=spec.cfg_scale,
             strength=spec.strength if is_img else None,
             init_latent=run.dir / INIT_LATENT if is_img else None,
-            mask=_engine_mask(run) if is_img and spec.mask else None,
-            mask_mode=spec.mask_mode if is_img and spec.mask else None,
+            mask=_engine_mask(run) if is_img and (spec.mask or expands(spec)) else None,
+            mask_mode=spec.mask_mode if is_img and (spec.mask or expands(spec)) else None,
             ref_latents=run.dir / REF_LATENTS if spec.reference_count else None,
             prompt=spec.prompt if "<lora:" in spec.prompt else None,
             lora_model_dir=Path(spec.models.lora_dir) if spec.models.lora_dir else None,
@@ -273,7 +274,7 @@ class DiffuseStage:
     def run(self, ctx: StageContext) -> StageRun:
         run, spec = ctx.run, ctx.run.spec
         checkpoints.reset_if_stale(run, ctx.key, effective_steps(spec))
-        if spec.image is not None and spec.mask and spec.mask_mode == "soft":
+        if spec.image is not None and (spec.mask or expands(spec)) and spec.mask_mode == "soft":
             _write_soft_mask(run)
         resume = max((k for k in checkpoints.valid_checkpoints(run.dir) if k > 0), default=None)
 

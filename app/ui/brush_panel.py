@@ -8,8 +8,8 @@ from PySide6.QtWidgets import (
     QColorDialog,
     QComboBox,
     QFormLayout,
+    QGridLayout,
     QGroupBox,
-    QHBoxLayout,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -31,18 +31,28 @@ class BrushPanel(QWidget):
         tools = QGroupBox(self.tr("Tool"))
         self.tool_buttons: dict[ToolKind, QPushButton] = {}
         self._tool_group = QButtonGroup(self)
-        row = QHBoxLayout()
-        for kind, text, tip in (
-            (ToolKind.BRUSH, self.tr("Brush"), self.tr("Paint the area to repaint (B)")),
-            (ToolKind.ERASER, self.tr("Eraser"), self.tr("Remove mask (E)")),
+        row = QGridLayout()  # two a row: four side by side do not fit the panel in Chinese
+        for index, (kind, text, tip) in enumerate(
             (
-                ToolKind.LASSO,
-                self.tr("Lasso"),
-                self.tr(
-                    "Drag a free shape, or click corners and double-click to close; "
-                    "hold Alt to cut it out of the mask (L)"
+                (ToolKind.BRUSH, self.tr("Brush"), self.tr("Paint the area to repaint (B)")),
+                (ToolKind.ERASER, self.tr("Eraser"), self.tr("Remove mask (E)")),
+                (
+                    ToolKind.LASSO,
+                    self.tr("Lasso"),
+                    self.tr(
+                        "Drag a free shape, or click corners and double-click to close; "
+                        "hold Alt to cut it out of the mask (L)"
+                    ),
                 ),
-            ),
+                (
+                    ToolKind.CONTEXT,
+                    self.tr("Context"),
+                    self.tr(
+                        "Drag the area the model sees besides the mask (with 'Only the masked "
+                        "area'); a click clears it"
+                    ),
+                ),
+            )
         ):
             button = QPushButton(text)
             button.setCheckable(True)
@@ -51,7 +61,7 @@ class BrushPanel(QWidget):
             self._tool_group.addButton(button)
             self.tool_buttons[kind] = button
             button.clicked.connect(lambda _=False, k=kind: state.set_tool(k))
-            row.addWidget(button)
+            row.addWidget(button, index // 2, index % 2)
         tools.setLayout(row)
 
         brush = QGroupBox(self.tr("Brush"))

@@ -134,3 +134,18 @@ def paint_tool_outlines(
             painter.drawLine(c + QPointF(3, 0), c + QPointF(6, 0))
             painter.drawLine(c + QPointF(0, -6), c + QPointF(0, -3))
             painter.drawLine(c + QPointF(0, 3), c + QPointF(0, 6))
+
+
+FRAME_COLORS = {"context": QColor(80, 220, 255), "expand": QColor(255, 210, 60)}
+
+
+def paint_frame_outlines(painter: QPainter, frames: list[tuple[QRectF, str]]) -> None:
+    """Dashed outlines (widget coordinates): the context area ("context") and the expanded
+    canvas ("expand"), each over a dark line so it shows on any picture."""
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    for rect, kind in frames:
+        painter.setPen(QPen(QColor(0, 0, 0, 200), 3))
+        painter.drawRect(rect)
+        painter.setPen(QPen(FRAME_COLORS[kind], 1, Qt.PenStyle.DashLine))
+        painter.drawRect(rect)

@@ -19,12 +19,15 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QWidget
 
 from app.canvas.document import MaskDocument
-from app.canvas.tools import BrushTool, LassoTool, PaintState, ToolKind
+from app.canvas.tools import BrushTool, ContextTool, LassoTool, PaintState, ToolKind
+from app.imaging.frame import Expansion, format_context
+from app.imaging.geometry import Rect
 from app.ui.canvas_paint import (
     OverlayCache,
     ViewMode,
     image_to_qimage_rgb32,
     paint_empty_hint,
+    paint_frame_outlines,
     paint_picture,
     paint_tool_outlines,
 )
@@ -40,6 +43,7 @@ class CanvasView(CanvasViewport):
     cursor_moved = Signal(QPoint)  # image pixel under the pointer; (-1, -1) when outside
     view_mode_changed = Signal(str)
     layer_dismissed = Signal()  # the user started painting over a generated picture
+    context_drawn = Signal(str)  # the context tool set ("X,Y,W,H") or cleared ("") the area
 
     def __init__(
         self, document: MaskDocument, state: PaintState, parent: QWidget | None = None
@@ -49,6 +53,9 @@ class CanvasView(CanvasViewport):
         self.state = state
         self.brush_tool = BrushTool(document, state)
         self.lasso_tool = LassoTool(document)
+        self.context_tool = ContextTool(document)
+        self._context: Rect | None = None  # shown dashed (the job form's value)
+        self._expansion: Expansion | None = None  # the expanded canvas, shown dashed
         self._view_mode = ViewMode.COMPOSITE
         self._overlay_color = QColor("#ff3050")
         self._overlay_opacity = 0.5
@@ -56,7 +63,7 @@ class CanvasView(CanvasViewport):
         self._overlay = OverlayCache()
         self.layer = CanvasLayer(self)  # the generated picture over the photo (workspace)
         self._cursor_widget: QPointF | None = None
-        self._painting_tool: BrushTool | LassoTool | None = None
+        self._painting_tool: BrushTool | LassoTool | ContextTool | None = None
         self._pan_anchor: QPointF | None = None
         self._space_down = False
         self.layer.changed.connect(self._layer_changed)
@@ -175,7 +182,38 @@ class CanvasView(CanvasViewport):
         )
         self.layer.paint(painter, self._zoom, self._offset, self.document.full_rect())
 
+    def set_frame(self, context: Rect | None, expansion: Expansion | None) -> None:
+        """The context area and the canvas expansion to outline (None: not set)."""
+        if (context, expansion) != (self._context, self._expansion):
+            self._context, self._expansion = context, expansion
+            self.update()
+
+    @property
+    def context_rect(self) -> Rect | None:
+        return self._context
+
+    def _frame_outlines(self) -> list[tuple[QRectF, str]]:
+        frames: list[tuple[QRectF, str]] = []
+        if self.document.is_empty():
+            return frames
+
+        def widget_rect(x: float, y: float, w: float, h: float) -> QRectF:
+            top_left = self.image_to_widget(QPointF(x, y))
+            bottom_right = self.image_to_widget(QPointF(x + w, y + h))
+            return QRectF(top_left, bottom_right)
+
+        e = self._expansion
+        if e is not None:
+            w = self.document.width + e.left + e.right
+            h = self.document.height + e.top + e.bottom
+            frames.append((widget_rect(-e.left, -e.top, w, h), "expand"))
+        rect = self.context_tool.dragged() if self.context_tool.active() else self._context
+        if rect is not None:
+            frames.append((widget_rect(*rect), "context"))
+        return frames
+
     def _paint_tool_overlay(self, painter: QPainter) -> None:
+        paint_frame_outlines(painter, self._frame_outlines())
         lasso = None
         if self.lasso_tool.active():
             lasso = [self.image_to_widget(QPointF(x, y)) for x, y in self.lasso_tool.points]
@@ -212,6 +250,7 @@ class CanvasView(CanvasViewport):
 
     def _on_tool_changed(self, _tool: str) -> None:
         self.lasso_tool.cancel()
+        self.context_tool.cancel()
         self._update_cursor()
         self.update()
 
@@ -225,7 +264,7 @@ class CanvasView(CanvasViewport):
             self.setCursor(Qt.CursorShape.ClosedHandCursor)
         elif self._space_down:
             self.setCursor(Qt.CursorShape.OpenHandCursor)
-        elif self.state.tool == ToolKind.LASSO:
+        elif self.state.tool in (ToolKind.LASSO, ToolKind.CONTEXT):
             self.setCursor(Qt.CursorShape.CrossCursor)
         else:
             self.setCursor(Qt.CursorShape.BlankCursor)
@@ -235,7 +274,7 @@ class CanvasView(CanvasViewport):
         self._cursor_widget = pos
         if self.layer.split is not None:
             self._update_cursor(pos)
-        if self.lasso_tool.active():
+        if self.lasso_tool.active() or self.context_tool.active():
             self.update()
         else:
             self.update(self._cursor_region(old))
@@ -296,6 +335,10 @@ class CanvasView(CanvasViewport):
             tool.release(self.widget_to_image(event.position()))
         elif isinstance(tool, LassoTool):
             tool.release(erase=self._lasso_erases(event.modifiers()))
+        elif isinstance(tool, ContextTool):
+            done, rect = tool.release(self.widget_to_image(event.position()))
+            if done:
+                self.context_drawn.emit(format_context(rect))
         self.update()
 
     def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:  # noqa: N802
@@ -341,6 +384,10 @@ class CanvasView(CanvasViewport):
         elif key == Qt.Key.Key_Escape and self.lasso_tool.active():
             self.lasso_tool.cancel()
             self.update()
+        elif key == Qt.Key.Key_Escape and self.context_tool.active():
+            self._painting_tool = None
+            self.context_tool.cancel()
+            self.update()
         else:
             super().keyPressEvent(event)
 
@@ -355,5 +402,7 @@ class CanvasView(CanvasViewport):
         else:
             super().keyReleaseEvent(event)
 
-    def _tool_for_state(self) -> BrushTool | LassoTool:
+    def _tool_for_state(self) -> BrushTool | LassoTool | ContextTool:
+        if self.state.tool == ToolKind.CONTEXT:
+            return self.context_tool
         return self.lasso_tool if self.state.tool == ToolKind.LASSO else self.brush_tool

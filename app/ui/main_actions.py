@@ -205,6 +205,13 @@ def create_actions(window: MainWindow) -> None:
             "L",
             _tr("Fill a free shape or polygon (Alt: cut out)"),
         ),
+        (
+            ToolKind.CONTEXT,
+            "tool_context",
+            _tr("Context Area"),
+            "C",
+            _tr("Drag the area the model sees besides the mask; a click clears it"),
+        ),
     ):
         act = a(
             name,
@@ -302,7 +309,7 @@ def create_menus(window: MainWindow) -> None:
         mask.addAction(n[name])
 
     tools = bar.addMenu(_tr("&Tools"))
-    for name in ("tool_brush", "tool_eraser", "tool_lasso"):
+    for name in ("tool_brush", "tool_eraser", "tool_lasso", "tool_context"):
         tools.addAction(n[name])
     tools.addSeparator()
     for name in ("size_down", "size_up", "hardness_down", "hardness_up"):

@@ -41,6 +41,7 @@ from app.jobs.job_form import JobForm
 from app.ui.brush_panel import BrushPanel
 from app.ui.canvas_view import CanvasView
 from app.ui.file_filters import IMAGE_SUFFIXES, image_file_filter, png_file_filter
+from app.ui.frame_panel import FramePanel
 from app.ui.job_settings import form_from_settings, store_job_values
 from app.ui.main_actions import IMAGE_ACTIONS, create_actions, create_menus, create_toolbar
 from app.ui.mask_controller import MaskController
@@ -101,6 +102,12 @@ class MainWindow(QMainWindow):
         self.mask_panel = MaskPanel(self.actions_by_name)
         self.prepare_panel = PreparePanel(self.actions_by_name, self.job_form)
         self.prepare_controller.set_panel(self.prepare_panel)
+        self.frame_panel = FramePanel(
+            self.job_form, self.document, self.canvas_view, self.paint_state
+        )
+        self.file_menu.insertAction(
+            self.actions_by_name["preview_prepared"], self.frame_panel.expand_action
+        )
         self._create_paint_dock()
         self._create_status_bar()
         self._connect()
@@ -149,6 +156,7 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.brush_panel)
         layout.addWidget(self.mask_panel)
         layout.addWidget(self.prepare_panel)
+        layout.addWidget(self.frame_panel)
         layout.addStretch(1)
         scroll = QScrollArea()
         scroll.setWidget(content)

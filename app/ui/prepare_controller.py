@@ -101,7 +101,8 @@ class PrepareController(QObject):
         doc = self.document
         if doc.is_empty():
             return None
-        if float(doc.mask.max()) < EMPTY_MASK_BELOW:
+        if float(doc.mask.max()) < EMPTY_MASK_BELOW and not self.options().expand.strip():
+            # (An expanded canvas repaints its new area without a mask.)
             # Checked here as well as in prepare() so that the message can be translated.
             QMessageBox.warning(
                 self.dialog_parent,
@@ -151,6 +152,15 @@ class PrepareController(QObject):
             "is filled with {fill}. The result is blended back with a {f} px "
             "feather."
         ).format(w=w, h=h, align=align, fill=fill, f=record.feather_px)
+        if record.expansion is not None and record.source_size is not None:
+            e, grown = record.expansion, record.original_size
+            text += " " + self.tr(
+                "The canvas is expanded from {sw}×{sh} to {w}×{h} px (+{l} left, +{t} top, "
+                "+{r} right, +{b} bottom); the new area is generated."
+            ).format(
+                sw=record.source_size.width, sh=record.source_size.height, w=grown.width,
+                h=grown.height, l=e.left, t=e.top, r=e.right, b=e.bottom,
+            )  # fmt: skip
         if record.only_masked:
             r = record.region
             text += " " + self.tr("Only the area {rw}×{rh} at ({rx}, {ry}) is generated.").format(

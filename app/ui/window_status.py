@@ -57,8 +57,9 @@ class StatusFields:
             ToolKind.BRUSH: _tr("Brush"),
             ToolKind.ERASER: _tr("Eraser"),
             ToolKind.LASSO: _tr("Lasso"),
+            ToolKind.CONTEXT: _tr("Context area"),
         }
-        if state.tool == ToolKind.LASSO:
+        if state.tool in (ToolKind.LASSO, ToolKind.CONTEXT):
             self.brush_label.setText(names[state.tool])
         else:
             self.brush_label.setText(

@@ -78,11 +78,17 @@ def imaging_templates() -> set[str]:
     return found
 
 
-def test_imaging_errors_are_templates_with_chinese_translations() -> None:
-    # The app merges every zh_CN file; a feature may keep its errors in its own errors_*.ts.
+def _errors_table() -> dict[tuple[str, str], str]:
+    """Every errors_*.ts (errors_imaging.ts, and those of features added in parallel, e.g.
+    errors_region.ts for imaging/frame.py)."""
     table: dict[tuple[str, str], str] = {}
     for path in sorted((TRANSLATIONS_DIR / "zh_CN").glob("errors_*.ts")):
         table.update(read_ts(path))
+    return table
+
+
+def test_imaging_errors_are_templates_with_chinese_translations() -> None:
+    table = _errors_table()
     templates = imaging_templates()
     assert len(templates) > 30
     missing = sorted(t for t in templates if (ERROR_CONTEXT, t) not in table)

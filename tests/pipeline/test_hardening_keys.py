@@ -186,6 +186,7 @@ CONTEXT: dict[str, dict[str, Any]] = {
     "negative_prompt": {"cfg_scale": 3.0},
     "vae_tile_size": {"vae_tiling": True},
     "strength": {"_image": True},
+    "mask_mode": {"_image": True},  # the mask blends only in an inpaint
     "vae_model": {"_image": True},  # its first stage, vae-encode, runs only with an image
 }
 

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 from app.core.errors import StepwiseError
 from app.imaging.png_params import read_png_parameters, save_png_with_parameters
 from app.jobs.job_form import JobForm
-from app.pipeline.params import PARAMS, values_from_spec
+from app.pipeline.params import CONTEXT, EXPAND, PARAMS, values_from_spec
 from app.pipeline.spec import JobSpec, spec_from_dict, spec_to_dict
 from app.ui.messages import show_error
 
@@ -53,12 +53,14 @@ def save_picture_dialog(
 
 def form_values_of(spec: dict[str, Any]) -> dict[str, Any]:
     """The job-form values a saved spec holds, less what belongs to this machine: devices, and
-    model files that do not exist here. Raises ValueError/TypeError/KeyError when malformed."""
+    model files that do not exist here; and less the context area and the canvas expansion,
+    which belong to the photo the run was made from (an outpainted result is expanded
+    already). Raises ValueError/TypeError/KeyError when malformed."""
     values = values_from_spec(spec_from_dict(spec))
     out = {}
     for p in PARAMS:
         value = values[p.name]
-        if p.spec_field.startswith("devices."):
+        if p.spec_field.startswith("devices.") or p in (CONTEXT, EXPAND):
             continue
         if p.spec_field.startswith("models.") and (not value or not Path(str(value)).exists()):
             continue

@@ -41,6 +41,9 @@ def prepared_photo_hash(run_dir: Path) -> str | None:
             return None
         data = json.loads(record.read_text(encoding="utf-8"))
         digest = data["original"]["image_sha256"]
+        expanded = data.get("expand")  # an outpainted run: the photo as given, not expanded
+        if isinstance(expanded, dict) and expanded.get("source_sha256"):
+            digest = expanded["source_sha256"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return digest if isinstance(digest, str) else None
