@@ -123,13 +123,18 @@ class GenerationPanel(QWidget):
         run_row.addStretch(1)
         run_row.addWidget(self.next_button)
         run_row.addWidget(self.all_button)
-        self.run_row = run_row  # other features add their buttons here (app/ui/queue)
+        self.run_row = run_row
+        # A row of its own above the run buttons for other features (app/ui/queue: Add to
+        # queue × N): in one row they made the dock wider than a 1280-px screen allows.
+        self.extra_row = QHBoxLayout()
+        self.extra_row.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(tools)
         layout.addWidget(self.tabs, 1)
         layout.addWidget(self.error_banner)
         layout.addWidget(self.status_label)
+        layout.addLayout(self.extra_row)
         layout.addLayout(run_row)
 
         self.next_button.clicked.connect(self.run_next_stage)

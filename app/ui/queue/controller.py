@@ -55,11 +55,10 @@ class QueueController(QObject):
         self.random_seeds.setToolTip(
             _tr("Each variation draws its own seed (else: the seed, the seed + 1, …)")
         )
-        row = getattr(panel, "run_row", None)
-        if row is not None:
-            at = row.indexOf(panel.next_button)
-            for n, widget in enumerate((self.add_button, self.count, self.random_seeds)):
-                row.insertWidget(at + n, widget)
+        row = getattr(panel, "extra_row", None)
+        if row is not None:  # above Run next / Run all, right-aligned
+            for widget in (self.add_button, self.count, self.random_seeds):
+                row.addWidget(widget)
         self.add_button.clicked.connect(self.add_current)
         self.model.added.connect(self._added)
         self.model.failed.connect(self._failed)
