@@ -157,6 +157,15 @@ class PreparePanel(QWidget):
         form.addRow(buttons)
         form.addRow(action_button(actions["apply_result"]))
 
+        # Long choices ("Soft (follows the feather)", "从边缘修复 (Telea)") would set the whole
+        # paint dock's minimum width; the combos shrink to a few characters and elide instead.
+        for combo in (self.align_combo, self.fill_combo, self.mask_mode_combo,
+                      self.color_match_combo, self.seam_combo):  # fmt: skip
+            combo.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+            )
+            combo.setMinimumContentsLength(10)
+
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(box)

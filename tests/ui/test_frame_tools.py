@@ -119,7 +119,8 @@ def test_the_tool_and_the_dialog_fit_1280x720(qtbot, tmp_path, language) -> None
         room = scroll.viewport().width()
         for widget in (window.brush_panel, panel):
             assert widget.minimumSizeHint().width() <= room, (widget, room)
-            assert widget.width() <= room
+            # the scroll area lays its widget out to the viewport after the resize settles
+            qtbot.waitUntil(lambda w=widget: w.width() <= room, timeout=10_000)
         assert window.minimumSizeHint().width() <= 1280
         dialog = ExpandCanvasDialog(
             Size(window.document.width, window.document.height), Expansion(32, 0, 16, 16), window

@@ -181,6 +181,9 @@ def test_preview_export_and_apply_a_result(qtbot, tmp_path, dialogs) -> None:
     panel.align_combo.setCurrentIndex(panel.align_combo.findData("pad"))
     panel.fill_combo.setCurrentIndex(panel.fill_combo.findData("grey"))
     panel.feather_spin.setValue(4)
+    # The stand-in result is a flat colour unlike the photo: colour match would (rightly) pull
+    # it towards the photo's ring, so this test of the composite's geometry turns it off.
+    panel.color_match_combo.setCurrentIndex(panel.color_match_combo.findData("off"))
     window.actions_by_name["preview_prepared"].trigger()
     assert len(dialogs.dialogs) == 1
     preview = dialogs.dialogs[0]
@@ -259,6 +262,8 @@ def test_a_result_saved_in_an_exported_folder_uses_that_folders_record(
     _square_mask(window, 100, 80, 150, 130)
     window.prepare_panel.only_masked_check.setChecked(True)
     window.prepare_panel.padding_spin.setValue(16)
+    combo = window.prepare_panel.color_match_combo  # a flat stand-in result, as above
+    combo.setCurrentIndex(combo.findData("off"))
     out = tmp_path / "exported"
     dialogs.folders = [str(out)]
     window.actions_by_name["export_prepared"].trigger()
