@@ -13,12 +13,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 # "No module in app/ over ~400 lines" (ARCHITECTURE.md); the few over it say why below.
 MAX_MODULE_LINES = 420
-LONGER_MODULES: dict[str, str] = {
-    # The parameter table is one row per option and their one owner; it holds each row's
-    # reason as a comment (issue 15 added seven rows). Split by rows it would have two owners.
-    "app/pipeline/params.py": "the parameter table (one row per option)",
-}
-LONGER_LIMIT = 520  # even an excepted module stays readable
+LONGER_MODULES: dict[str, str] = {}
+LONGER_LIMIT = 450  # even an excepted module stays readable
 
 
 def _tool(name: str) -> str:
@@ -88,8 +84,9 @@ def _is_duration(node: ast.expr) -> bool:
 
 
 def duration_asserts(source: str) -> list[int]:
-    """Lines of `assert` statements that bound a duration from above (`seconds < 5`,
-    `time.monotonic() - t0 <= limit`, `5 > elapsed`): they fail on a busy machine."""
+    """Lines of `assert` statements that bound a duration from above (a duration name or a
+    clock difference on the small side of < / <=, or the large side of > / >=): they fail on
+    a busy machine."""
     lines = []
     for node in ast.walk(ast.parse(source)):
         if not isinstance(node, ast.Assert):
@@ -107,17 +104,19 @@ def duration_asserts(source: str) -> list[int]:
 
 
 def test_the_duration_check_finds_what_it_should() -> None:
-    found = duration_asserts(
-        "assert seconds < 5\n"
-        "assert time.monotonic() - started < LIMIT\n"
-        "assert 1 <= run.wall <= 9\n"
-        "assert 10 > elapsed\n"
-        "assert per_step < 1.0, 'slow'\n"
-        "assert seconds >= DEADLINE_S\n"  # a lower bound holds on any machine
-        "assert abs(a - b) < 0.05\n"
-        "assert width < 1024\n"
-        "assert time.monotonic() < deadline, 'timed out'\n"  # a wait's ceiling
+    # Written with a stand-in word so that this file holds no such assert itself.
+    sample = (
+        "check seconds < 5\n"
+        "check time.monotonic() - started < LIMIT\n"
+        "check 1 <= run.wall <= 9\n"
+        "check 10 > elapsed\n"
+        "check per_step < 1.0, 'slow'\n"
+        "check seconds >= DEADLINE_S\n"  # a lower bound holds on any machine
+        "check abs(a - b) < 0.05\n"
+        "check width < 1024\n"
+        "check time.monotonic() < deadline, 'timed out'\n"  # a wait's ceiling
     )
+    found = duration_asserts(sample.replace("check ", "assert "))
     assert found == [1, 2, 3, 4, 5]
 
 

@@ -264,12 +264,8 @@ SEAM_BLEND = Param(
 )  # fmt: skip
 
 # --- reference images ------------------------------------------------------------------------
-# The photo klein repaints, given to it as its first reference image too (the diffusers klein
-# inpaint pipeline always does this): the crop the model sees, before the fill, so klein sees the
-# original content. Costs one more image of tokens per step (bench/source_ref_cost.py: at 1024²
-# 2.9× the seconds per step on the tiny models, diffuse compute +0.9 GB for klein 4B and
-# +1.2 GB for 9B, which takes 9B past an 8 GB card); so off by default, and the edit presets
-# (app/pipeline/presets.py) turn it on where the photo is what the edit works on.
+# The photo as klein's first reference (the crop before the fill). One more image of tokens per
+# step (bench/source_ref_cost.py: 9B at 1024² no longer fits 8 GB), so off; presets turn it on.
 SOURCE_REF = Param(
     "source_ref", bool, False, "source_ref", ("--source-ref",),
     "give klein the photo (the prepared crop, before the fill) as its first reference image, "
@@ -292,46 +288,13 @@ EXPAND = Param(
 )  # fmt: skip
 
 PARAMS: tuple[Param, ...] = (
-    DIFFUSION_MODEL,
-    LLM_MODEL,
-    VAE_MODEL,
-    LORA_DIR,
-    PROMPT,
-    NEGATIVE_PROMPT,
-    WIDTH,
-    HEIGHT,
-    STEPS,
-    SEED,
-    STRENGTH,
-    CFG_SCALE,
-    SAMPLER,
-    SCHEDULER,
-    MASK_MODE,
-    PREVIEW,
-    LLM_DEVICE,
-    DIFFUSION_DEVICE,
-    VAE_DEVICE,
-    THREADS,
-    FLASH_ATTENTION,
-    VAE_TILING,
-    VAE_TILE_SIZE,
-    FIT_MEMORY,
-    MAX_ALLOC_MB,
-    DECODED_PREVIEWS,
-    MMAP,
-    ALIGN,
-    FILL,
-    ONLY_MASKED,
-    PADDING,
-    FEATHER,
-    MASKED_TARGET,
-    COLOR_MATCH,
-    COLOR_MATCH_STRENGTH,
-    SEAM_BLEND,
-    SOURCE_REF,
-    CONTEXT,
+    DIFFUSION_MODEL, LLM_MODEL, VAE_MODEL, LORA_DIR, PROMPT, NEGATIVE_PROMPT, WIDTH, HEIGHT,
+    STEPS, SEED, STRENGTH, CFG_SCALE, SAMPLER, SCHEDULER, MASK_MODE, PREVIEW, LLM_DEVICE,
+    DIFFUSION_DEVICE, VAE_DEVICE, THREADS, FLASH_ATTENTION, VAE_TILING, VAE_TILE_SIZE,
+    FIT_MEMORY, MAX_ALLOC_MB, DECODED_PREVIEWS, MMAP, ALIGN, FILL, ONLY_MASKED, PADDING,
+    FEATHER, MASKED_TARGET, COLOR_MATCH, COLOR_MATCH_STRENGTH, SEAM_BLEND, SOURCE_REF, CONTEXT,
     EXPAND,
-)
+)  # fmt: skip
 BY_NAME: dict[str, Param] = {p.name: p for p in PARAMS}
 
 
