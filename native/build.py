@@ -2,7 +2,8 @@
 """Build sd-stage (and the reference sd-cli) from the pinned stable-diffusion.cpp plus
 native/patches.
 
-    python native/build.py [--vulkan] [--target windows] [--sd-src DIR] [--jobs N] [--print-path]
+    python native/build.py [--vulkan | --cuda] [--test-hooks] [--target windows] [--sd-src DIR]
+                           [--jobs N] [--print-path]
 
 Gets the pinned source (the sdist of stable-diffusion-cpp-python 0.4.7, whose vendor/ folder is
 sd.cpp master-596 90e87bc) with pip, checks its sha256, extracts it, applies native/patches/*.patch
@@ -13,6 +14,8 @@ Cache (STEPWISE_BUILD_CACHE, else %LOCALAPPDATA%/Stepwise/build, else ~/.cache/s
   downloads/            the sdist
   src/<key>/            extracted + patched source, key = source id + patch series
   build/<key>/          CMake build folder, key = source key + options; sd-stage and sd-cli in bin/
+                        (<cpu|vulkan|cuda>[-test]-<key>/: --test-hooks makes a test build, with
+                        the test hooks compiled in, beside the release one)
                         (win-cpu-<key>/, win-vulkan-<key>/: the Windows engine cross-built on Linux
                         with mingw-w64, `--target windows`; native/windows/ holds its build files)
   build/<key>/stepwise-build.json   written last; names the full input hash (source, patches,
@@ -312,8 +315,25 @@ def run_cmake(cmd: list[str], what: str) -> None:
     raise BuildError(f"{what} failed: {errors[0] if errors else 'see the output above'}")
 
 
+def build_options(args: argparse.Namespace) -> dict:
+    """What a build is, as its cache key sees it (also written into its stamp)."""
+    return {
+        "vulkan": bool(args.vulkan),
+        "cuda": bool(getattr(args, "cuda", False)),
+        "test_hooks": bool(getattr(args, "test_hooks", False)),
+        "build_type": "Release",
+    }
+
+
+def variant_name(args: argparse.Namespace) -> str:
+    """The build folder's prefix: win-, the backend, -test for a test build."""
+    backend = "vulkan" if args.vulkan else "cuda" if getattr(args, "cuda", False) else "cpu"
+    kind = "-test" if getattr(args, "test_hooks", False) else ""
+    return ("win-" if windows_cross(args) else "") + backend + kind + "-"
+
+
 def build(args: argparse.Namespace, root: Path, tree: Path, source_id: str, pin: str) -> Path:
-    options: dict = {"vulkan": bool(args.vulkan), "build_type": "Release"}
+    options = build_options(args)
     cross = windows_cross(args)
     if cross:
         options["target"] = windows.TARGET
@@ -323,8 +343,7 @@ def build(args: argparse.Namespace, root: Path, tree: Path, source_id: str, pin:
     if cross or os.name == "nt":
         inputs.append(windows_hash())  # the manifest, version resource and cross-build files
     full_key = hashlib.sha256(json.dumps(inputs).encode()).hexdigest()
-    variant = ("win-" if cross else "") + ("vulkan-" if args.vulkan else "cpu-")
-    build_dir = root / "build" / (variant + dir_key)
+    build_dir = root / "build" / (variant_name(args) + dir_key)
     stamp = build_dir / STAMP_FILE
     exe = _stamped_binary(build_dir, stamp, full_key, ".exe" if cross else EXE)
     if exe is not None:
@@ -402,9 +421,12 @@ def _build(
         "-DSD_WEBP=OFF",
         "-DSD_WEBM=OFF",
         f"-DSD_VULKAN={'ON' if args.vulkan else 'OFF'}",
+        f"-DSD_CUDA={'ON' if options['cuda'] else 'OFF'}",
+        f"-DSD_STAGE_TEST_HOOKS={'ON' if options['test_hooks'] else 'OFF'}",
         f"-DSD_STAGE_VERSION={SD_STAGE_VERSION}",
         f"-DSD_STAGE_PIN={pin}",
         f"-DSD_STAGE_PATCHES={patches[:12]}",
+        "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON",  # tests/engine/test_release_build.py reads it
         *extra,
     ]
     progress_stage("configure")
@@ -459,7 +481,20 @@ def windows_cross(args: argparse.Namespace) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--vulkan", action="store_true", help="build with the Vulkan backend")
+    backend = parser.add_mutually_exclusive_group()
+    backend.add_argument("--vulkan", action="store_true", help="build with the Vulkan backend")
+    backend.add_argument(
+        "--cuda",
+        action="store_true",
+        help="build with the CUDA backend (GGML_CUDA; needs the CUDA toolkit) for a GPU "
+        "machine without Vulkan",
+    )
+    parser.add_argument(
+        "--test-hooks",
+        action="store_true",
+        help="a test build: compile in the test hooks (sd-cli's SD_STAGE_DUMP_DIR, "
+        "sd-stage's SD_STAGE_TEST_OOM_*); `sd-stage --version` then says test, not release",
+    )
     parser.add_argument(
         "--sd-src", type=Path, help="use this stable-diffusion.cpp tree instead of the pinned sdist"
     )
@@ -512,11 +547,19 @@ def print_path(args: argparse.Namespace, root: Path, sd_src: Path | None) -> int
         source_id, pin = "sdist-" + SDIST_SHA256, PIN
     key = hashlib.sha256(f"{source_id}\n{patch_series_hash()}".encode()).hexdigest()[:16]
     tree = root / "src" / key
-    variants = [True] if args.vulkan else [True, False]
-    for vulkan in variants:
+    if args.cuda:
+        variants = [(False, True)]
+    else:
+        variants = [(True, False)] if args.vulkan else [(True, False), (False, False)]
+    for vulkan, cuda in variants:
         try:
             probe = argparse.Namespace(
-                vulkan=vulkan, jobs=None, print_path=True, target=args.target
+                vulkan=vulkan,
+                cuda=cuda,
+                test_hooks=args.test_hooks,
+                jobs=None,
+                print_path=True,
+                target=args.target,
             )
             exe = build(probe, root, tree, source_id, pin)
         except NotBuilt:
@@ -529,6 +572,7 @@ def print_path(args: argparse.Namespace, root: Path, sd_src: Path | None) -> int
         print(f"build.py: building now: {running.get('text', '')}", file=sys.stderr)
         return build_progress.EXIT_BUILDING
     flags = (" --target windows" if args.target else "") + (" --vulkan" if args.vulkan else "")
+    flags += (" --cuda" if args.cuda else "") + (" --test-hooks" if args.test_hooks else "")
     print("build.py: not built yet (run python native/build.py" + flags + ")", file=sys.stderr)
     return 1
 

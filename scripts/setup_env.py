@@ -116,17 +116,21 @@ def ensure_debian_packages(names: list[str]) -> None:
 def build_engine(py: Path, mode: str) -> None:
     """Builds sd-stage with native/build.py (cached: instant when nothing changed).
 
-    The app gets the Vulkan build when the toolchain is there, else the CPU one. The tests use
-    both; building here, before pytest, keeps a first build out of any test's time limit (the
-    tests' fixtures run the same command and find it cached)."""
+    The app gets the Vulkan release build when the toolchain is there, else the CPU one. The
+    tests use the test builds (`--test-hooks`: the test hooks compiled in) of both; building
+    here, before pytest, keeps a first build out of any test's time limit (the tests' fixtures
+    run the same command and find it cached)."""
     build = [str(py), str(ROOT / "native" / "build.py")]
     has_vulkan = bool(shutil.which("glslc") or os.environ.get("VULKAN_SDK"))
-    variants = [["--vulkan"] if has_vulkan else []] if mode != "test" else [[], ["--vulkan"]]
+    if mode == "test":
+        variants = [["--test-hooks"], ["--vulkan", "--test-hooks"]]
+    else:
+        variants = [["--vulkan"] if has_vulkan else []]
     for extra in variants:
-        name = "Vulkan" if extra else "CPU"
+        name = ("Vulkan" if "--vulkan" in extra else "CPU") + (" test" if mode == "test" else "")
         done = subprocess.run([*build, *extra, "--print-path"], cwd=ROOT, capture_output=True)
         if done.returncode != 0:
-            minutes = "10-30" if extra else "5-10"
+            minutes = "10-30" if "--vulkan" in extra else "5-10"
             say(
                 f"first start: building the engine sd-stage ({name}) from source, once. This "
                 f"takes about {minutes} minutes on a small machine; the compiler's progress "

@@ -5,7 +5,8 @@
 
 1. installs what is missing (Debian packages, apt-get; needs root): mingw-w64 (posix threads)
    and wine; with --vulkan also the Vulkan headers, glslc, lavapipe (mesa-vulkan-drivers) and Xvfb;
-2. builds sd-stage.exe and sd-cli.exe with `native/build.py --target windows [--vulkan]`;
+2. builds sd-stage.exe and sd-cli.exe, a test build (the test hooks compiled in), with
+   `native/build.py --target windows --test-hooks [--vulkan]`;
 3. runs the real-engine tests (tests/engine/test_real_engine.py, test_engine_paths.py: non-ASCII
    paths, \\r\\n event lines) against them under wine, through two wrapper scripts `sd-stage` and
    `sd-cli` that exec wine; the Vulkan build runs on lavapipe under Xvfb.
@@ -72,7 +73,8 @@ def install(packages: list[str]) -> None:
 
 
 def build(vulkan: bool) -> tuple[Path, float]:
-    cmd = [sys.executable, str(ROOT / "native" / "build.py"), "--target", "windows"]
+    # a test build: test_real_engine.py uses SD_STAGE_DUMP_DIR and SD_STAGE_TEST_OOM_*
+    cmd = [sys.executable, str(ROOT / "native" / "build.py"), "--target", "windows", "--test-hooks"]
     cmd += ["--vulkan"] if vulkan else []
     say(" ".join(cmd[1:]))
     started = time.monotonic()

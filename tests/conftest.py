@@ -58,13 +58,15 @@ def _given_engine(variable: str) -> Path | None:
 
 @pytest.fixture(scope="session")
 def sd_stage() -> Path:
-    """Path of the CPU build of sd-stage; sd-cli (the reference) lies beside it."""
-    return _given_engine("STEPWISE_TEST_ENGINE") or _build_engine()
+    """Path of the CPU test build of sd-stage (`build.py --test-hooks`: sd-cli's
+    SD_STAGE_DUMP_DIR and the SD_STAGE_TEST_OOM_* hooks compiled in); sd-cli lies beside it."""
+    return _given_engine("STEPWISE_TEST_ENGINE") or _build_engine("--test-hooks")
 
 
 @pytest.fixture(scope="session")
 def sd_stage_vulkan() -> Path:
-    return _given_engine("STEPWISE_TEST_ENGINE_VULKAN") or _build_engine("--vulkan")
+    """The Vulkan test build (lavapipe in the suite)."""
+    return _given_engine("STEPWISE_TEST_ENGINE_VULKAN") or _build_engine("--vulkan", "--test-hooks")
 
 
 @pytest.fixture(scope="session")
