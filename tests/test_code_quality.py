@@ -1,6 +1,6 @@
 """House keeping that CI enforces through the README's test command: ruff (lint and format),
-the type check of app/ (mypy, settings in pyproject.toml), the size of app/ modules, and no test
-that asserts a duration (timings belong in bench/, issue 20)."""
+the type check of app/ (mypy, settings in pyproject.toml), the size of app/ modules and of
+native sources, and no test that asserts a duration (timings belong in bench/, issue 20)."""
 
 from __future__ import annotations
 
@@ -54,6 +54,19 @@ def test_no_app_module_is_too_long() -> None:
         limit = LONGER_LIMIT if rel in LONGER_MODULES else MAX_MODULE_LINES
         if lines > limit:
             long[rel] = lines
+    assert long == {}
+
+
+MAX_NATIVE_LINES = 500  # native/README.md, "Layout": sd-stage's own C++ (not the patch series)
+
+
+def test_no_native_source_is_too_long() -> None:
+    long = {}
+    for path in (ROOT / "native" / "src").rglob("*"):
+        if path.suffix in {".cpp", ".hpp", ".h", ".inl"}:
+            lines = len(path.read_text(encoding="utf-8").splitlines())
+            if lines > MAX_NATIVE_LINES:
+                long[path.relative_to(ROOT).as_posix()] = lines
     assert long == {}
 
 

@@ -47,7 +47,7 @@ MAX_SAFETENSORS_HEADER = 100 * 1024 * 1024
 MODEL_ROWS = (P.DIFFUSION_MODEL, P.LLM_MODEL, P.VAE_MODEL)
 DEVICE_ROWS = (P.LLM_DEVICE, P.DIFFUSION_DEVICE, P.VAE_DEVICE)
 MASK_WHITE_FROM = 128
-# The engine's limits (native/src/sd_stage.hpp MAX_REF_LATENTS, stages.cpp MAX_PROMPT_TOKENS
+# The engine's limits (native/src/sd_stage.hpp MAX_REF_LATENTS, checks.cpp MAX_PROMPT_TOKENS
 # and MAX_PROMPT_BYTES); the engine checks them again, this only says so before any stage.
 MAX_REFERENCE_IMAGES = 16
 MAX_PROMPT_TOKENS = 512

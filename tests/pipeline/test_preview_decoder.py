@@ -45,7 +45,7 @@ from tests.jobs.guard import child_pids
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 
 STEPS = 6
-X0_KEEP = 4  # native/src/stages.cpp
+X0_KEEP = 4  # native/src/checkpoints.cpp
 LATENT_SHAPE = (1, 128, 8, 8)  # 128×128 px
 
 
