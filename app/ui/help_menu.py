@@ -38,8 +38,11 @@ from app.ui.settings_dialog import open_folder
 
 TR_CONTEXT = "HelpMenu"
 PACKAGE = "stepwise"
-# "sd-stage 0.1.0 (stable-diffusion.cpp master-596-90e87bc, patches 897fd0f57862)"
-VERSION_LINE = re.compile(r"^sd-stage (?P<version>\S+) \((?P<pin>.+), patches (?P<patches>\w+)\)$")
+# "sd-stage 0.1.0 (stable-diffusion.cpp master-596-90e87bc, release, patches 897fd0f57862)";
+# the build kind (release / test, native/README.md) is not part of the pin.
+VERSION_LINE = re.compile(
+    r"^sd-stage (?P<version>\S+) \((?P<pin>.+?)(?:, (?:release|test))?, patches (?P<patches>\w+)\)$"
+)
 MENU_PATH_SEPARATOR = " ▸ "
 MNEMONIC_IN_PARENS = re.compile(r"\s*\(&[^&()]\)")
 

@@ -30,6 +30,10 @@ def test_the_engine_version_line_is_read() -> None:
         "stable-diffusion.cpp master-596-90e87bc",
         "897fd0f57862",
     )
+    for kind in ("release", "test"):  # the build kind is not part of the pin
+        line = f"sd-stage 0.1.0 (stable-diffusion.cpp master-596-90e87bc, {kind}, patches 1a2b3c)"
+        kept = parse_engine_version(line)
+        assert kept is not None and kept.pin == "stable-diffusion.cpp master-596-90e87bc"
     assert parse_engine_version("something else") is None
 
 
