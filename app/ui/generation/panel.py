@@ -28,6 +28,7 @@ from app.jobs.memory_plan import MemoryPlan, session_plan_fn
 from app.jobs.run_state import RunState
 from app.jobs.stage_runner import StageRunner
 from app.pipeline.failures import Failure
+from app.pipeline.run_records import LOG_DIR
 from app.ui.generation.devices import DevicesPane
 from app.ui.generation.edit_preset import EditPane
 from app.ui.generation.log import (
@@ -229,10 +230,10 @@ class GenerationPanel(QWidget):
             return read_log_tail(str(failure.log_path)), str(failure.log_path)
         run = self.model.run
         if run is not None:
-            logs = sorted((Path(run.dir) / "logs").glob("*.log"))
+            logs = sorted((Path(run.dir) / LOG_DIR).glob("*.log"))
             if logs:
                 parts = [f"==== {p.name} ====\n{read_log_tail(str(p))}" for p in logs]
-                return "\n".join(parts), str(Path(run.dir) / "logs")
+                return "\n".join(parts), str(Path(run.dir) / LOG_DIR)
         return "\n".join(self._log_lines), ""
 
     def show_engine_log(self) -> None:

@@ -20,6 +20,7 @@ from app.canvas.qimage import qimage_to_array
 from app.core.errors import StepwiseError
 from app.imaging.io import load_image
 from app.pipeline.api import RunSnapshot
+from app.pipeline.run_records import DECODED, PREPARED_DIR
 from app.ui.canvas_view import CanvasView
 from app.ui.workspace.area import WorkspaceArea
 from app.ui.workspace.history_strip import HistoryEntry, entries_of
@@ -32,8 +33,6 @@ if TYPE_CHECKING:
     from app.ui.generation.steps import GenerationStepStrip
 
 log = logging.getLogger(__name__)
-
-DECODED_FILE = "decoded.png"  # the run's decoded (not yet composited) picture
 
 
 def _tr(text: str) -> str:
@@ -191,7 +190,7 @@ class WorkspaceController(QObject):
         key = Path(run.dir)
         if key not in self._placements:
             try:
-                self._placements[key] = RunPlacement.of_run(key)
+                self._placements[key] = RunPlacement.of_prepared(Path(key) / PREPARED_DIR)
             except (StepwiseError, OSError, ValueError) as exc:
                 log.info("No placement for %s: %s", key, exc)
                 self._placements[key] = None
@@ -210,7 +209,7 @@ class WorkspaceController(QObject):
             and photo_hash(doc.image) == placement.photo_sha256
         )
         if shown.kind == "result":
-            decoded = Path(shown.run.dir) / DECODED_FILE if shown.run else None
+            decoded = Path(shown.run.dir) / DECODED if shown.run else None
             # Raw: the decoded picture as the model made it; colour match unchecked: the result
             # composited again without it (result.png has the run's colour match in it).
             plain = not self.area.bar.color_match.isChecked()
