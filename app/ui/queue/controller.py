@@ -8,7 +8,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
+from PySide6.QtCore import QCoreApplication, QObject
 from PySide6.QtWidgets import QCheckBox, QMessageBox, QPushButton, QSpinBox, QWidget
 
 from app.core.paths import AppPaths
@@ -18,6 +18,7 @@ from app.jobs.run_state import user_text
 from app.pipeline.api import RunSnapshot
 from app.pipeline.spec import JobSpec
 from app.pipeline.variations import MAX_VARIATIONS
+from app.ui.guards import FirstShow
 from app.ui.queue.compare import CompareDialog
 from app.ui.queue.panel import QueuePanel
 
@@ -196,19 +197,6 @@ class QueueController(QObject):
         return self.model.shutdown()
 
 
-class _FirstShow(QObject):
-    def __init__(self, watched: QObject, then: Any) -> None:
-        super().__init__(watched)
-        self._then = then
-        watched.installEventFilter(self)
-
-    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
-        if event.type() == QEvent.Type.Show:
-            obj.removeEventFilter(self)
-            QTimer.singleShot(0, self._then)
-        return False
-
-
 def install(window: Any, panel: Any, paths: AppPaths) -> QueueController:
     """The Queue dock, "Add to queue" beside Run all, and the start-up offer."""
     controller = QueueController(window, panel, paths)
@@ -216,7 +204,7 @@ def install(window: Any, panel: Any, paths: AppPaths) -> QueueController:
     if add is not None:
         controller.dock = add(controller.queue_panel, _tr("Queue"), object_name=QUEUE_DOCK_NAME)
     if isinstance(window, QObject):
-        _FirstShow(window, controller.offer_to_continue)
+        FirstShow(window, controller.offer_to_continue)
     app = QCoreApplication.instance()
     if app is not None:
         app.aboutToQuit.connect(controller.shutdown)

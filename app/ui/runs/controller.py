@@ -9,12 +9,13 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
+from PySide6.QtCore import QCoreApplication, QObject, QTimer
 from PySide6.QtWidgets import QDockWidget, QMessageBox, QWidget
 
 from app.canvas import files as canvas_files
 from app.jobs.generation import GenerationModel
 from app.jobs.run_history import RunEntry
+from app.ui.guards import FirstShow
 from app.ui.messages import show_error
 from app.ui.runs.entry import DISCARD, OPEN, RESUME, SHOW_RESULT
 from app.ui.runs.runs_panel import RunsPanel
@@ -188,21 +189,6 @@ class RunsController(QObject):
             self.dialog.close()
 
 
-class _FirstShow(QObject):
-    """Calls `then` once, after the watched window is first shown (never before start-up)."""
-
-    def __init__(self, watched: QObject, then: Any) -> None:
-        super().__init__(watched)
-        self._then = then
-        watched.installEventFilter(self)
-
-    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
-        if event.type() == QEvent.Type.Show:
-            obj.removeEventFilter(self)
-            QTimer.singleShot(0, self._then)
-        return False
-
-
 def install(window: Any, panel: Any, generate_dock: QDockWidget | None = None) -> RunsController:
     """The Runs dock beside the side panels, the controller, and the start-up offer."""
     runs_panel = RunsPanel()
@@ -212,6 +198,6 @@ def install(window: Any, panel: Any, generate_dock: QDockWidget | None = None) -
     if add is not None:
         controller.runs_dock = add(runs_panel, _tr("Runs"), object_name=RUNS_DOCK_NAME)
     if isinstance(window, QObject):
-        _FirstShow(window, controller.offer_unfinished)
-        _FirstShow(window, controller.refresh)
+        FirstShow(window, controller.offer_unfinished)
+        FirstShow(window, controller.refresh)
     return controller
