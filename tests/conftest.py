@@ -88,3 +88,14 @@ def tiny_models(tmp_path_factory: pytest.TempPathFactory):
     from tests.models.generate import generate_models
 
     return generate_models(tmp_path_factory.mktemp("tiny-models"))
+
+
+@pytest.fixture
+def tiny_form(tiny_models):
+    """make(prompt, steps, **values) -> a JobForm on the tiny models (tests/models/forms.py)."""
+    from tests.models.forms import tiny_job_form
+
+    def make(prompt: str = "a blue door", steps: int = 4, **values: object):
+        return tiny_job_form(tiny_models, prompt, steps, **values)
+
+    return make
