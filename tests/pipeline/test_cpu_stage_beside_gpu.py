@@ -48,3 +48,29 @@ def test_diffusion_on_the_cpu_and_the_vae_on_the_gpu_runs(lavapipe: Path, tiny_m
     manifest = json.loads((run.dir / "run.json").read_text(encoding="utf-8"))
     devices = {s: manifest["stages"][s]["memory"]["device"] for s in ("diffuse", "vae-decode")}
     assert devices == {"diffuse": "cpu", "vae-decode": "vulkan0"}
+
+
+@pytest.mark.parametrize("device", ["cpu", "vulkan0"])
+def test_the_devices_pane_plans_diffusion_on_every_listed_device(
+    lavapipe: Path, tiny_models, tmp_path: Path, device: str
+) -> None:
+    """The Devices pane's plan (the engine's --plan per stage) for each device the engine lists:
+    each one plans, none is an engine error, and the plan names the device it will run on."""
+    from app.pipeline.job_plan import engine_planner_for, plan_job
+    from app.pipeline.runner import Pipeline
+
+    infos = {d.name: d for d in Pipeline(app_paths(), lavapipe).devices()}
+    spec = JobSpec(
+        models=ModelFiles(str(tiny_models.diffusion), str(tiny_models.llm), str(tiny_models.vae)),
+        prompt="a lighthouse",
+        width=128,
+        height=128,
+        steps=1,
+        devices=DeviceChoice(threads=1, llm=device, diffusion=device, vae=device),
+    )
+    planner_for = engine_planner_for(lavapipe, spec, tmp_path)
+    plan = plan_job(spec, 128, 128, planner_for, infos, search=False)
+    for stage in ("llm-encode", "diffuse", "vae-decode"):
+        fitted = plan.fits[stage]
+        assert fitted.settings.device == device and fitted.plan is not None, fitted
+        assert fitted.plan.on(device) is not None, fitted.plan
