@@ -69,9 +69,35 @@ def sd_stage_vulkan() -> Path:
     return _given_engine("STEPWISE_TEST_ENGINE_VULKAN") or _build_engine("--vulkan", "--test-hooks")
 
 
+@pytest.fixture
+def lavapipe(sd_stage_vulkan: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The Vulkan engine with lavapipe listed (GGML_VK_VISIBLE_DEVICES=0: ggml skips CPU-type
+    Vulkan devices otherwise); skips cleanly where no lavapipe ICD is installed."""
+    import subprocess
+
+    monkeypatch.setenv("GGML_VK_VISIBLE_DEVICES", "0")
+    listing = subprocess.run(
+        [str(sd_stage_vulkan), "--list-devices"], capture_output=True, timeout=120, check=False
+    )
+    if b"llvmpipe" not in listing.stdout.lower() and b"llvmpipe" not in listing.stderr.lower():
+        pytest.skip("no lavapipe Vulkan device here")
+    return sd_stage_vulkan
+
+
 @pytest.fixture(scope="session")
 def tiny_models(tmp_path_factory: pytest.TempPathFactory):
     """The deterministic tiny random-weight FLUX.2 klein model set (DiT, Qwen3 LLM, VAE)."""
     from tests.models.generate import generate_models
 
     return generate_models(tmp_path_factory.mktemp("tiny-models"))
+
+
+@pytest.fixture
+def tiny_form(tiny_models):
+    """make(prompt, steps, **values) -> a JobForm on the tiny models (tests/models/forms.py)."""
+    from tests.models.forms import tiny_job_form
+
+    def make(prompt: str = "a blue door", steps: int = 4, **values: object):
+        return tiny_job_form(tiny_models, prompt, steps, **values)
+
+    return make

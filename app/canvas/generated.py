@@ -20,8 +20,6 @@ from app.imaging.composite import SoftCompositor, place_result
 from app.imaging.geometry import Rect, Size
 from app.imaging.prepare import load_prepared, soft_compositor
 
-PREPARED_DIR = "prepared"  # in a run folder (app/pipeline/run_records.PREPARED_DIR)
-
 
 @dataclass(frozen=True)
 class PlacedFrame:
@@ -48,9 +46,10 @@ class RunPlacement:
         self.photo_sha256 = photo_sha256  # the pixel hash of the photo it was prepared from
 
     @classmethod
-    def of_run(cls, run_dir: Path | str) -> RunPlacement:
-        """Reads and verifies `run_dir/prepared` (StepwiseError when missing or damaged)."""
-        loaded = load_prepared(Path(run_dir) / PREPARED_DIR)
+    def of_prepared(cls, folder: Path | str) -> RunPlacement:
+        """Reads and verifies a run's prepared folder (the pipeline names it: run_records'
+        PREPARED_DIR); StepwiseError when missing or damaged."""
+        loaded = load_prepared(Path(folder))
         record = loaded.record
         return cls(soft_compositor(loaded), record.original_size, record.image_sha256)
 

@@ -18,6 +18,7 @@ from app.pipeline import preflight
 from app.pipeline.control import RunControl
 from app.pipeline.job_queue import JobQueue, JobView, QueuedJob
 from app.pipeline.queue_worker import CANCELLED, PAUSED, SUSPENDED, run_queue
+from app.pipeline.run_records import RESULT_FILE
 from app.pipeline.variations import prompt_lines, variations
 
 
@@ -60,7 +61,7 @@ def view_json(view: JobView, position: int) -> dict[str, Any]:
     out = _job_json(job)
     result = None
     if view.state == "done" and view.run_dir is not None:
-        result = str(view.run_dir / "result.png")
+        result = str(view.run_dir / RESULT_FILE)
     out.update(
         position=position,
         state=view.state,

@@ -26,6 +26,12 @@ MASK_MODES = ("soft", "hard")
 MAX_ALLOCATION_ENV = "GGML_VK_FORCE_MAX_ALLOCATION_SIZE"
 MAX_BUFFER_ENV = "GGML_VK_FORCE_MAX_BUFFER_SIZE"
 PLACEMENT_MODULES = ("te", "diffusion", "vae")
+# A stage whose model runs on the CPU sees no Vulkan device at all: the pinned sd.cpp cannot keep
+# the diffusion model on the CPU while it sees a GPU, and each stage is its own process. ggml
+# reads the variable as a list of indices; a value with none hides every device ("none", not
+# "", so no platform's handling of empty variables matters).
+VISIBLE_DEVICES_ENV = "GGML_VK_VISIBLE_DEVICES"
+NO_VISIBLE_DEVICES = "none"
 
 
 @dataclass(frozen=True)
@@ -42,6 +48,11 @@ class Placement:
     def backend_spec(self) -> str | None:
         parts = [f"{m}={getattr(self, m)}" for m in PLACEMENT_MODULES if getattr(self, m)]
         return ",".join(parts) or None
+
+    def cpu_only(self) -> bool:
+        """Every module named runs on the CPU (and at least one is named)."""
+        chosen = [getattr(self, m) for m in PLACEMENT_MODULES if getattr(self, m)]
+        return bool(chosen) and all(str(d).lower() == "cpu" for d in chosen)
 
 
 @dataclass(frozen=True)
@@ -64,13 +75,17 @@ class CommonArgs:
 
     def environment(self) -> dict[str, str]:
         """What the engine's environment adds for these switches (ggml-vulkan's allocation
-        cap, so a driver that refuses less than it claims is never asked for more)."""
+        cap, so a driver that refuses less than it claims is never asked for more; no GPU at all
+        for a stage placed on the CPU)."""
+        env: dict[str, str] = {}
+        if self.placement.cpu_only():
+            env[VISIBLE_DEVICES_ENV] = NO_VISIBLE_DEVICES
         if self.max_alloc_bytes is None:
-            return {}
+            return env
         if self.max_alloc_bytes < 1:
             raise ValueError("max_alloc_bytes must be positive")
         cap = str(self.max_alloc_bytes)
-        return {MAX_ALLOCATION_ENV: cap, MAX_BUFFER_ENV: cap}
+        return {**env, MAX_ALLOCATION_ENV: cap, MAX_BUFFER_ENV: cap}
 
     def to_argv(self) -> list[str]:
         argv: list[str] = ["--events", "jsonl"]

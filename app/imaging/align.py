@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from app.imaging.geometry import Rect, Size
+from app.imaging.mask_ops import BINARY_THRESHOLD
 
 ALIGN_PX = 16
 AlignMode = Literal["pad", "crop", "scale"]
@@ -141,7 +142,7 @@ def align_mask(plan: AlignPlan, mask: np.ndarray) -> np.ndarray:
         scaled = cv2.resize(mask, tuple(plan.aligned_size), interpolation=cv2.INTER_AREA)
         return np.where(scaled > 0, np.uint8(255), np.uint8(0))
     scaled = cv2.resize(mask, tuple(plan.aligned_size), interpolation=cv2.INTER_NEAREST)
-    return np.where(scaled >= 128, np.uint8(255), np.uint8(0))
+    return np.where(scaled >= BINARY_THRESHOLD, np.uint8(255), np.uint8(0))
 
 
 def unalign_image(plan: AlignPlan, aligned: np.ndarray) -> tuple[np.ndarray, Rect]:

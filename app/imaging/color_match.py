@@ -32,7 +32,7 @@ import numpy as np
 
 from app.imaging.fill import push_pull
 from app.imaging.geometry import Rect, Size
-from app.imaging.mask_ops import bounding_box
+from app.imaging.mask_ops import BINARY_THRESHOLD, bounding_box
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +78,7 @@ def ring_width_px(size: Size) -> int:
 def ring_pixels(binary_mask: np.ndarray, width_px: int, within: Rect) -> tuple[np.ndarray, ...]:
     """(rows, cols) in the mask's frame of the unmasked pixels at most width_px from the mask
     (L2) and inside `within` (where the generated picture has pixels)."""
-    box = bounding_box(binary_mask >= 128)
+    box = bounding_box(binary_mask >= BINARY_THRESHOLD)
     if box is None or width_px <= 0:
         return np.zeros(0, np.intp), np.zeros(0, np.intp)
     height, width = binary_mask.shape
@@ -90,7 +90,7 @@ def ring_pixels(binary_mask: np.ndarray, width_px: int, within: Rect) -> tuple[n
     # The distance is to mask pixels of the window only; one outside it but nearer than
     # width_px lies outside `within`, where the ring has no generated pixels anyway. A
     # pixel beside such a one may be counted a little farther than it is: harmless.
-    on = binary_mask[window.slices()] >= 128
+    on = binary_mask[window.slices()] >= BINARY_THRESHOLD
     distance = cv2.distanceTransform(
         np.where(on, np.uint8(0), np.uint8(1)), cv2.DIST_L2, cv2.DIST_MASK_PRECISE
     )

@@ -17,7 +17,7 @@ from app.core.errors import InputError
 from app.imaging.align import AlignPlan, unalign_image
 from app.imaging.color_match import BlendOptions, ColorMatcher, seam_blend
 from app.imaging.geometry import Rect, Size
-from app.imaging.mask_ops import bounding_box
+from app.imaging.mask_ops import BINARY_THRESHOLD, bounding_box
 
 WEIGHT_FULL = 255
 
@@ -25,14 +25,14 @@ WEIGHT_FULL = 255
 def feather_window(binary_mask: np.ndarray, feather_px: int) -> tuple[np.ndarray, Rect] | None:
     """The feathered weights only where they can be non-zero: (weights, where they sit in the
     mask's frame), or None for an empty mask. See `feather_weights` for the values."""
-    box = bounding_box(binary_mask >= 128)
+    box = bounding_box(binary_mask >= BINARY_THRESHOLD)
     if box is None:
         return None
     height, width = binary_mask.shape
     reach = int(feather_px) + 1 if feather_px > 0 else 0
     window = Rect(box.x - reach, box.y - reach, box.width + 2 * reach, box.height + 2 * reach)
     window = window.intersect(Rect(0, 0, width, height))
-    on = binary_mask[window.slices()] >= 128
+    on = binary_mask[window.slices()] >= BINARY_THRESHOLD
     if reach == 0:
         return np.where(on, np.uint8(WEIGHT_FULL), np.uint8(0)), window
     # Distance of every pixel to the nearest mask pixel; all mask pixels lie in the window, so

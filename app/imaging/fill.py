@@ -7,6 +7,8 @@ from typing import Literal
 import cv2
 import numpy as np
 
+from app.imaging.mask_ops import BINARY_THRESHOLD
+
 FillMode = Literal["grey", "blur", "none", "telea", "ns", "border"]
 FILL_MODES: tuple[FillMode, ...] = ("grey", "blur", "none", "telea", "ns", "border")
 GREY_LEVEL = 128  # 50 % grey, the neutral start the user's notes found works best
@@ -40,13 +42,13 @@ def fill_masked(
         window = (slice(box[1], box[3]), slice(box[0], box[2]))
         target = out[window]
         grey = np.full(target.shape, GREY_LEVEL, np.uint8)
-        hole = np.where(mask[window] >= 128, np.uint8(255), np.uint8(0))
+        hole = np.where(mask[window] >= BINARY_THRESHOLD, np.uint8(255), np.uint8(0))
         # cv2.copyTo writes through the strided view (numpy's masked copy is ~40× slower).
         cv2.copyTo(grey, hole, target)
         return out
     context = _grown(box, mask.shape)
     window = (slice(context[1], context[3]), slice(context[0], context[2]))
-    hole = mask[window] >= 128
+    hole = mask[window] >= BINARY_THRESHOLD
     if hole.all():
         # Nothing around the hole to take colours from (the whole picture is masked).
         out[window][hole] = GREY_LEVEL
@@ -81,11 +83,11 @@ def _nearest_outside(image: np.ndarray, hole: np.ndarray) -> np.ndarray:
 def _hole_box(mask: np.ndarray) -> tuple[int, int, int, int] | None:
     """(x0, y0, x1, y1) of the pixels to fill, or None."""
     # Row maxima first (cheap), then only the band of rows that holds the hole.
-    rows = np.flatnonzero(mask.max(axis=1) >= 128)
+    rows = np.flatnonzero(mask.max(axis=1) >= BINARY_THRESHOLD)
     if rows.size == 0:
         return None
     band = mask[rows[0] : rows[-1] + 1]
-    cols = np.flatnonzero(band.max(axis=0) >= 128)
+    cols = np.flatnonzero(band.max(axis=0) >= BINARY_THRESHOLD)
     return int(cols[0]), int(rows[0]), int(cols[-1]) + 1, int(rows[-1]) + 1
 
 

@@ -18,11 +18,9 @@ from app.jobs.generation import GenerationModel
 from app.jobs.preview_decoding import PreviewDecoding
 from app.jobs.stage_runner import StageRunner
 from app.pipeline.preview_decoder import decoder_threads, decoder_wanted
-from app.pipeline.run_records import CHECKPOINT_DIR
+from app.pipeline.run_records import CHECKPOINT_DIR, PREVIEWS_DIR
 
 log = logging.getLogger(__name__)
-
-PREVIEWS_FOLDER = "previews"  # in the run folder: decoded_NNN.png
 
 
 class DecodedPreviews(QObject):
@@ -50,7 +48,7 @@ class DecodedPreviews(QObject):
         decoding = PreviewDecoding(
             engine,
             Path(run.spec.models.vae),
-            run.dir / PREVIEWS_FOLDER,
+            run.dir / PREVIEWS_DIR,
             self,
             threads=decoder_threads(run.spec.devices),
             vae_tiling=run.spec.devices.vae_tiling,

@@ -22,6 +22,7 @@ from app.core.paths import AppPaths
 from app.jobs.job_inputs import InputFiles, write_inputs
 from app.jobs.run_session import make_pipeline
 from app.jobs.run_state import user_text
+from app.jobs.workers import suspend_and_wait
 from app.pipeline import events as ev
 from app.pipeline.api import PipelineAPI
 from app.pipeline.control import RunControl
@@ -262,8 +263,7 @@ class QueueModel(QObject):
         worker = self.worker
         if worker is None:
             return True
-        worker.control.suspend()
-        done = worker.wait(wait_ms)
+        done = suspend_and_wait(worker, worker.control, wait_ms)
         if done:
             self._ended("suspended")
         return done

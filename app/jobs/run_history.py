@@ -15,6 +15,7 @@ from PySide6.QtGui import QImage
 
 from app.pipeline.api import PipelineAPI, RunSnapshot
 from app.pipeline.failures import FailureKind
+from app.pipeline.run_records import CHECKPOINT_DIR, STEPS_DIR
 
 log = logging.getLogger(__name__)
 
@@ -61,8 +62,8 @@ def newest_picture(snap: RunSnapshot) -> Path | None:
         return snap.result
     best: tuple[int, int, Path] | None = None
     for folder, pattern, rank in (
-        (snap.dir / "checkpoints", _PREVIEW, 0),
-        (snap.dir / "steps", _DECODED, 1),
+        (snap.dir / CHECKPOINT_DIR, _PREVIEW, 0),
+        (snap.dir / STEPS_DIR, _DECODED, 1),
     ):
         try:
             names = [p for p in folder.iterdir() if pattern.search(p.name)]

@@ -16,7 +16,7 @@ from PySide6.QtCore import QObject, Signal
 from app.core.paths import AppPaths
 from app.jobs.run_history import RunLister, move_to_trash
 from app.jobs.stage_runner import StageRunner
-from app.jobs.workers import EngineWorker
+from app.jobs.workers import EngineWorker, suspend_and_wait
 from app.pipeline.api import DeviceInfo, EngineCatalog, PipelineAPI, RunSnapshot, RunSummary
 from app.pipeline.spec import JobSpec
 
@@ -267,13 +267,8 @@ class RunSession(QObject):
 
         Called when the window closes; returns False if the runner did not stop in time.
         """
-        ok = True
-        if self.runner is not None and self.runner.isRunning():
-            self.runner.suspend()
-            ok = self.runner.wait(wait_ms)
-            if not ok:
-                self.runner.cancel()
-                ok = self.runner.wait(wait_ms)
+        runner = self.runner
+        ok = runner is None or suspend_and_wait(runner, runner, wait_ms)
         if self._probe is not None:
             ok = self._probe.stop(wait_ms) and ok  # its engine child is ended, not waited for
         for lister in list(self._listers):

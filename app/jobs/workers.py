@@ -4,11 +4,13 @@ engine children it started are ended and reaped before the worker is destroyed
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from PySide6.QtCore import QObject, QThread
 
 from app.engine.children import ChildGroup, WorkerStopped
 
-__all__ = ["STOP_WAIT_MS", "EngineWorker", "WorkerStopped"]
+__all__ = ["STOP_WAIT_MS", "EngineWorker", "WorkerStopped", "suspend_and_wait"]
 
 STOP_WAIT_MS = 30_000  # the thread ends as soon as its engine child is gone: far below this
 
@@ -33,3 +35,23 @@ class EngineWorker(QThread):
         self.engine_children.stop()
         self.requestInterruption()
         return self.wait(wait_ms)
+
+
+class RunStopper(Protocol):
+    """What stops a run a thread executes (pipeline/control.RunControl, StageRunner)."""
+
+    def suspend(self) -> None: ...
+    def cancel(self) -> None: ...
+
+
+def suspend_and_wait(thread: QThread, run: RunStopper, wait_ms: int) -> bool:
+    """Quitting the app: suspends the run `thread` executes (the GPU is freed, the run stays
+    resumable) and waits; cancels it when the suspend has not ended it in time. True when the
+    thread has ended."""
+    if not thread.isRunning():
+        return True
+    run.suspend()
+    if thread.wait(wait_ms):
+        return True
+    run.cancel()
+    return thread.wait(wait_ms)

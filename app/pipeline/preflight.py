@@ -27,6 +27,7 @@ from app.core.errors import InputError, OutputError, StepwiseError
 from app.engine.errors import DeviceError
 from app.engine.model_kind import model_kind
 from app.imaging.io import load_mask
+from app.imaging.mask_ops import BINARY_THRESHOLD
 from app.pipeline import params as P
 from app.pipeline.api import EngineCatalog
 from app.pipeline.frame_checks import (  # noqa: F401 - re-exported: the frame checks
@@ -46,7 +47,7 @@ ZIP_MAGIC = b"PK\x03\x04"  # a PyTorch .ckpt/.pt
 MAX_SAFETENSORS_HEADER = 100 * 1024 * 1024
 MODEL_ROWS = (P.DIFFUSION_MODEL, P.LLM_MODEL, P.VAE_MODEL)
 DEVICE_ROWS = (P.LLM_DEVICE, P.DIFFUSION_DEVICE, P.VAE_DEVICE)
-MASK_WHITE_FROM = 128
+MASK_WHITE_FROM = BINARY_THRESHOLD  # a mask pixel repaints from this value (imaging owns it)
 # The engine's limits (native/src/sd_stage.hpp MAX_REF_LATENTS, checks.cpp MAX_PROMPT_TOKENS
 # and MAX_PROMPT_BYTES); the engine checks them again, this only says so before any stage.
 MAX_REFERENCE_IMAGES = 16
@@ -61,7 +62,7 @@ KIND_FLAGS = {
     "diffusion": "--diffusion-model",
     "llm": "--llm",
     "vae": "--vae",
-}  # the engine rounds the mask to 0/1: from 128 of 255 a pixel repaints
+}
 
 
 class DeviceMissingError(DeviceError):

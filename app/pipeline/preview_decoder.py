@@ -117,7 +117,8 @@ class PreviewDecoder:
         self._common = CommonArgs(
             threads=max(1, int(threads)), placement=Placement(vae="cpu"), vae_tiling=vae_tiling
         )
-        self._env = engine_environment(env)
+        # On the CPU: the child sees no GPU (and takes none of its memory from the diffusion)
+        self._env = engine_environment({**(env or {}), **self._common.environment()})
         self._lower_priority = lower_priority or getattr(platform, "lower_child_priority", None)
         self._cond = threading.Condition()
         self._pending: tuple[int, Path] | None = None

@@ -16,11 +16,11 @@ from app.pipeline.run_records import (
     INPUTS_DIR,
     LOG_DIR,
     PREPARED_DIR,
+    PREVIEWS_DIR,
     RUN_FILE,
     STEPS_DIR,
 )
 
-PREVIEWS_DIR = "previews"  # the background decoder's decoded_NNN.png (jobs/preview_follow.py)
 # The run's own folders: each must be a folder (never a file or a link) when it exists.
 RUN_FOLDERS = (INPUTS_DIR, PREPARED_DIR, CHECKPOINT_DIR, STEPS_DIR, LOG_DIR, PREVIEWS_DIR)
 

@@ -40,6 +40,7 @@ SOFT_MASK = "soft_mask.png"  # --mask-mode soft: the engine's mask (imaging/soft
 INPUTS_DIR = "inputs"
 LOG_DIR = "logs"
 STEPS_DIR = "steps"
+PREVIEWS_DIR = "previews"  # the background decoder's decoded_NNN.png (jobs/preview_follow.py)
 
 
 @dataclass

@@ -19,10 +19,11 @@ from app.core.errors import StepwiseError
 from app.core.logs import setup_logging
 from app.core.paths import AppPaths, app_paths
 from app.core.settings import Settings, load_settings, save_settings
+from app.pipeline.api import DeviceInfo
 from app.pipeline.engine_info import engine_build_progress
 from app.ui.generation import install_generation_panel
 from app.ui.guards import install_wheel_guard
-from app.ui.help_menu import install_help_menu
+from app.ui.help_menu import HelpMenu, install_help_menu
 from app.ui.i18n import choose_language, install_translator
 from app.ui.job_settings import form_from_settings
 from app.ui.main_window import MainWindow
@@ -184,23 +185,22 @@ def install_window_services(
 ) -> dict[str, QObject]:
     """The application-wide parts: the wheel guard, settings saved on change, the Help menu
     and the engine-build status (after the generation panel, whose Help menu is reused)."""
-    panel = getattr(window, "generation_panel", None)
-    model = getattr(panel, "model", None)
+    model = window.generation_panel.model
 
-    def devices() -> list:
-        return list(getattr(model, "devices", []) or [])
+    def devices() -> list[DeviceInfo]:
+        return list(model.devices)
 
     def engine() -> Path | None:
         return Path(settings.engine_path) if settings.engine_path else None
 
-    probe = getattr(model, "probe_engine", None)
+    probe = model.probe_engine
     services: dict[str, QObject] = {
         "wheel_guard": install_wheel_guard(app),
         "autosave": SettingsAutosave(window, settings, paths.settings_file),
         "help_menu": install_help_menu(window, paths, devices=devices, engine=engine),
         "build_status": EngineBuildStatus(window, probe),
     }
-    setattr(window, "help_menu", services["help_menu"])  # noqa: B010 - others add Help items
+    window.help_actions = typing.cast(HelpMenu, services["help_menu"])
     return services
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import typing
 from collections.abc import Callable
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPointF, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPointF, Qt, QTimer
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import (
     QAbstractScrollArea,
@@ -62,6 +62,22 @@ def confirm_replace_unsaved(
 
 
 WHEEL_GUARDED = (QComboBox, QAbstractSpinBox, QAbstractSlider)
+
+
+class FirstShow(QObject):
+    """Calls `then` once, after the watched window is first shown (never before start-up):
+    the start-up offers of unfinished runs and of the queue."""
+
+    def __init__(self, watched: QObject, then: Callable[[], object]) -> None:
+        super().__init__(watched)
+        self._then = then
+        watched.installEventFilter(self)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.Show:
+            obj.removeEventFilter(self)
+            QTimer.singleShot(0, self._then)
+        return False
 
 
 def wheel_guarded(obj: QObject) -> bool:

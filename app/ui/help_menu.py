@@ -263,11 +263,11 @@ class AboutDialog(QDialog):
 
 
 def _existing_help_menu(window: QMainWindow) -> QMenu | None:
-    """A Help menu another part made already (it is reused: one Help menu)."""
-    titles = {_tr("&Help"), QCoreApplication.translate("GenerationPanel", "&Help")}
+    """The window's Help menu (MainWindow makes it with its menus, named "help_menu"): one
+    Help menu, found by its name, never by its translated title."""
     for action in window.menuBar().actions():
         menu = action.menu()
-        if isinstance(menu, QMenu) and (menu.objectName() == "help_menu" or menu.title() in titles):
+        if isinstance(menu, QMenu) and menu.objectName() == "help_menu":
             return menu
     return None
 
@@ -287,7 +287,7 @@ class HelpMenu(QObject):
         menu = _existing_help_menu(window)
         if menu is None:
             menu = window.menuBar().addMenu(_tr("&Help"))
-        else:
+        elif menu.actions():
             menu.addSeparator()
         menu.setObjectName("help_menu")
         self.menu = menu

@@ -1,4 +1,4 @@
-"""Dialogs that show pictures: the prepared model input, and a composited result."""
+"""Dialogs that show pictures: a composited result (the prepared input: prepare_preview.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from PySide6.QtGui import QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
-    QHBoxLayout,
     QLabel,
     QPushButton,
     QSizePolicy,
@@ -48,47 +47,6 @@ class ImageLabel(QLabel):
                 Qt.TransformationMode.SmoothTransformation,
             )
         )
-
-
-def _captioned(widget: QWidget, caption: str) -> QWidget:
-    box = QWidget()
-    layout = QVBoxLayout(box)
-    layout.setContentsMargins(0, 0, 0, 0)
-    label = QLabel(caption)
-    label.setObjectName("captionLabel")
-    layout.addWidget(label)
-    layout.addWidget(widget, 1)
-    return box
-
-
-class PreparedPreviewDialog(QDialog):
-    """What the model will receive: the prepared input and its mask, with the numbers."""
-
-    export_requested = Signal()
-
-    def __init__(
-        self, image: np.ndarray, mask: np.ndarray, details: str, parent: QWidget | None = None
-    ) -> None:
-        super().__init__(parent)
-        self.setWindowTitle(self.tr("Prepared input"))
-        self.image_label = ImageLabel(image)
-        self.mask_label = ImageLabel(mask)
-        pictures = QHBoxLayout()
-        pictures.addWidget(_captioned(self.image_label, self.tr("Input")), 1)
-        pictures.addWidget(_captioned(self.mask_label, self.tr("Mask (white = repaint)")), 1)
-        self.details_label = QLabel(details)
-        self.details_label.setWordWrap(True)
-        self.details_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        export = QPushButton(self.tr("Export…"))
-        buttons.addButton(export, QDialogButtonBox.ButtonRole.ActionRole)
-        export.clicked.connect(self.export_requested)
-        buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addLayout(pictures, 1)
-        layout.addWidget(self.details_label)
-        layout.addWidget(buttons)
-        self.resize(1000, 620)
 
 
 class ResultDialog(QDialog):

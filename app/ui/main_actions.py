@@ -332,6 +332,9 @@ def create_menus(window: MainWindow) -> None:
         act.setChecked(code == window.settings.language)
         act.triggered.connect(lambda _=False, c=code: window.choose_language(c))
         group.addAction(act)
+    # The one Help menu: the generation panel and the window services add their items to it.
+    window.help_menu = bar.addMenu(_tr("&Help"))
+    window.help_menu.setObjectName("help_menu")
 
 
 def create_toolbar(window: MainWindow) -> None:

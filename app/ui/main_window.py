@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import (
     QByteArray,
@@ -54,6 +55,13 @@ from app.ui.workspace.area import WorkspaceArea
 from app.ui.workspace.controller import WorkspaceController
 from app.ui.workspace.png_settings import offer_png_settings
 
+if TYPE_CHECKING:
+    from app.ui.generation.panel import GenerationPanel
+    from app.ui.generation.setup import DemoController
+    from app.ui.help_menu import HelpMenu
+    from app.ui.queue.controller import QueueController
+    from app.ui.runs.controller import RunsController
+
 log = logging.getLogger(__name__)
 
 RECENT_FILES_MAX = 10
@@ -66,6 +74,13 @@ class MainWindow(QMainWindow):
     recent_menu: QMenu
     file_menu: QMenu
     panels_menu: QMenu
+    help_menu: QMenu
+    # set by the features the composition root installs (typed: no getattr in the wiring)
+    generation_panel: GenerationPanel
+    generation_demo: DemoController
+    runs_controller: RunsController
+    help_actions: HelpMenu
+    queue_controller: QueueController
     image_opened = Signal(str)
     closed = Signal()  # the close was accepted: workers that start the engine stop
     language_chosen = Signal(str)

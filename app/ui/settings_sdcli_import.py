@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import QCoreApplication, QTimer
 from PySide6.QtWidgets import (
     QDialog,
@@ -13,22 +15,47 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.pipeline.params import PARAMS
+from app.pipeline.failures import Note, NoteCode
+from app.pipeline.params import DIFFUSION_MODEL, HEIGHT, LLM_MODEL, PARAMS, VAE_MODEL, WIDTH
 from app.pipeline.sdcli_import import SdCliImport, import_sd_cli
 from app.ui.texts import note_text
 
 PARSE_DELAY_MS = 250
+MODEL_NAMES = (DIFFUSION_MODEL.name, LLM_MODEL.name, VAE_MODEL.name)
+SIZE_NAMES = (WIDTH.name, HEIGHT.name)
 
 
 def _tr(text: str) -> str:
     return QCoreApplication.translate("SdCliImportDialog", text)
 
 
+def target_label(name: str) -> str:
+    """A parameter an sd-cli flag maps onto, in the words of the Generate tab's Devices pane."""
+    labels = {
+        "llm_device": _tr("the text encoder's device"),
+        "diffusion_device": _tr("the diffusion model's device"),
+        "vae_device": _tr("the VAE's device"),
+    }
+    return labels.get(name, name)
+
+
+def shown_note(note: Note) -> str:
+    """The note in words; a mapped flag names what it sets as the form does, not the row."""
+    if note.code is NoteCode.FLAG_MAPPED and "target" in note.params:
+        targets = str(note.params["target"]).split(",")
+        params = {**note.params, "target": ", ".join(target_label(t) for t in targets)}
+        note = Note(note.code, params)
+    return note_text(note)
+
+
 class SdCliImportDialog(QDialog):
     """Parses as you type (app.pipeline.sdcli_import) and lists its notes; OK applies."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, parent: QWidget | None = None, picture_size: tuple[int, int] | None = None
+    ) -> None:
         super().__init__(parent)
+        self.picture_size = picture_size  # (w, h) of the open picture: it sets the size
         self.setObjectName("sdcli_import_dialog")
         self.setWindowTitle(_tr("Import sd-cli command"))
         self.imported: SdCliImport | None = None
@@ -76,11 +103,49 @@ class SdCliImportDialog(QDialog):
         if self.imported is None:
             return {}
         given = self.imported.given
+        kept = set(MODEL_NAMES) - given  # a model file the command does not name stays
+        if self.picture_size is not None:
+            kept |= set(SIZE_NAMES)  # the open picture sets the size
         return {
             p.name: self.imported.values[p.name]
             for p in PARAMS
-            if p.invalidates is not None or p.name in given
+            if (p.invalidates is not None or p.name in given) and p.name not in kept
         }
+
+    def references(self) -> list[Path]:
+        """The command's reference images (-r) that exist: added to the job's references."""
+        if self.imported is None:
+            return []
+        return [Path(r) for r in self.imported.refs if Path(r).is_file()]
+
+    def _input_lines(self, result: SdCliImport) -> list[str]:
+        """What becomes of the command's input files and size (the GUI's, not the importer's)."""
+        lines = []
+        for ref in result.refs:
+            if Path(ref).is_file():
+                lines.append(_tr("-r {path}: added to the reference images.").format(path=ref))
+            else:
+                lines.append(
+                    _tr("-r {path}: no such file; not added to the reference images.").format(
+                        path=ref
+                    )
+                )
+        for flag, path in (("-i", result.image), ("--mask", result.mask)):
+            if path:
+                lines.append(
+                    _tr("{flag} {path}: not opened; open it on the canvas (File ▸ Open…).").format(
+                        flag=flag, path=path
+                    )
+                )
+        size_given = bool(set(SIZE_NAMES) & result.given)
+        if self.picture_size is not None and result.image is None and size_given:
+            v = result.values
+            lines.append(
+                _tr("-W/-H {w}×{h}: ignored, the open picture sets the size.").format(
+                    w=v[WIDTH.name], h=v[HEIGHT.name]
+                )
+            )
+        return lines
 
     def parse(self) -> None:
         text = self.edit.toPlainText()
@@ -100,14 +165,19 @@ class SdCliImportDialog(QDialog):
             return
         self.imported = result
         v = result.values
-        found = [n for n in ("diffusion_model", "llm_model", "vae_model") if v.get(n)]
+        found = [n for n in MODEL_NAMES if v.get(n)]
+        w, h = self.picture_size or (v[WIDTH.name], v[HEIGHT.name])
+        size = (
+            _tr("{w}×{h} (the open picture)") if self.picture_size is not None else _tr("{w}×{h}")
+        ).format(w=w, h=h)
         self.summary.setText(
-            _tr("{count} of 3 model files, {w}×{h}, {steps} steps, seed {seed}.").format(
-                count=len(found), w=v["width"], h=v["height"], steps=v["steps"], seed=v["seed"]
+            _tr("{count} of 3 model files, {size}, {steps} steps, seed {seed}.").format(
+                count=len(found), size=size, steps=v["steps"], seed=v["seed"]
             )
         )
-        for note in result.notes:
-            self.notes.addItem("• " + note_text(note))
-        if not result.notes:
+        lines = self._input_lines(result) + [shown_note(n) for n in result.notes]
+        for line in lines:
+            self.notes.addItem("• " + line)
+        if not lines:
             self.notes.addItem(_tr("Nothing to note: Stepwise runs this command as it is."))
         ok.setEnabled(True)

@@ -30,6 +30,7 @@ from app.pipeline.api import (
 from app.pipeline.control import RunControl
 from app.pipeline.events import Event
 from app.pipeline.failures import Failure, FailureKind
+from app.pipeline.preflight import check_catalog
 from app.pipeline.run_dir import STAGES
 from app.pipeline.spec import JobSpec
 from tests.fakes.fake_steps import PreviewWriter, diffuse_steps, write_preview_png
@@ -99,6 +100,7 @@ class FakePipeline:
 
     # --- runs ---
     def create_run(self, spec: JobSpec, run_dir: Path | None = None) -> RunSnapshot:
+        check_catalog(spec, self.catalog())  # as the real one: the engine's samplers
         with self._lock:
             self._count += 1
             run_id = f"fake-{self._count:04d}"
@@ -113,7 +115,9 @@ class FakePipeline:
 
     def update_run(self, run_dir: Path, changes: Mapping[str, Any]) -> RunSnapshot:
         run = self._run(run_dir)
-        run.spec = dataclasses.replace(run.spec, **dict(changes))
+        changed = dataclasses.replace(run.spec, **dict(changes))
+        check_catalog(changed, self.catalog())
+        run.spec = changed
         first = "diffuse" if set(changes) <= _NEUTRAL | {"seed", "steps"} else "prepare"
         for stage in STAGES[STAGES.index(first) :]:
             if run.states[stage] != "skipped":

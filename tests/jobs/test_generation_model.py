@@ -22,8 +22,6 @@ from app.pipeline.api import EngineCatalog, SamplerInfo
 from app.pipeline.failures import NoteCode
 from app.pipeline.params import (
     ALIGN,
-    DIFFUSION_MODEL,
-    LLM_MODEL,
     MASKED_TARGET,
     ONLY_MASKED,
     PADDING,
@@ -46,16 +44,11 @@ def photo(width: int = 200, height: int = 150) -> tuple[np.ndarray, np.ndarray]:
 
 
 @pytest.fixture
-def make_model(qtbot, sd_stage: Path, tiny_models):
+def make_model(qtbot, sd_stage: Path, tiny_form):
     made: list[GenerationModel] = []
 
     def make(steps: int = 3, prompt: str = "a blue door") -> GenerationModel:
-        form = JobForm()
-        form.set(DIFFUSION_MODEL, str(tiny_models.diffusion))
-        form.set(LLM_MODEL, str(tiny_models.llm))
-        form.set(VAE_MODEL, str(tiny_models.vae))
-        form.set(PROMPT, prompt)
-        form.set(STEPS, steps)
+        form = tiny_form(prompt, steps)
         model = GenerationModel(form, RunSession(app_paths(), engine=sd_stage))
         model.inputs.set_document(*photo())
         made.append(model)

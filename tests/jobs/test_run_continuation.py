@@ -18,14 +18,11 @@ from app.jobs.run_session import RunSession
 from app.jobs.run_state import RunState
 from app.jobs.values import first_rerun, neutral_changes
 from app.pipeline.params import (
-    DIFFUSION_MODEL,
-    LLM_MODEL,
     PROMPT,
     SEED,
     STEPS,
     THREADS,
     VAE_DEVICE,
-    VAE_MODEL,
 )
 
 pytestmark = pytest.mark.slow
@@ -41,17 +38,11 @@ def photo() -> tuple[np.ndarray, np.ndarray]:
 
 
 @pytest.fixture
-def make_model(qtbot, sd_stage: Path, tiny_models):
+def make_model(qtbot, sd_stage: Path, tiny_form):
     made: list[GenerationModel] = []
 
     def make(steps: int = 6, prompt: str = "a blue door") -> GenerationModel:
-        form = JobForm()
-        form.set(DIFFUSION_MODEL, str(tiny_models.diffusion))
-        form.set(LLM_MODEL, str(tiny_models.llm))
-        form.set(VAE_MODEL, str(tiny_models.vae))
-        form.set(PROMPT, prompt)
-        form.set(STEPS, steps)
-        form.set(THREADS, 1)
+        form = tiny_form(prompt, steps)
         session = RunSession(app_paths(), engine=sd_stage)
         session.trash = None  # never the developer's trash
         model = GenerationModel(form, session)

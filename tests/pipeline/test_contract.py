@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from app.core.errors import InputError
 from app.core.paths import app_paths
 from app.imaging.io import encode_png
 from app.pipeline import events as ev
@@ -162,6 +163,22 @@ def test_branch_shares_steps_only_when_diffusion_is_unchanged(
     other = api.branch(run.dir, 2, {"seed": 5})
     assert _steps(_run(api, other.dir)) == [1, 2, 3, 4]
     assert api.snapshot(other.dir).finished
+
+
+@pytest.mark.parametrize("call", ["create_run", "update_run", "branch"])
+def test_a_sampler_the_engine_lacks_is_refused_by_every_call_that_sets_the_job(
+    api: PipelineAPI, models: ModelFiles, call: str
+) -> None:
+    run = api.create_run(_spec(models, steps=2))
+    with pytest.raises(InputError) as info:
+        if call == "create_run":
+            api.create_run(_spec(models, sampler="no-such-sampler"))
+        elif call == "update_run":
+            api.update_run(run.dir, {"sampler": "no-such-sampler"})
+        else:
+            api.branch(run.dir, 0, {"sampler": "no-such-sampler"})
+    assert info.value.values["value"] == "'no-such-sampler'"
+    assert api.snapshot(run.dir).spec.sampler == "euler"  # the run's job is left as it was
 
 
 def test_list_runs_newest_first_their_inputs_and_discard(

@@ -31,17 +31,6 @@ pytestmark = [
 ]
 
 
-@pytest.fixture
-def lavapipe(sd_stage_vulkan: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("GGML_VK_VISIBLE_DEVICES", "0")
-    listing = subprocess.run(
-        [str(sd_stage_vulkan), "--list-devices"], capture_output=True, timeout=120, check=False
-    )
-    if b"llvmpipe" not in listing.stdout.lower() and b"llvmpipe" not in listing.stderr.lower():
-        pytest.skip("no lavapipe Vulkan device here")
-    return sd_stage_vulkan
-
-
 def largest_decode_tensor(engine: Path, vae: Path, tmp: Path, tiled: bool) -> int:
     args = VaeDecodeArgs(
         vae=vae,

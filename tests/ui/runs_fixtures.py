@@ -13,19 +13,9 @@ from app.imaging.io import encode_png
 from app.jobs.job_form import JobForm
 from app.pipeline import events as ev
 from app.pipeline.control import RunControl
-from app.pipeline.params import (
-    DIFFUSION_DEVICE,
-    DIFFUSION_MODEL,
-    LLM_DEVICE,
-    LLM_MODEL,
-    PROMPT,
-    STEPS,
-    THREADS,
-    VAE_DEVICE,
-    VAE_MODEL,
-)
 from app.pipeline.runner import Pipeline
 from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles
+from tests.models.forms import tiny_job_form
 
 
 def write_photo(folder: Path, width: int = 128, height: int = 96) -> tuple[Path, Path]:
@@ -77,16 +67,7 @@ def finished_run(pipeline: Pipeline, job: JobSpec) -> Path:
 
 
 def job_form(tiny_models, prompt: str = "a new door", steps: int = 4) -> JobForm:
-    form = JobForm()
-    form.set(DIFFUSION_MODEL, str(tiny_models.diffusion))
-    form.set(LLM_MODEL, str(tiny_models.llm))
-    form.set(VAE_MODEL, str(tiny_models.vae))
-    form.set(PROMPT, prompt)
-    form.set(STEPS, steps)
-    form.set(THREADS, 1)
-    for p in (LLM_DEVICE, DIFFUSION_DEVICE, VAE_DEVICE):
-        form.set(p, "cpu")
-    return form
+    return tiny_job_form(tiny_models, prompt, steps)
 
 
 def main_window(qtbot, sd_stage: Path, tiny_models, *, show: bool = True):

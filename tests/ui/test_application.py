@@ -33,7 +33,7 @@ def test_run_application_opens_the_argument_and_saves_settings(
         (window,) = created
         seen["size"] = (window.document.width, window.document.height)
         seen["path"] = window.document.image_path
-        seen["help"] = [a.text() for a in window.help_menu.menu.actions() if a.text()]
+        seen["help"] = [a.text() for a in window.help_actions.menu.actions() if a.text()]
         window.paint_state.set_size_px(99)
         window.hide()
         return 0

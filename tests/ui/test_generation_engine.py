@@ -21,20 +21,11 @@ from app.jobs.generation import GenerationModel
 from app.jobs.job_form import JobForm
 from app.jobs.run_session import RunSession
 from app.jobs.run_state import RunState
-from app.pipeline.params import (
-    DIFFUSION_DEVICE,
-    DIFFUSION_MODEL,
-    LLM_DEVICE,
-    LLM_MODEL,
-    PROMPT,
-    STEPS,
-    VAE_DEVICE,
-    VAE_MODEL,
-)
 from app.pipeline.selftest import selftest_images as _selftest_images
 from app.ui.generation import GenerationPanel, install_generation_panel
 from app.ui.main_window import MainWindow
 from tests.jobs.guard import child_pids
+from tests.models.forms import tiny_job_form
 
 pytestmark = pytest.mark.slow
 
@@ -43,15 +34,7 @@ RUN_TIMEOUT_MS = 180_000
 
 
 def job_form(tiny_models, prompt: str = "a blue door", steps: int = 4) -> JobForm:
-    form = JobForm()
-    form.set(DIFFUSION_MODEL, str(tiny_models.diffusion))
-    form.set(LLM_MODEL, str(tiny_models.llm))
-    form.set(VAE_MODEL, str(tiny_models.vae))
-    form.set(PROMPT, prompt)
-    form.set(STEPS, steps)
-    for p in (LLM_DEVICE, DIFFUSION_DEVICE, VAE_DEVICE):
-        form.set(p, "cpu")
-    return form
+    return tiny_job_form(tiny_models, prompt, steps)
 
 
 @pytest.fixture

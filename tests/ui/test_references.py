@@ -20,20 +20,10 @@ from app.jobs.job_form import JobForm
 from app.jobs.job_inputs import MAX_REF_SIDE_PX, Reference, write_inputs
 from app.jobs.run_session import RunSession
 from app.pipeline.params import (
-    DIFFUSION_DEVICE,
-    DIFFUSION_MODEL,
-    HEIGHT,
-    LLM_DEVICE,
-    LLM_MODEL,
-    PROMPT,
-    STEPS,
-    THREADS,
-    VAE_DEVICE,
-    VAE_MODEL,
-    WIDTH,
     spec_from_values,
 )
 from app.ui.generation.references import ReferencesPane
+from tests.models.forms import tiny_job_form
 
 RUN_TIMEOUT_MS = 180_000
 
@@ -48,19 +38,7 @@ def picture(path: Path, colour: tuple[int, int, int], size: tuple[int, int] = (4
 
 
 def form_for(tiny_models=None) -> JobForm:  # noqa: ANN001
-    form = JobForm()
-    if tiny_models is not None:
-        form.set(DIFFUSION_MODEL, str(tiny_models.diffusion))
-        form.set(LLM_MODEL, str(tiny_models.llm))
-        form.set(VAE_MODEL, str(tiny_models.vae))
-    form.set(PROMPT, "the same cat, sitting")
-    form.set(STEPS, 2)
-    form.set(WIDTH, 64)
-    form.set(HEIGHT, 64)
-    form.set(THREADS, 1)
-    for p in (LLM_DEVICE, DIFFUSION_DEVICE, VAE_DEVICE):
-        form.set(p, "cpu")
-    return form
+    return tiny_job_form(tiny_models, "the same cat, sitting", 2, width=64, height=64)
 
 
 @pytest.fixture

@@ -24,21 +24,14 @@ from app.imaging.png_params import read_png_parameters
 from app.imaging.prepare import composite_prepared, load_prepared
 from app.jobs.job_form import JobForm
 from app.pipeline.params import (
-    DIFFUSION_DEVICE,
-    DIFFUSION_MODEL,
-    LLM_DEVICE,
-    LLM_MODEL,
     PROMPT,
     SEED,
-    STEPS,
-    THREADS,
-    VAE_DEVICE,
-    VAE_MODEL,
 )
 from app.pipeline.spec import spec_to_dict
 from app.ui.generation import install_generation_panel
 from app.ui.main_window import MainWindow
 from app.ui.workspace.canvas_layer import HANDLE_RADIUS_PX
+from tests.models.forms import tiny_job_form
 
 pytestmark = pytest.mark.slow
 
@@ -68,17 +61,7 @@ def far_from_mask(m: np.ndarray) -> np.ndarray:
 
 
 def form_for(tiny_models, seed: int = 7) -> JobForm:  # noqa: ANN001
-    form = JobForm()
-    form.set(DIFFUSION_MODEL, str(tiny_models.diffusion))
-    form.set(LLM_MODEL, str(tiny_models.llm))
-    form.set(VAE_MODEL, str(tiny_models.vae))
-    form.set(PROMPT, "a green window")
-    form.set(STEPS, 3)
-    form.set(SEED, seed)
-    form.set(THREADS, 1)
-    for p in (LLM_DEVICE, DIFFUSION_DEVICE, VAE_DEVICE):
-        form.set(p, "cpu")
-    return form
+    return tiny_job_form(tiny_models, "a green window", 3, seed=seed)
 
 
 @pytest.fixture

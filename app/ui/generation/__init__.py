@@ -7,16 +7,21 @@ the job's input, and adds the panel as a dock.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from app.core.paths import AppPaths
 from app.core.settings import Settings
 from app.ui.generation.panel import GenerationPanel
 
+if TYPE_CHECKING:
+    from app.ui.main_window import MainWindow
+
 __all__ = ["GenerationPanel", "install_generation_panel"]
 
 
-def install_generation_panel(window: Any, paths: AppPaths, settings: Settings) -> GenerationPanel:
+def install_generation_panel(
+    window: MainWindow, paths: AppPaths, settings: Settings
+) -> GenerationPanel:
     from app.ui.generation.setup import install
 
     return install(window, paths, settings)

@@ -6,6 +6,7 @@ window taller than the screen (unfinished runs are offered by app/ui/runs, not h
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from app.jobs.memory_plan import MemoryPlan, session_plan_fn
 from app.jobs.run_state import RunState
 from app.jobs.stage_runner import StageRunner
 from app.pipeline.failures import Failure
+from app.pipeline.run_records import LOG_DIR
 from app.ui.generation.devices import DevicesPane
 from app.ui.generation.edit_preset import EditPane
 from app.ui.generation.log import (
@@ -40,6 +42,7 @@ from app.ui.generation.prompt import PromptPane
 from app.ui.generation.references import ReferencesPane
 from app.ui.generation.run_view import RunView
 from app.ui.generation.sampling import SamplingPane
+from app.ui.generation.sdcli_apply import ImportUndo
 from app.ui.generation.stages import stage_title
 from app.ui.texts import failure_hint, failure_text, missing_text
 
@@ -94,8 +97,10 @@ class GenerationPanel(QWidget):
         self.import_button.setObjectName("generation_import_sdcli")
         self.settings_button = QPushButton(_tr("Settings…"), self)
         self.settings_button.setObjectName("generation_settings")
+        self.import_undo = ImportUndo(model, self)
         tools = QHBoxLayout()
         tools.addWidget(self.import_button)
+        tools.addWidget(self.import_undo.button)
         tools.addStretch(1)
         tools.addWidget(self.settings_button)
 
@@ -182,6 +187,7 @@ class GenerationPanel(QWidget):
         busy = self.model.state.busy
         for button in (self.next_button, self.all_button, self.import_button, self.settings_button):
             button.setEnabled(not busy)
+        self.import_undo.button.setEnabled(not busy)
         self.new_run_button.setEnabled(not busy and self.model.run is not None)
 
     def _refused(self, names: list[str]) -> None:
@@ -224,10 +230,10 @@ class GenerationPanel(QWidget):
             return read_log_tail(str(failure.log_path)), str(failure.log_path)
         run = self.model.run
         if run is not None:
-            logs = sorted((Path(run.dir) / "logs").glob("*.log"))
+            logs = sorted((Path(run.dir) / LOG_DIR).glob("*.log"))
             if logs:
                 parts = [f"==== {p.name} ====\n{read_log_tail(str(p))}" for p in logs]
-                return "\n".join(parts), str(Path(run.dir) / "logs")
+                return "\n".join(parts), str(Path(run.dir) / LOG_DIR)
         return "\n".join(self._log_lines), ""
 
     def show_engine_log(self) -> None:
@@ -237,19 +243,23 @@ class GenerationPanel(QWidget):
     def open_sdcli_import(self) -> None:
         from app.ui.settings_sdcli_import import SdCliImportDialog
 
-        dialog = SdCliImportDialog(self)
+        image = self.model.inputs.image
+        size = (image.shape[1], image.shape[0]) if image is not None else None
+        dialog = SdCliImportDialog(self, picture_size=size)
         if dialog.exec() and dialog.imported is not None:
-            self.apply_imported(dialog.values())
+            self.apply_imported(dialog.values(), dialog.references())
 
-    def apply_imported(self, values: dict[str, object]) -> None:
-        """Sets the form from an imported sd-cli command's values (Param.name → value)."""
+    def apply_imported(self, values: dict[str, object], refs: Sequence[Path] = ()) -> None:
+        """Sets the form from an imported sd-cli command's values (Param.name → value) and
+        adds its reference images; "Undo import" puts the replaced settings back."""
         values = dict(values)
         if self.model.inputs.image is not None:  # the painter's picture sets the size
             values.pop("width", None)
             values.pop("height", None)
-        self.model.form.update(values)
+        problems = self.import_undo.apply(values, refs)
         self.tabs.setCurrentIndex(0)
-        self.set_status(_tr("Imported the sd-cli command. Check the settings, then start."))
+        status = _tr("Imported the sd-cli command. Check the settings, then start.")
+        self.set_status(" ".join([status, *problems]))
 
     def _plan_size_changed(self) -> None:
         size = self.sampling_pane.planned_model_input()

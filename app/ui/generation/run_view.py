@@ -24,12 +24,12 @@ from app.jobs.generation import GenerationModel
 from app.jobs.run_state import RunState, user_text
 from app.jobs.stage_runner import StageRunner
 from app.pipeline.api import RunSnapshot
+from app.pipeline.run_records import CHECKPOINT_DIR
 from app.ui.generation.result import GenerationResultView
 from app.ui.generation.stages import GenerationStageList, stage_title
 from app.ui.generation.steps import GenerationProgressBar, GenerationStepStrip, StepImageDialog
 
 UI_UPDATE_MS = 40
-CHECKPOINT_DIR = "checkpoints"
 
 
 def _tr(text: str) -> str:

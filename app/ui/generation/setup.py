@@ -6,12 +6,13 @@ quits."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication, QObject, QTimer
 from PySide6.QtWidgets import QMessageBox
 
 from app.canvas import files as canvas_files
+from app.canvas.document import MaskDocument
 from app.core.errors import StepwiseError
 from app.core.paths import AppPaths
 from app.core.settings import Settings
@@ -31,9 +32,11 @@ from app.pipeline.params import (
 )
 from app.ui.generation.panel import GenerationPanel
 from app.ui.guards import confirm_replace_unsaved
-from app.ui.job_settings import form_from_settings
 from app.ui.queue import install_queue
 from app.ui.runs import install_runs
+
+if TYPE_CHECKING:
+    from app.ui.main_window import MainWindow
 
 PANEL_OBJECT_NAME = "GenerationDock"
 MASK_SETTLE_MS = 300
@@ -44,7 +47,7 @@ def _tr(text: str) -> str:
     return QCoreApplication.translate("GenerationPanel", text)
 
 
-def follow_document(model: GenerationModel, document: Any) -> None:
+def follow_document(model: GenerationModel, document: MaskDocument) -> None:
     """The canvas document (MaskDocument) becomes the job's input."""
     model.inputs.set_source(
         lambda: (None, None) if document.is_empty() else (document.image, document.mask)
@@ -143,30 +146,25 @@ def open_settings(panel: GenerationPanel, settings: Settings, paths: AppPaths) -
     open_settings_dialog(panel, settings, panel.model.form, paths, applied=applied)
 
 
-def install(window: Any, paths: AppPaths, settings: Settings) -> GenerationPanel:
-    form = getattr(window, "job_form", None)
-    if not isinstance(form, JobForm):
-        form = form_from_settings(settings, paths.settings_file)
+def install(window: MainWindow, paths: AppPaths, settings: Settings) -> GenerationPanel:
+    form = window.job_form
     engine = Path(settings.engine_path) if settings.engine_path else None
     session = RunSession(paths, engine=engine, parent=window)
     model = GenerationModel(form, session, window)
     panel = GenerationPanel(model)
     dock = window.add_side_panel(panel, _tr("Generate"), object_name=PANEL_OBJECT_NAME)
     dock.setMinimumWidth(460)
-    document = getattr(window, "document", None)
-    if document is not None:
-        follow_document(model, document)
-    canvas_view = getattr(window, "canvas_view", None)
-    zoom = (lambda _path: canvas_view.zoom_to_fit()) if canvas_view is not None else None
-    demo = DemoController(panel, paths, document, zoom)
+    document = window.document
+    follow_document(model, document)
+    canvas_view = window.canvas_view
+    demo = DemoController(panel, paths, document, lambda _path: canvas_view.zoom_to_fit())
     runs = install_runs(window, panel, dock)
     install_queue(window, panel, paths)
     previews = DecodedPreviews(model, window)
-    workspace = getattr(window, "workspace", None)
-    if workspace is not None:
-        # The canvas shows the model's step previews, decoded steps and results.
-        workspace.attach(model, step_strip=panel.run_view.strip)
-        previews.decoded.connect(workspace.show_decoded_preview)
+    workspace = window.workspace
+    # The canvas shows the model's step previews, decoded steps and results.
+    workspace.attach(model, step_strip=panel.run_view.strip)
+    previews.decoded.connect(workspace.show_decoded_preview)
     panel.settings_requested.connect(lambda: open_settings(panel, settings, paths))
     app = QCoreApplication.instance()
     if app is not None:
@@ -178,23 +176,17 @@ def install(window: Any, paths: AppPaths, settings: Settings) -> GenerationPanel
             panel.shutdown()
 
         app.aboutToQuit.connect(quitting)
-    menu_bar = getattr(window, "menuBar", None)
-    if menu_bar is not None:
-        help_menu = menu_bar().addMenu(_tr("&Help"))
-        action = help_menu.addAction(_tr("Try with demo models"))
+    action = window.help_menu.addAction(_tr("Try with demo models"))
 
-        def try_demo() -> None:
-            dock.show()
-            dock.raise_()
-            demo.start()
+    def try_demo() -> None:
+        dock.show()
+        dock.raise_()
+        demo.start()
 
-        action.triggered.connect(try_demo)
-    guards = getattr(window, "close_guards", None)
-    if guards is not None:
-        guards.append(lambda: confirm_quit_during_run(panel))
-    closed = getattr(window, "closed", None)
-    if closed is not None:  # a plan in flight is stopped, its `--plan` child reaped
-        closed.connect(panel.memory_plan.stop)
+    action.triggered.connect(try_demo)
+    window.close_guards.append(lambda: confirm_quit_during_run(panel))
+    # a plan in flight is stopped, its `--plan` child reaped
+    window.closed.connect(panel.memory_plan.stop)
     window.generation_panel = panel
     window.generation_demo = demo
     window.runs_controller = runs

@@ -4,10 +4,16 @@ from app/ui/generation/setup.py."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app.core.paths import AppPaths
+    from app.ui.generation.panel import GenerationPanel
+    from app.ui.main_window import MainWindow
+    from app.ui.queue.controller import QueueController
 
 
-def install_queue(window: Any, panel: Any, paths: Any) -> Any:
+def install_queue(window: MainWindow, panel: GenerationPanel, paths: AppPaths) -> QueueController:
     from app.ui.queue.controller import install
 
     return install(window, panel, paths)

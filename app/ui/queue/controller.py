@@ -6,9 +6,9 @@ from __future__ import annotations
 import dataclasses
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
+from PySide6.QtCore import QCoreApplication, QObject
 from PySide6.QtWidgets import QCheckBox, QMessageBox, QPushButton, QSpinBox, QWidget
 
 from app.core.paths import AppPaths
@@ -18,6 +18,11 @@ from app.jobs.run_state import user_text
 from app.pipeline.api import RunSnapshot
 from app.pipeline.spec import JobSpec
 from app.pipeline.variations import MAX_VARIATIONS
+from app.ui.guards import FirstShow
+
+if TYPE_CHECKING:
+    from app.ui.generation.panel import GenerationPanel
+    from app.ui.main_window import MainWindow
 from app.ui.queue.compare import CompareDialog
 from app.ui.queue.panel import QueuePanel
 
@@ -31,7 +36,7 @@ def _tr(text: str) -> str:
 
 
 class QueueController(QObject):
-    def __init__(self, window: Any, panel: Any, paths: AppPaths) -> None:
+    def __init__(self, window: MainWindow, panel: GenerationPanel, paths: AppPaths) -> None:
         super().__init__(panel)
         self.window, self.panel = window, panel
         self.generation = panel.model
@@ -55,7 +60,7 @@ class QueueController(QObject):
         self.random_seeds.setToolTip(
             _tr("Each variation draws its own seed (else: the seed, the seed + 1, …)")
         )
-        row = getattr(panel, "extra_row", None)
+        row = panel.extra_row
         if row is not None:  # above Run next / Run all, right-aligned
             for widget in (self.add_button, self.count, self.random_seeds):
                 row.addWidget(widget)
@@ -103,7 +108,7 @@ class QueueController(QObject):
         self.panel.set_status(_tr("Queue: {message}").format(message=text))
 
     def _result_ready(self, _run_dir: str) -> None:
-        workspace = getattr(self.window, "workspace", None)
+        workspace = self.window.workspace
         if workspace is not None:
             workspace.refresh_history()  # the job's result joins the history strip
 
@@ -148,7 +153,7 @@ class QueueController(QObject):
         return dialog
 
     def _show_result(self, run: RunSnapshot) -> Any:
-        workspace = getattr(self.window, "workspace", None)
+        workspace = self.window.workspace
         if workspace is None:
             return None
         from app.ui.workspace.history_strip import entries_of
@@ -196,27 +201,14 @@ class QueueController(QObject):
         return self.model.shutdown()
 
 
-class _FirstShow(QObject):
-    def __init__(self, watched: QObject, then: Any) -> None:
-        super().__init__(watched)
-        self._then = then
-        watched.installEventFilter(self)
-
-    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
-        if event.type() == QEvent.Type.Show:
-            obj.removeEventFilter(self)
-            QTimer.singleShot(0, self._then)
-        return False
-
-
-def install(window: Any, panel: Any, paths: AppPaths) -> QueueController:
+def install(window: MainWindow, panel: GenerationPanel, paths: AppPaths) -> QueueController:
     """The Queue dock, "Add to queue" beside Run all, and the start-up offer."""
     controller = QueueController(window, panel, paths)
-    add = getattr(window, "add_side_panel", None)
-    if add is not None:
-        controller.dock = add(controller.queue_panel, _tr("Queue"), object_name=QUEUE_DOCK_NAME)
+    controller.dock = window.add_side_panel(
+        controller.queue_panel, _tr("Queue"), object_name=QUEUE_DOCK_NAME
+    )
     if isinstance(window, QObject):
-        _FirstShow(window, controller.offer_to_continue)
+        FirstShow(window, controller.offer_to_continue)
     app = QCoreApplication.instance()
     if app is not None:
         app.aboutToQuit.connect(controller.shutdown)

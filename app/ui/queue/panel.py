@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from app.jobs.queue_model import QueueModel
 from app.pipeline.job_queue import JobView
+from app.pipeline.run_records import RESULT_FILE
 
 THUMB_PX = 48
 ID_ROLE = Qt.ItemDataRole.UserRole
@@ -140,7 +141,7 @@ class QueuePanel(QWidget):
         if view.state != "done" or view.run_dir is None:
             return None
         if view.job.id not in self._thumbs:
-            pixmap = QPixmap(str(Path(view.run_dir) / "result.png"))
+            pixmap = QPixmap(str(Path(view.run_dir) / RESULT_FILE))
             if pixmap.isNull():
                 return None
             self._thumbs[view.job.id] = QIcon(

@@ -4,10 +4,19 @@ discards runs. `install_runs(window, panel, dock)` is called from app/ui/generat
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QDockWidget
+
+    from app.ui.generation.panel import GenerationPanel
+    from app.ui.main_window import MainWindow
+    from app.ui.runs.controller import RunsController
 
 
-def install_runs(window: Any, panel: Any, dock: Any = None) -> Any:
+def install_runs(
+    window: MainWindow, panel: GenerationPanel, dock: QDockWidget | None = None
+) -> RunsController:
     from app.ui.runs.controller import install
 
     return install(window, panel, dock)

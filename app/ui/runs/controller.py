@@ -7,14 +7,19 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer
+from PySide6.QtCore import QCoreApplication, QObject, QTimer
 from PySide6.QtWidgets import QDockWidget, QMessageBox, QWidget
 
 from app.canvas import files as canvas_files
 from app.jobs.generation import GenerationModel
 from app.jobs.run_history import RunEntry
+from app.ui.guards import FirstShow
+
+if TYPE_CHECKING:
+    from app.ui.generation.panel import GenerationPanel
+    from app.ui.main_window import MainWindow
 from app.ui.messages import show_error
 from app.ui.runs.entry import DISCARD, OPEN, RESUME, SHOW_RESULT
 from app.ui.runs.runs_panel import RunsPanel
@@ -34,7 +39,7 @@ def _tr(text: str) -> str:
 class RunsController(QObject):
     """Binds the start-up dialog and the Runs panel to the generation model and the canvas."""
 
-    def __init__(self, window: Any, panel: Any, runs_panel: RunsPanel) -> None:
+    def __init__(self, window: MainWindow, panel: GenerationPanel, runs_panel: RunsPanel) -> None:
         super().__init__(panel)
         self.window, self.panel, self.runs_panel = window, panel, runs_panel
         self.model: GenerationModel = panel.model
@@ -117,7 +122,7 @@ class RunsController(QObject):
 
     def restore_canvas(self, run_dir: Path) -> bool:
         """The run's own copies of its photo and mask (verified) become the document."""
-        document = getattr(self.window, "document", None)
+        document = self.window.document
         try:
             image_path, mask_path = self.model.session.run_inputs(run_dir)
         except Exception as exc:  # noqa: BLE001 - a damaged run folder: say which and why
@@ -139,7 +144,7 @@ class RunsController(QObject):
         except Exception as exc:  # noqa: BLE001 - unreadable copy: say which
             show_error(self._parent(), _tr("The run cannot be opened"), exc, image_path)
             return False
-        view = getattr(self.window, "canvas_view", None)
+        view = self.window.canvas_view
         if view is not None:
             view.zoom_to_fit()
         return True
@@ -188,30 +193,17 @@ class RunsController(QObject):
             self.dialog.close()
 
 
-class _FirstShow(QObject):
-    """Calls `then` once, after the watched window is first shown (never before start-up)."""
-
-    def __init__(self, watched: QObject, then: Any) -> None:
-        super().__init__(watched)
-        self._then = then
-        watched.installEventFilter(self)
-
-    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
-        if event.type() == QEvent.Type.Show:
-            obj.removeEventFilter(self)
-            QTimer.singleShot(0, self._then)
-        return False
-
-
-def install(window: Any, panel: Any, generate_dock: QDockWidget | None = None) -> RunsController:
+def install(
+    window: MainWindow, panel: GenerationPanel, generate_dock: QDockWidget | None = None
+) -> RunsController:
     """The Runs dock beside the side panels, the controller, and the start-up offer."""
     runs_panel = RunsPanel()
     controller = RunsController(window, panel, runs_panel)
     controller.generate_dock = generate_dock
-    add = getattr(window, "add_side_panel", None)
-    if add is not None:
-        controller.runs_dock = add(runs_panel, _tr("Runs"), object_name=RUNS_DOCK_NAME)
+    controller.runs_dock = window.add_side_panel(
+        runs_panel, _tr("Runs"), object_name=RUNS_DOCK_NAME
+    )
     if isinstance(window, QObject):
-        _FirstShow(window, controller.offer_unfinished)
-        _FirstShow(window, controller.refresh)
+        FirstShow(window, controller.offer_unfinished)
+        FirstShow(window, controller.refresh)
     return controller

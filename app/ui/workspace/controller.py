@@ -20,6 +20,7 @@ from app.canvas.qimage import qimage_to_array
 from app.core.errors import StepwiseError
 from app.imaging.io import load_image
 from app.pipeline.api import RunSnapshot
+from app.pipeline.run_records import DECODED, PREPARED_DIR
 from app.ui.canvas_view import CanvasView
 from app.ui.workspace.area import WorkspaceArea
 from app.ui.workspace.history_strip import HistoryEntry, entries_of
@@ -32,8 +33,6 @@ if TYPE_CHECKING:
     from app.ui.generation.steps import GenerationStepStrip
 
 log = logging.getLogger(__name__)
-
-DECODED_FILE = "decoded.png"  # the run's decoded (not yet composited) picture
 
 
 def _tr(text: str) -> str:
@@ -118,27 +117,25 @@ class WorkspaceController(QObject):
     @Slot(int, QImage)
     def show_preview(self, step: int, image: QImage) -> None:
         """A step's preview (the projection at 1/8, or a full frame) goes on the canvas."""
-        run = self.model.run if self.model is not None else None
-        late = self._result_shown or step < self._preview_step
-        if not self._follow or run is None or image.isNull() or late:
-            return
-        self._preview_step = step
-        steps = run.steps or run.spec.steps
-        caption = _tr("Step {step} of {steps} · preview").format(step=step, steps=steps)
-        self._show(Shown(run, "preview", step, qimage_to_array(image), caption))
+        self._show_step(step, image, "preview", _tr("Step {step} of {steps} · preview"))
 
     @Slot(int, str, QImage)
     def show_decoded_preview(self, step: int, png_path: str, image: QImage) -> None:
         """A step decoded in the background arrived: shown unless a newer step is on show."""
+        caption = _tr("Step {step} of {steps} · decoded")
+        self._show_step(step, image, "decoded", caption, Path(png_path))
+
+    def _show_step(
+        self, step: int, image: QImage, kind: str, caption: str, path: Path | None = None
+    ) -> None:
+        """A step's frame of the run on show, unless the result or a newer step is shown."""
         run = self.model.run if self.model is not None else None
         late = self._result_shown or step < self._preview_step
         if not self._follow or run is None or image.isNull() or late:
             return
         self._preview_step = step
-        steps = run.steps or run.spec.steps
-        caption = _tr("Step {step} of {steps} · decoded").format(step=step, steps=steps)
-        frame = qimage_to_array(image)
-        self._show(Shown(run, "decoded", step, frame, caption, Path(png_path)))
+        text = caption.format(step=step, steps=run.steps or run.spec.steps)
+        self._show(Shown(run, kind, step, qimage_to_array(image), text, path))
 
     def show_step_preview(self, step: int, path: str) -> None:
         """A step's saved preview, chosen in the Run tab: on the canvas, blended in."""
@@ -191,7 +188,7 @@ class WorkspaceController(QObject):
         key = Path(run.dir)
         if key not in self._placements:
             try:
-                self._placements[key] = RunPlacement.of_run(key)
+                self._placements[key] = RunPlacement.of_prepared(Path(key) / PREPARED_DIR)
             except (StepwiseError, OSError, ValueError) as exc:
                 log.info("No placement for %s: %s", key, exc)
                 self._placements[key] = None
@@ -210,7 +207,7 @@ class WorkspaceController(QObject):
             and photo_hash(doc.image) == placement.photo_sha256
         )
         if shown.kind == "result":
-            decoded = Path(shown.run.dir) / DECODED_FILE if shown.run else None
+            decoded = Path(shown.run.dir) / DECODED if shown.run else None
             # Raw: the decoded picture as the model made it; colour match unchecked: the result
             # composited again without it (result.png has the run's colour match in it).
             plain = not self.area.bar.color_match.isChecked()

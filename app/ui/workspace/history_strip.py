@@ -12,10 +12,10 @@ from PySide6.QtGui import QIcon, QImage, QPixmap
 from PySide6.QtWidgets import QListView, QListWidget, QListWidgetItem, QStyle, QWidget
 
 from app.pipeline.api import RunSnapshot
+from app.pipeline.run_records import STEPS_DIR
 
 THUMB_PX = 64
 PROMPT_CHARS = 60
-STEPS_DIR = "steps"  # decoded steps in a run folder (ARCHITECTURE.md "Run folders")
 _DECODED = re.compile(r"^step_(\d+)\.png$")
 
 

@@ -1,0 +1,70 @@
+"""One owner per fact: the mask threshold is one constant (app/imaging/mask_ops.BINARY_THRESHOLD)
+and the run folder's names are app/pipeline/run_records' alone; every other module derives them.
+Scanned in the syntax tree, so a comment or a docstring that mentions 128 does not count."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from app.imaging.mask_ops import BINARY_THRESHOLD
+from app.pipeline import run_records
+
+APP = Path(__file__).resolve().parent.parent / "app"
+OWNER_OF_THRESHOLD = APP / "imaging" / "mask_ops.py"
+# What a run folder holds, by name (ARCHITECTURE.md "Run folders")
+RUN_NAMES = {
+    v
+    for k, v in vars(run_records).items()
+    if k.isupper() and isinstance(v, str) and (k.endswith("_DIR") or "." in v)
+}
+
+# The same words for other folders: the data folder's log folder, the GUI's cache of inputs.
+OTHER_FOLDERS = {("core/paths.py", "logs"), ("jobs/generation.py", "inputs")}
+
+
+def _trees() -> list[tuple[Path, ast.AST]]:
+    return [(p, ast.parse(p.read_text(encoding="utf-8"))) for p in sorted(APP.rglob("*.py"))]
+
+
+def test_the_run_names_are_known() -> None:
+    assert {"prepared", "checkpoints", "steps", "previews", "logs", "result.png"} <= RUN_NAMES
+
+
+def test_no_module_compares_a_mask_to_its_own_threshold() -> None:
+    found = []
+    for path, tree in _trees():
+        if path == OWNER_OF_THRESHOLD:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Compare) and any(
+                isinstance(c, ast.Constant) and c.value == BINARY_THRESHOLD
+                for c in node.comparators
+            ):
+                found.append(f"{path.relative_to(APP)}:{node.lineno}")
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
+                names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+                if node.value.value == BINARY_THRESHOLD and any("MASK" in n for n in names):
+                    found.append(f"{path.relative_to(APP)}:{node.lineno}")
+    assert found == [], f"compare with mask_ops.BINARY_THRESHOLD instead: {found}"
+
+
+def test_only_the_pipeline_names_what_a_run_folder_holds() -> None:
+    found = []
+    for path, tree in _trees():
+        if path.parent.name == "pipeline":
+            continue
+        for node in ast.walk(tree):
+            strings = []
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+                strings = [node.right]  # run_dir / "checkpoints"
+            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
+                if all(isinstance(t, ast.Name) and t.id.isupper() for t in node.targets):
+                    strings = [node.value]  # CHECKPOINT_DIR = "checkpoints"
+            for s in strings:
+                where = path.relative_to(APP).as_posix()
+                if isinstance(s, ast.Constant) and s.value in RUN_NAMES:
+                    if (where, s.value) in OTHER_FOLDERS:
+                        continue
+                    found.append(f"{path.relative_to(APP)}:{node.lineno} {s.value!r}")
+    assert found == [], f"import the name from app/pipeline/run_records.py: {found}"
