@@ -109,6 +109,13 @@ def run_all(qtbot, win: MainWindow) -> None:  # noqa: ANN001
     qtbot.waitUntil(lambda: not model.state.busy and not model.session.busy, timeout=RUN_TIMEOUT_MS)
     assert not panel.error_banner.isVisible(), panel.error_banner.text()
     assert model.run is not None and model.run.finished
+    run_dir = Path(model.run.dir)  # the history strip is read off the UI thread
+    qtbot.waitUntil(
+        lambda: any(
+            Path(e.run_dir) == run_dir and e.kind == "result"
+            for e in win.workspace_area.history.entries()
+        )
+    )
 
 
 def on_screen(win: MainWindow) -> np.ndarray:
@@ -251,6 +258,8 @@ def test_history_lists_the_runs_of_this_photo(qtbot, window, tmp_path) -> None: 
     save_png_atomic(other, 255 - photo())
     assert win.open_image(other)
     assert not win.canvas_view.layer.visible and strip.entries() == []
+    qtbot.waitUntil(lambda: not win.workspace.history_scans.busy)
+    assert strip.entries() == []
     assert np.array_equal(on_screen(win), 255 - photo())
 
 

@@ -47,7 +47,8 @@ def _tr(text: str) -> str:
 def follow_document(model: GenerationModel, document: Any) -> None:
     """The canvas document (MaskDocument) becomes the job's input."""
     model.inputs.set_source(
-        lambda: (None, None) if document.is_empty() else (document.image, document.mask)
+        lambda: (None, None) if document.is_empty() else (document.image, document.mask),
+        getattr(document, "facts", None),  # the mask's uint8 and boxes, cached per revision
     )
     settle = QTimer(model)
     settle.setSingleShot(True)
@@ -176,6 +177,8 @@ def install(window: Any, paths: AppPaths, settings: Settings) -> GenerationPanel
             runs.shutdown()
             previews.stop()
             panel.shutdown()
+            if workspace is not None:
+                workspace.shutdown()
 
         app.aboutToQuit.connect(quitting)
     menu_bar = getattr(window, "menuBar", None)
