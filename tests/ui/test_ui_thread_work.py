@@ -141,6 +141,13 @@ def test_the_history_scan_runs_off_the_ui_thread_and_a_stale_one_is_dropped(
     monkeypatch.setattr(run_photos, "runs_of_photo", lambda *a: scan(*a))
     monkeypatch.setattr(controller_module, "runs_of_photo", lambda *a: scan(*a), raising=False)
     monkeypatch.setattr(controller_module, "entries_of", lambda run: [_entry(run)])
+    thumb_threads: list[int] = []
+
+    def thumbnail(path: Path):  # noqa: ANN202
+        thumb_threads.append(threading.get_ident())
+        return None
+
+    monkeypatch.setattr(controller_module, "entry_thumbnail", thumbnail, raising=False)
     monkeypatch.setattr(
         controller_module,
         "photo_runs",
@@ -157,6 +164,7 @@ def test_the_history_scan_runs_off_the_ui_thread_and_a_stale_one_is_dropped(
     QApplication.processEvents()
     assert [e.prompt for e in strip.entries()] == ["new"]  # the old scan's result was dropped
     assert len(threads) == 2 and ui_thread not in threads
+    assert thumb_threads and ui_thread not in thumb_threads  # thumbnails decoded there too
 
 
 def _write_previews(folder: Path, steps: int, value: int) -> None:

@@ -23,7 +23,7 @@ from app.jobs.background import LatestOnly
 from app.pipeline.api import RunSnapshot
 from app.ui.canvas_view import CanvasView
 from app.ui.workspace.area import WorkspaceArea
-from app.ui.workspace.history_strip import HistoryEntry, entries_of
+from app.ui.workspace.history_strip import HistoryEntry, entries_of, entry_thumbnail
 from app.ui.workspace.png_settings import save_picture_dialog
 from app.ui.workspace.run_photos import photo_hash, photo_runs
 
@@ -317,7 +317,6 @@ class WorkspaceController(QObject):
         # Another photo (opened, or back by undo): what was shown belongs to the old one.
         self.shown = None
         self._redisplay()
-        self.area.history.set_entries([])  # the old photo's runs, until this one's are read
         self.refresh_history()
 
     def refresh_history(self) -> None:
@@ -329,14 +328,18 @@ class WorkspaceController(QObject):
             return
         session, current = model.session, model.run
         photo = None if self.document.is_empty() else self.document.image
-        self.history_scans.request(
-            lambda: photo_runs(session.paths.runs_dir, photo, current, session.pipeline),
-            self._history_scanned,
-        )
+        known = set(self.area.history.entries())  # these have their thumbnails
 
-    def _history_scanned(self, runs: list[RunSnapshot]) -> None:
-        entries = [entry for run in runs for entry in entries_of(run)]
-        self.area.history.set_entries(entries)
+        def scan() -> tuple[list[HistoryEntry], dict[HistoryEntry, QImage | None]]:
+            runs = photo_runs(session.paths.runs_dir, photo, current, session.pipeline)
+            entries = [entry for run in runs for entry in entries_of(run)]
+            return entries, {e: entry_thumbnail(e.path) for e in entries if e not in known}
+
+        self.history_scans.request(scan, self._history_scanned)
+
+    def _history_scanned(self, found: tuple[list[HistoryEntry], dict]) -> None:
+        entries, thumbnails = found
+        self.area.history.set_entries(entries, thumbnails)
         self.area.history.select_path(self.shown.path if self.shown is not None else None)
 
     def shutdown(self) -> None:
