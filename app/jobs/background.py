@@ -61,6 +61,11 @@ class LatestOnly(QObject):
         """A request's result is still to come."""
         return self._token in self._workers
 
+    @property
+    def pending(self) -> int:
+        """Requests still running, the stale ones included."""
+        return len(self._workers)
+
     def request(self, work: Callable[[], Any], deliver: Callable[[Any], None]) -> int:
         """Starts `work` in a worker; returns the request's token."""
         self._token += 1

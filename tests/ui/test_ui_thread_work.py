@@ -125,6 +125,8 @@ def test_the_history_scan_runs_off_the_ui_thread_and_a_stale_one_is_dropped(
     qtbot,  # noqa: ANN001
     monkeypatch,  # noqa: ANN001
 ) -> None:
+    workspace, strip = window.workspace, window.workspace_area.history
+    qtbot.waitUntil(lambda: workspace.history_scans.pending == 0)  # the photo's own scan
     ui_thread = threading.get_ident()
     threads: list[int] = []
     release_first = threading.Event()
@@ -154,7 +156,6 @@ def test_the_history_scan_runs_off_the_ui_thread_and_a_stale_one_is_dropped(
         lambda runs_dir, photo, current, pipeline: run_photos.runs_of_photo(runs_dir, photo),
         raising=False,
     )
-    workspace, strip = window.workspace, window.workspace_area.history
     workspace.refresh_history()  # e.g. the run changed ...
     workspace.refresh_history()  # ... and changed again before the first scan was done
     qtbot.waitUntil(lambda: [e.prompt for e in strip.entries()] == ["new"], timeout=WAIT_MS)
