@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,8 +17,12 @@ from app.canvas.history import (
     PictureEdit,
     StrokeBackup,
 )
+from app.canvas.mask_facts import Box, MaskFacts
 
 MaskOperation = Callable[[np.ndarray], np.ndarray]
+# Mask changes remembered for readers that catch up by rectangle (MaskFacts); one further
+# behind converts the whole mask again.
+CHANGE_LOG_LEN = 4096
 
 
 def changed_bbox(old: np.ndarray, new: np.ndarray) -> tuple[int, int, int, int] | None:
@@ -50,6 +55,10 @@ class MaskDocument(QObject):
         self._stroke: StrokeBackup | None = None
         self._stroke_label = ""
         self._modified = False
+        # Every mask change gets a revision and its rectangle is logged (mask_changes_since).
+        self.mask_revision = 0
+        self._changes: deque[tuple[int, Box]] = deque(maxlen=CHANGE_LOG_LEN)
+        self.facts = MaskFacts(self)  # the mask as uint8 and its bounding boxes, cached
 
     # --- state -----------------------------------------------------------------------------
 
@@ -79,6 +88,22 @@ class MaskDocument(QObject):
     def mask_is_empty(self) -> bool:
         return self.mask.size == 0 or not bool((self.mask > 0).any())
 
+    def mask_changes_since(self, revision: int) -> list[Box] | None:
+        """The rectangles the mask changed in after `revision` (None: not all are known any
+        more, read the whole mask)."""
+        if revision == self.mask_revision:
+            return []
+        if not self._changes or self._changes[0][0] > revision + 1:
+            return None
+        return [box for rev, box in self._changes if rev > revision]
+
+    def _mask_touched(self, rect: QRect) -> None:
+        """Every mask change ends here: a new revision, its rectangle logged, the signal."""
+        self.mask_revision += 1
+        box = (rect.x(), rect.y(), rect.x() + rect.width(), rect.y() + rect.height())
+        self._changes.append((self.mask_revision, box))
+        self.mask_changed.emit(rect)
+
     # --- whole-document changes -----------------------------------------------------------
 
     def set_image(self, image: np.ndarray, path: Path | None = None) -> None:
@@ -93,7 +118,7 @@ class MaskDocument(QObject):
         self._stroke = None
         self.set_modified(False)
         self.image_changed.emit()
-        self.mask_changed.emit(self.full_rect())
+        self._mask_touched(self.full_rect())
         self.history_changed.emit()
 
     def replace_image(self, image: np.ndarray) -> None:
@@ -120,7 +145,7 @@ class MaskDocument(QObject):
 
     def _picture_swapped(self) -> None:
         self.image_changed.emit()
-        self.mask_changed.emit(self.full_rect())
+        self._mask_touched(self.full_rect())
         self.history_changed.emit()
 
     # --- mask edits -----------------------------------------------------------------------
@@ -147,7 +172,7 @@ class MaskDocument(QObject):
         self.history.push(MaskEdit(label, x0, y0, self.mask[y0:y1, x0:x1].copy()))
         self.mask[y0:y1, x0:x1] = new[y0:y1, x0:x1]
         self.set_modified(True)
-        self.mask_changed.emit(QRect(x0, y0, x1 - x0, y1 - y0))
+        self._mask_touched(QRect(x0, y0, x1 - x0, y1 - y0))
         self.history_changed.emit()
         return True
 
@@ -166,7 +191,7 @@ class MaskDocument(QObject):
         """Tools call this after writing into `mask` directly."""
         rect = rect.intersected(self.full_rect())
         if not rect.isEmpty():
-            self.mask_changed.emit(rect)
+            self._mask_touched(rect)
 
     def end_stroke(self) -> bool:
         stroke, self._stroke = self._stroke, None
@@ -201,6 +226,6 @@ class MaskDocument(QObject):
             return True
         x, y, w, h = edit.rect
         self.set_modified(True)
-        self.mask_changed.emit(QRect(x, y, w, h))
+        self._mask_touched(QRect(x, y, w, h))
         self.history_changed.emit()
         return True

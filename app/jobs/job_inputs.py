@@ -1,6 +1,8 @@
 """The job's inputs: the painter's image and mask, and the reference images, written for a run.
 
-The arrays are copied when the document changes (UI thread, cheap); the PNGs are encoded and
+A live document is followed through its cached mask facts (app/canvas/mask_facts.py): reading
+the mask, whether it has any pixel, or its bounding box costs nothing per keystroke and only
+the changed rectangle per stroke; a run copies the arrays once. The PNGs are encoded and
 written in a worker thread (InputWriter) through app.core.atomic, named by the sha256 of their
 bytes, and an existing file of that name is reused only when its bytes hash the same again.
 Reference images are read when added (a bad file is refused then, with a message naming it)
@@ -18,10 +20,12 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import QObject, QThread, Signal
 
+from app.canvas.mask_facts import ANY_THRESHOLD, MaskFacts, to_u8
 from app.core.atomic import write_bytes_atomic
 from app.core.errors import InputError
-from app.imaging.geometry import Size
+from app.imaging.geometry import Rect, Size
 from app.imaging.io import encode_png, load_image
+from app.imaging.mask_ops import BINARY_THRESHOLD, bounding_box
 from app.jobs.run_state import user_text
 
 log = logging.getLogger(__name__)
@@ -134,6 +138,7 @@ class JobInputs(QObject):
         self._image: np.ndarray | None = None
         self._mask: np.ndarray | None = None
         self._source: Source | None = None
+        self._facts: MaskFacts | None = None
         self._refs: list[Reference] = []
 
     # --- reference images ---------------------------------------------------------------------
@@ -189,7 +194,7 @@ class JobInputs(QObject):
 
     def set_document(self, image: np.ndarray | None, mask: np.ndarray | None) -> None:
         """RGB uint8 HxWx3 and a mask (float 0..1 or uint8), copied; image None = no picture."""
-        self._source = None
+        self._source, self._facts = None, None
         if image is None or image.size == 0:
             self._image, self._mask = None, None
         else:
@@ -197,10 +202,11 @@ class JobInputs(QObject):
             self._mask = None if mask is None else _mask_u8(mask)
         self.changed.emit()
 
-    def set_source(self, source: Source | None) -> None:
-        """Follows a live document: `source()` gives its (image, mask) when asked; the caller
-        emits `changed` (through `document_changed`) when they change."""
-        self._source = source
+    def set_source(self, source: Source | None, facts: MaskFacts | None = None) -> None:
+        """Follows a live document: `source()` gives its (image, mask) when asked, `facts`
+        (the document's) its mask as uint8 and bounding boxes, cached; the caller emits
+        `changed` (through `document_changed`) when they change."""
+        self._source, self._facts = source, facts
         self._image = self._mask = None
         self.changed.emit()
 
@@ -223,10 +229,28 @@ class JobInputs(QObject):
 
     @property
     def mask(self) -> np.ndarray | None:
+        """The uint8 mask (read-only: a followed document's is its cached one)."""
         if self._source is not None:
             image, mask = self._source()
-            return None if image is None or mask is None or image.size == 0 else _mask_u8(mask)
+            if image is None or mask is None or image.size == 0:
+                return None
+            return self._facts.u8() if self._facts is not None else _mask_u8(mask)
         return self._mask
+
+    def mask_box(self, threshold: int = BINARY_THRESHOLD) -> Rect | None:
+        """The bounding box of the mask's pixels ≥ threshold (uint8), None when there are none
+        or there is no mask."""
+        if self._source is not None and self._facts is not None:
+            return self._facts.box(threshold) if self.mask_present() else None
+        mask = self.mask
+        return None if mask is None else bounding_box(mask >= threshold)
+
+    def mask_present(self) -> bool:
+        """A picture with a mask array (painted or not)."""
+        if self._source is not None:
+            image, mask = self._source()
+            return image is not None and mask is not None and image.size != 0
+        return self._mask is not None
 
     @property
     def size(self) -> tuple[int, int] | None:
@@ -238,14 +262,14 @@ class JobInputs(QObject):
 
     @property
     def has_mask(self) -> bool:
-        mask = self.mask
-        return mask is not None and bool(mask.any())
+        """Some pixel of the uint8 mask is not 0 (a mask file is written)."""
+        return self.mask_box(ANY_THRESHOLD) is not None
 
 
 def _mask_u8(mask: np.ndarray) -> np.ndarray:
     if mask.dtype == np.uint8:
         return np.array(mask, copy=True)
-    return np.clip(mask * 255.0 + 0.5, 0, 255).astype(np.uint8)
+    return to_u8(mask)
 
 
 class InputWriter(QThread):

@@ -14,7 +14,6 @@ from app.canvas import preparation as prep
 from app.canvas.document import MaskDocument
 from app.core.errors import StepwiseError
 from app.imaging.geometry import Size
-from app.imaging.mask_ops import bounding_box
 from app.imaging.prepare import plan_model_input, prepare
 from app.pipeline.params import HEIGHT, WIDTH, spec_from_values
 from app.ui.file_filters import image_file_filter, png_file_filter
@@ -75,7 +74,8 @@ class PrepareController(QObject):
         if doc.is_empty():
             return None
         opts = self.options()
-        box = bounding_box(doc.mask >= EMPTY_MASK_BELOW) if opts.only_masked else None
+        # (mask ≥ EMPTY_MASK_BELOW is the uint8 mask ≥ 128: the facts' default threshold)
+        box = doc.facts.box() if opts.only_masked else None
         _region, _scaled, plan = plan_model_input((doc.width, doc.height), box, opts)
         return plan.aligned_size
 

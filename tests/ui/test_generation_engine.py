@@ -249,6 +249,7 @@ def test_after_a_restart_the_suspended_run_is_offered_then_decoded_and_branched(
     assert restarted.prompt_pane.prompt_edit.toPlainText() == "a yellow door"
     run = restarted.model.run
     assert run.finished and restarted.run_view.result_view.has_result()
+    qtbot.waitUntil(lambda: not restarted.run_view.strip.reads.busy)  # read off the UI thread
     assert restarted.run_view.strip.steps() == list(range(1, n + 1))
 
     item = restarted.run_view.strip.item(2)

@@ -187,8 +187,8 @@ def test_accept_this_step_finishes_the_run_from_the_selected_step(qtbot, sd_stag
     model = window.generation_panel.model
     view = window.generation_panel.run_view
     assert model.open_run(run_dir) is not None
-    view.load_step_previews(model.run)
-    assert k in view.strip.steps()
+    view.load_step_previews(model.run)  # decoded off the UI thread
+    qtbot.waitUntil(lambda: k in view.strip.steps())
     view.strip.setCurrentRow(view.strip.steps().index(k))
     view.update_buttons()
     assert view.accept_button.isEnabled()

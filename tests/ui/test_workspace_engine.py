@@ -92,6 +92,13 @@ def run_all(qtbot, win: MainWindow) -> None:  # noqa: ANN001
     qtbot.waitUntil(lambda: not model.state.busy and not model.session.busy, timeout=RUN_TIMEOUT_MS)
     assert not panel.error_banner.isVisible(), panel.error_banner.text()
     assert model.run is not None and model.run.finished
+    run_dir = Path(model.run.dir)  # the history strip is read off the UI thread
+    qtbot.waitUntil(
+        lambda: any(
+            Path(e.run_dir) == run_dir and e.kind == "result"
+            for e in win.workspace_area.history.entries()
+        )
+    )
 
 
 def on_screen(win: MainWindow) -> np.ndarray:
@@ -233,7 +240,9 @@ def test_history_lists_the_runs_of_this_photo(qtbot, window, tmp_path) -> None: 
     other = tmp_path / "other.png"
     save_png_atomic(other, 255 - photo())
     assert win.open_image(other)
-    assert not win.canvas_view.layer.visible and strip.entries() == []
+    assert not win.canvas_view.layer.visible
+    qtbot.waitUntil(lambda: not win.workspace.history_scans.busy)  # read off the UI thread
+    assert strip.entries() == []
     assert np.array_equal(on_screen(win), 255 - photo())
 
 
@@ -269,5 +278,6 @@ def test_decode_this_step_shows_full_size_on_the_canvas(qtbot, window) -> None: 
     raw = decoded[pad_y : pad_y + PHOTO_H, pad_x : pad_x + PHOTO_W]
     assert np.array_equal(on_screen(win), raw)
     # The history strip has the decoded step beside the result.
-    kinds = [(e.kind, e.step) for e in win.workspace_area.history.entries()]
-    assert kinds == [("decoded", 2), ("result", 3)]
+    history = win.workspace_area.history  # read off the UI thread
+    kinds = [("decoded", 2), ("result", 3)]
+    qtbot.waitUntil(lambda: [(e.kind, e.step) for e in history.entries()] == kinds)

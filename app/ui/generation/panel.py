@@ -269,6 +269,7 @@ class GenerationPanel(QWidget):
     def shutdown(self) -> bool:
         self.model.form.save_now()
         self.memory_plan.stop()
+        self.run_view.strip.reads.stop()
         return self.model.shutdown()
 
 

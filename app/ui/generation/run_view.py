@@ -127,11 +127,15 @@ class RunView(QWidget):
         )
         model.runner_started.connect(self._bind_runner)
         model.inputs.changed.connect(self._show_original)
+        self._original: np.ndarray | None = np.zeros(0)  # the picture shown as the original
         self._show_original()
         self.update_buttons()
 
     def _show_original(self) -> None:
         image = self.model.inputs.image
+        if image is self._original:  # a mask change: the picture is the same array
+            return
+        self._original = image
         if image is None:
             self.result_view.set_original(None)
             return
@@ -369,13 +373,8 @@ class RunView(QWidget):
         return True
 
     def load_step_previews(self, run: RunSnapshot) -> None:
-        self.strip.clear_steps()
-        folder = Path(run.dir) / CHECKPOINT_DIR
-        for step in range(1, run.last_completed_step + 1):
-            path = folder / f"preview_{step:03d}.png"
-            image = QImage(str(path))
-            if not image.isNull():
-                self.strip.add_step(step, str(path), image)
+        """The run's step thumbnails, decoded off the UI thread (GenerationStepStrip)."""
+        self.strip.load_steps(Path(run.dir) / CHECKPOINT_DIR, run.last_completed_step)
 
     # --- results ----------------------------------------------------------------------------
 

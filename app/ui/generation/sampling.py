@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.imaging.mask_ops import bounding_box
 from app.imaging.prepare import plan_model_input
 from app.jobs.generation import GenerationModel
 from app.pipeline.api import EngineCatalog, RunSnapshot
@@ -201,8 +200,7 @@ class SamplingPane(QGroupBox):
         inputs = self.model.inputs
         if inputs.image is None:
             return False
-        mask = inputs.mask
-        return mask is None or not bool((mask >= MASK_WHITE_FROM).any())
+        return inputs.mask_box(MASK_WHITE_FROM) is None  # cached per mask revision
 
     def _update_size_row(self) -> None:
         size = self.model.inputs.size
@@ -234,8 +232,7 @@ class SamplingPane(QGroupBox):
         options = spec_from_values(form.values()).prepare
         if options is None:
             return None
-        mask = inputs.mask if options.only_masked else None
-        box = bounding_box(mask >= MASK_WHITE_FROM) if mask is not None else None
+        box = inputs.mask_box(MASK_WHITE_FROM) if options.only_masked else None
         _region, _scaled, plan = plan_model_input(size, box, options)
         return int(plan.aligned_size[0]), int(plan.aligned_size[1])
 

@@ -50,7 +50,8 @@ def _tr(text: str) -> str:
 def follow_document(model: GenerationModel, document: MaskDocument) -> None:
     """The canvas document (MaskDocument) becomes the job's input."""
     model.inputs.set_source(
-        lambda: (None, None) if document.is_empty() else (document.image, document.mask)
+        lambda: (None, None) if document.is_empty() else (document.image, document.mask),
+        getattr(document, "facts", None),  # the mask's uint8 and boxes, cached per revision
     )
     settle = QTimer(model)
     settle.setSingleShot(True)
@@ -174,6 +175,8 @@ def install(window: MainWindow, paths: AppPaths, settings: Settings) -> Generati
             runs.shutdown()
             previews.stop()
             panel.shutdown()
+            if workspace is not None:
+                workspace.shutdown()
 
         app.aboutToQuit.connect(quitting)
     action = window.help_menu.addAction(_tr("Try with demo models"))

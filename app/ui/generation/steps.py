@@ -3,6 +3,8 @@ one thumbnail per step (click to enlarge)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import QCoreApplication, QSize, Qt, Signal
 from PySide6.QtGui import QIcon, QImage, QPixmap
 from PySide6.QtWidgets import (
@@ -20,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.jobs.background import LatestOnly
 from app.ui.generation.stages import format_seconds
 
 THUMB_PX = 72
@@ -123,6 +126,24 @@ class StepImageDialog(QDialog):
         )
 
 
+def read_step_previews(folder: Path, last: int) -> list[tuple[int, str, QImage]]:
+    """(step, path, thumbnail) of each readable preview_NNN.png of steps 1..last in `folder`,
+    scaled to the strip's size (QImage: fine off the UI thread)."""
+    found = []
+    for step in range(1, last + 1):
+        path = folder / f"preview_{step:03d}.png"
+        image = QImage(str(path))
+        if not image.isNull():
+            thumb = image.scaled(
+                THUMB_PX,
+                THUMB_PX,
+                Qt.AspectRatioMode.KeepAspectRatio,
+                Qt.TransformationMode.SmoothTransformation,
+            )
+            found.append((step, str(path), thumb))
+    return found
+
+
 class GenerationStepStrip(QListWidget):
     """A horizontal strip of per-step thumbnails; selecting one picks the step for "Decode this
     step" / "Branch from here", double-click (or Enter) enlarges it."""
@@ -149,6 +170,7 @@ class GenerationStepStrip(QListWidget):
         scrollbar = self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
         self.setFixedHeight(THUMB_PX + self.fontMetrics().height() + 22 + scrollbar)
         self._paths: dict[int, str] = {}
+        self.reads = LatestOnly("StepPreviews", self)  # a run's thumbnails, read off the UI
         self.currentItemChanged.connect(self._current_changed)
         self.itemClicked.connect(self._clicked)
         self.itemDoubleClicked.connect(self._double_clicked)
@@ -205,7 +227,18 @@ class GenerationStepStrip(QListWidget):
                 self.takeItem(row)
                 self._paths.pop(step, None)
 
+    def load_steps(self, folder: Path, last: int) -> None:
+        """The thumbnails of steps 1..last from `folder`, decoded off the UI thread; cleared
+        again (another run) before they arrive, they are dropped."""
+        self.clear_steps()
+        self.reads.request(lambda: read_step_previews(folder, last), self._steps_read)
+
+    def _steps_read(self, found: list[tuple[int, str, QImage]]) -> None:
+        for step, path, thumb in found:
+            self.add_step(step, path, thumb)
+
     def clear_steps(self) -> None:
+        self.reads.cancel()
         self._paths.clear()
         self.clear()
 

@@ -19,13 +19,14 @@ from app.canvas.generated import PlacedFrame, RunPlacement, whole_frame
 from app.canvas.qimage import qimage_to_array
 from app.core.errors import StepwiseError
 from app.imaging.io import load_image
+from app.jobs.background import LatestOnly
 from app.pipeline.api import RunSnapshot
 from app.pipeline.run_records import DECODED, PREPARED_DIR
 from app.ui.canvas_view import CanvasView
 from app.ui.workspace.area import WorkspaceArea
-from app.ui.workspace.history_strip import HistoryEntry, entries_of
+from app.ui.workspace.history_strip import HistoryEntry, entries_of, entry_thumbnail
 from app.ui.workspace.png_settings import save_picture_dialog
-from app.ui.workspace.run_photos import photo_hash, prepared_photo_hash, runs_of_photo
+from app.ui.workspace.run_photos import photo_hash, photo_runs
 
 if TYPE_CHECKING:
     from app.jobs.generation import GenerationModel
@@ -69,6 +70,7 @@ class WorkspaceController(QObject):
         self._preview_step = 0  # the newest step shown during this runner
         self._decoding: int | None = None
         self._result_shown = False  # a late preview of this run must not hide its result
+        self.history_scans = LatestOnly("HistoryScan", self)
         bar = area.bar
         bar.raw.toggled.connect(lambda _on: self._redisplay())
         bar.color_match.toggled.connect(lambda _on: self._redisplay())
@@ -315,21 +317,28 @@ class WorkspaceController(QObject):
         self.refresh_history()
 
     def refresh_history(self) -> None:
-        """This picture's runs (oldest first, the current run last) as history entries."""
+        """This picture's runs (oldest first, the current run last) as history entries: the
+        run folders are scanned (and the photo hashed) off the UI thread; a scan overtaken by a
+        newer one (another run, another photo) is dropped."""
         model = self.model
         if model is None:
             return
-        runs: list[RunSnapshot] = []
-        if not self.document.is_empty():
-            runs = runs_of_photo(
-                model.session.paths.runs_dir, self.document.image, model.session.pipeline
-            )
-        current = model.run
-        if current is not None and (
-            self.document.is_empty()
-            or prepared_photo_hash(Path(current.dir)) == photo_hash(self.document.image)
-        ):  # the live snapshot of the current run, last
-            runs = [r for r in runs if Path(r.dir) != Path(current.dir)] + [current]
-        entries = [entry for run in runs for entry in entries_of(run)]
-        self.area.history.set_entries(entries)
+        session, current = model.session, model.run
+        photo = None if self.document.is_empty() else self.document.image
+        known = set(self.area.history.entries())  # these have their thumbnails
+
+        def scan() -> tuple[list[HistoryEntry], dict[HistoryEntry, QImage | None]]:
+            runs = photo_runs(session.paths.runs_dir, photo, current, session.pipeline)
+            entries = [entry for run in runs for entry in entries_of(run)]
+            return entries, {e: entry_thumbnail(e.path) for e in entries if e not in known}
+
+        self.history_scans.request(scan, self._history_scanned)
+
+    def _history_scanned(self, found: tuple[list[HistoryEntry], dict]) -> None:
+        entries, thumbnails = found
+        self.area.history.set_entries(entries, thumbnails)
         self.area.history.select_path(self.shown.path if self.shown is not None else None)
+
+    def shutdown(self) -> None:
+        """A scan in flight is dropped and waited for (the application quits)."""
+        self.history_scans.stop()

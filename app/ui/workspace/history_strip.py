@@ -4,6 +4,7 @@ runs of the same photo, as thumbnails; a click shows one on the canvas."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,8 +106,15 @@ class ResultHistoryStrip(QListWidget):
     def entries(self) -> list[HistoryEntry]:
         return list(self._entries)
 
-    def set_entries(self, entries: list[HistoryEntry]) -> None:
-        """Shows `entries` (kept items keep their thumbnails); the newest stays in view."""
+    def set_entries(
+        self,
+        entries: list[HistoryEntry],
+        thumbnails: Mapping[HistoryEntry, QImage | None] | None = None,
+    ) -> None:
+        """Shows `entries` (kept items keep their thumbnails; new ones take theirs from
+        `thumbnails`, read off the UI thread, else from their file); the newest stays in
+        view."""
+        thumbnails = thumbnails or {}
         icons = {
             self._entries[row]: self.item(row).icon()
             for row in range(self.count())
@@ -115,7 +123,7 @@ class ResultHistoryStrip(QListWidget):
         self.clear()
         self._entries = list(entries)
         for entry in self._entries:
-            icon = icons.get(entry) or _thumbnail(entry.path)
+            icon = icons.get(entry) or _icon(thumbnails.get(entry, _UNREAD), entry.path)
             label = entry.caption() + "\n" + _tr("seed {seed}").format(seed=entry.seed)
             item = QListWidgetItem(icon, label)
             item.setToolTip(entry.tooltip())
@@ -139,14 +147,23 @@ class ResultHistoryStrip(QListWidget):
             self.entry_chosen.emit(self._entries[row])
 
 
-def _thumbnail(path: Path) -> QIcon:
+_UNREAD = QImage()  # no thumbnail given: read the file (on the caller's thread)
+
+
+def entry_thumbnail(path: Path) -> QImage | None:
+    """The picture at `path` scaled to a thumbnail, None if unreadable (any thread: QImage)."""
     image = QImage(str(path))
     if image.isNull():
-        return QIcon()
-    small = image.scaled(
+        return None
+    return image.scaled(
         THUMB_PX,
         THUMB_PX,
         Qt.AspectRatioMode.KeepAspectRatio,
         Qt.TransformationMode.SmoothTransformation,
     )
-    return QIcon(QPixmap.fromImage(small))
+
+
+def _icon(thumbnail: QImage | None, path: Path) -> QIcon:
+    if thumbnail is _UNREAD:
+        thumbnail = entry_thumbnail(path)
+    return QIcon() if thumbnail is None else QIcon(QPixmap.fromImage(thumbnail))

@@ -21,16 +21,18 @@ MAX_RECORD_BYTES = 1 << 20
 
 
 class _PhotoHash:
-    """The pixel hash of the last photo asked about (a big photo takes a while to hash)."""
+    """The pixel hash of the last photo asked about (a big photo takes a while to hash); one
+    tuple, replaced whole, as history scans ask from worker threads."""
 
-    photo: np.ndarray | None = None
-    digest = ""
+    last: tuple[np.ndarray | None, str] = (None, "")
 
 
 def photo_hash(photo: np.ndarray) -> str:
-    if _PhotoHash.photo is not photo:
-        _PhotoHash.photo, _PhotoHash.digest = photo, pixel_sha256(photo)
-    return _PhotoHash.digest
+    known, digest = _PhotoHash.last
+    if known is not photo:
+        digest = pixel_sha256(photo)
+        _PhotoHash.last = (photo, digest)
+    return digest
 
 
 def prepared_photo_hash(run_dir: Path) -> str | None:
@@ -47,6 +49,20 @@ def prepared_photo_hash(run_dir: Path) -> str | None:
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return digest if isinstance(digest, str) else None
+
+
+def photo_runs(
+    runs_dir: Path, photo: np.ndarray | None, current: RunSnapshot | None, pipeline: PipelineAPI
+) -> list[RunSnapshot]:
+    """The history strip's runs (oldest first): those prepared from `photo`, and `current`
+    (the live snapshot) last when it belongs to the photo or there is none. Reads run
+    folders and hashes the photo: the workspace calls it off the UI thread."""
+    runs = runs_of_photo(runs_dir, photo, pipeline) if photo is not None else []
+    if current is not None and (
+        photo is None or prepared_photo_hash(Path(current.dir)) == photo_hash(photo)
+    ):
+        runs = [r for r in runs if Path(r.dir) != Path(current.dir)] + [current]
+    return runs
 
 
 def runs_of_photo(runs_dir: Path, photo: np.ndarray, pipeline: PipelineAPI) -> list[RunSnapshot]:
