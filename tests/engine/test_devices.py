@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import stat
 import sys
 from pathlib import Path
@@ -101,3 +102,10 @@ def test_a_fresh_listing_is_reused_for_the_same_engine_file_and_environment(
     assert calls.read_text().count("x") == 3
     assert [d.name for d in RecentDevices(max_age_s=0.0).get(fake)] == ["Vulkan0"]
     assert calls.read_text().count("x") == 4  # a listing too old is asked again
+
+
+def test_the_cpu_engine_has_no_gpu_even_when_asked_for_one(sd_stage: Path) -> None:
+    # The suite's CPU engine may be the Vulkan build with no driver (tests/conftest.py): it must
+    # then list only the CPU, as the CPU build does, even with lavapipe made visible.
+    env = {**os.environ, "GGML_VK_VISIBLE_DEVICES": "0"}
+    assert [d.name for d in list_devices(sd_stage, env)] == ["CPU"]
