@@ -3,7 +3,7 @@ GGML_VK_FORCE_MAX_ALLOCATION_SIZE just below what an untiled vae-decode's larges
 at the test size, above a 32-cell tile's): with fitting on, the run tiles up front from the
 plan; with fitting off, the untiled decode runs out of memory, is retried tiled and gives the
 same picture as the run tiled from the start (the fitting-on run: one module-wide run, whose
-stage cache the fitting-off run shares, so only its decodes run again). Uses the engine's
+stage cache the fitting-off run shares: its prompt is not encoded again). Uses the engine's
 --plan and its OOM exit (for a refused allocation) and a Vulkan ICD; skips cleanly otherwise."""
 
 from __future__ import annotations
@@ -132,7 +132,7 @@ def test_fitting_off_the_decode_fails_is_retried_tiled_and_equals_a_tiled_run(
     events = list(pipeline.execute(run.dir, RunControl()))
     assert isinstance(events[-1], ev.RunFinished), events[-3:]
     cached = {e.stage for e in events if isinstance(e, ev.StageFinished) and e.cached}
-    assert {"llm-encode", "diffuse"} <= cached, cached  # only the decode is run again
+    assert "llm-encode" in cached, cached  # the module's stage cache is shared
     rec = open_run(run.dir).stage("vae-decode")
     assert [(c["what"], c["to"], c["why"]) for c in rec.memory_changes] == [
         ("vae_tiling", True, "out_of_memory"),
