@@ -1,13 +1,15 @@
 """Engine benchmark: staged vs monolithic, cached conditioning vs encoding, checkpoint cost.
 
     python bench/engine.py [--sd-stage PATH] [--size 128] [--steps 6] [--repeat 1]
+                           [--app-repo DIR ...]
 
 Runs everything side by side in one process on the same machine and prints a table of ratios:
 
 - wall time and peak RSS of the four sd-stage processes (summed time, max RSS) against one
   monolithic sd-cli run of the same img2img + mask + reference job (without the test build's
   tensor dump), and the same job through `python -m app run` (prepare, memory plans, stages,
-  composite; nothing cached) against that sd-cli run;
+  composite; nothing cached) against that sd-cli run (`--app-repo DIR`: the same row for
+  another checkout's app too, e.g. main beside a branch, measured in the same rounds);
 - a cached conditioning (reading the tensor file) against running llm-encode;
 - writing a checkpoint against one sampling step (from the diffuse stage's own events).
 
@@ -63,6 +65,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=6)
     parser.add_argument("--repeat", type=int, default=1, help="runs per measurement (median)")
     parser.add_argument("--models-dir", type=Path, help="where the tiny models are cached")
+    parser.add_argument(
+        "--app-repo",
+        type=Path,
+        action="append",
+        default=[],
+        help="another checkout whose `python -m app run` gets its own row (repeatable)",
+    )
     args = parser.parse_args(argv)
 
     sd_stage = _engine(args.sd_stage)
@@ -80,12 +89,13 @@ def main(argv: list[str] | None = None) -> int:
             mask=images.mask,
             ref_images=(images.ref,),
         )
-        rows = _measure(sd_stage, sd_cli, models, job, tmp, args.repeat)
+        repos = [REPO, *(r.resolve() for r in args.app_repo)]
+        rows = _measure(sd_stage, sd_cli, models, job, tmp, args.repeat, repos)
     _print_table(rows, sd_stage, args)
     return 0
 
 
-def _run_app(sd_stage: Path, models, job, out: Path) -> float:
+def _run_app(sd_stage: Path, models, job, out: Path, repo: Path = REPO) -> float:
     """The same job through the app's CLI (prepare, plans, stages, composite), a fresh
     STEPWISE_HOME each time so nothing comes from the cache."""
     argv = [
@@ -98,14 +108,17 @@ def _run_app(sd_stage: Path, models, job, out: Path) -> float:
     ]  # fmt: skip
     for ref in job.ref_images:
         argv += ["-r", str(ref)]
-    env = {**os.environ, "STEPWISE_HOME": str(out / "home")}
+    env = {**os.environ, "STEPWISE_HOME": str(out / "home"), "PYTHONPATH": str(repo)}
     started = time.perf_counter()
-    subprocess.run(argv, cwd=REPO, env=env, capture_output=True, check=True)
+    subprocess.run(argv, cwd=repo, env=env, capture_output=True, check=True)
     return time.perf_counter() - started
 
 
-def _measure(sd_stage, sd_cli, models, job, tmp: Path, repeat: int) -> list[tuple]:
-    staged_wall, mono_wall, staged_rss, mono_rss, app_wall = [], [], [], [], []
+def _measure(
+    sd_stage, sd_cli, models, job, tmp: Path, repeat: int, repos: list[Path]
+) -> list[tuple]:
+    staged_wall, mono_wall, staged_rss, mono_rss = [], [], [], []
+    app_wall: dict[Path, list[float]] = {repo: [] for repo in repos}
     encode_wall, cached_read, step_s, checkpoint_s = [], [], [], []
     for i in range(repeat):
         # Alternate the order so neither side always runs on a warm page cache.
@@ -115,7 +128,9 @@ def _measure(sd_stage, sd_cli, models, job, tmp: Path, repeat: int) -> list[tupl
             out.mkdir()
             if side == "mono":
                 mono_wall.append(run_monolithic(sd_cli, models, job, out, dump=False))
-                app_wall.append(_run_app(sd_stage, models, job, tmp / f"app-{i}"))
+                for k, repo in enumerate(repos if i % 2 == 0 else repos[::-1]):
+                    app_out = tmp / f"app-{i}-{k}"
+                    app_wall[repo].append(_run_app(sd_stage, models, job, app_out, repo))
                 continue
             total = 0.0
             for name, stage in stage_args(models, job, out).items():
@@ -155,7 +170,11 @@ def _measure(sd_stage, sd_cli, models, job, tmp: Path, repeat: int) -> list[tupl
     med = statistics.median
     rows = [
         ("wall time: 4 stages / monolithic", med(staged_wall), med(mono_wall), "s"),
-        ("wall time: python -m app run / monolithic", med(app_wall), med(mono_wall), "s"),
+        *(
+            (f"wall time: python -m app run{_repo_label(repo)} / monolithic",
+             med(app_wall[repo]), med(mono_wall), "s")
+            for repo in repos
+        ),
         ("peak RSS: largest stage / monolithic", med(staged_rss) / 1024, med(mono_rss) / 1024,
          "MiB"),
         ("conditioning: cached read / llm-encode", med(cached_read), med(encode_wall), "s"),
@@ -165,6 +184,10 @@ def _measure(sd_stage, sd_cli, models, job, tmp: Path, repeat: int) -> list[tupl
     else:
         rows.append(("checkpoint write / sampling step", float("nan"), med(step_s), "s"))
     return rows
+
+
+def _repo_label(repo: Path) -> str:
+    return "" if repo == REPO else f" ({repo.name})"
 
 
 def _print_table(rows: list[tuple], sd_stage: Path, args: argparse.Namespace) -> None:

@@ -56,11 +56,54 @@ def _given_engine(variable: str) -> Path | None:
     return path
 
 
+# The Vulkan loader finds no driver: ggml-vulkan makes no instance and lists no device, so the
+# Vulkan build computes on the CPU alone, as the CPU build does (~8 ms more per process; with
+# GGML_VK_VISIBLE_DEVICES= an instance is still made and lavapipe enumerated: ~150 ms).
+NO_VULKAN_DRIVER = "VK_ICD_FILENAMES=/dev/null VK_DRIVER_FILES=/dev/null"
+
+
+def _vulkan_build_as_cpu(folder: Path) -> Path | None:
+    """The Vulkan build (if built) behind sd-stage and sd-cli scripts that hide every Vulkan
+    driver, with its build stamp beside them (the stage keys name the build); POSIX only."""
+    import shutil
+    import subprocess
+    import sys
+
+    if os.name != "posix":
+        return None
+    done = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "native" / "build.py"), "--vulkan", "--test-hooks"]
+        + ["--print-path"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0 or not done.stdout.strip():
+        return None
+    real = Path(done.stdout.strip().splitlines()[-1])
+    (folder / "bin").mkdir(parents=True, exist_ok=True)
+    for name in ("sd-stage", "sd-cli"):
+        script = folder / "bin" / name
+        script.write_text(f'#!/bin/sh\n{NO_VULKAN_DRIVER} exec "{real.parent / name}" "$@"\n')
+        script.chmod(0o755)
+    stamp = real.parent.parent / "stepwise-build.json"
+    if stamp.is_file():
+        shutil.copy2(stamp, folder / stamp.name)
+    return folder / "bin" / "sd-stage"
+
+
 @pytest.fixture(scope="session")
-def sd_stage() -> Path:
-    """Path of the CPU test build of sd-stage (`build.py --test-hooks`: sd-cli's
-    SD_STAGE_DUMP_DIR and the SD_STAGE_TEST_OOM_* hooks compiled in); sd-cli lies beside it."""
-    return _given_engine("STEPWISE_TEST_ENGINE") or _build_engine("--test-hooks")
+def sd_stage(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Path of a CPU-only test build of sd-stage (`build.py --test-hooks`: sd-cli's
+    SD_STAGE_DUMP_DIR and the SD_STAGE_TEST_OOM_* hooks compiled in); sd-cli (the reference)
+    lies beside it. One engine build for the suite: the Vulkan test build with no Vulkan driver
+    when there is one (scripts/setup_env.py test mode builds only it where Vulkan builds), else
+    the CPU test build."""
+    given = _given_engine("STEPWISE_TEST_ENGINE")
+    if given is not None:
+        return given
+    wrapped = _vulkan_build_as_cpu(tmp_path_factory.mktemp("cpu-engine"))
+    return wrapped if wrapped is not None else _build_engine("--test-hooks")
 
 
 @pytest.fixture(scope="session")

@@ -4,6 +4,8 @@ facts the engine reports for each (native/PROTOCOL.md)."""
 from __future__ import annotations
 
 import json
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,6 +15,7 @@ from app.engine.listing import REBUILD_FIX, ask_engine
 
 MAX_NAME_CHARS = 256
 MAX_BYTES = 1 << 56  # 64 PiB: anything larger is not a memory size
+RECENT_S = 3.0  # a listing this fresh is asked again of nobody (a run's create and execute)
 
 
 @dataclass(frozen=True)
@@ -63,3 +66,29 @@ def list_devices(engine: Path, env: dict[str, str] | None = None) -> list[Device
                 )
             )
     return devices
+
+
+class RecentDevices:
+    """`list_devices` answers reused for RECENT_S, per engine file (path, size, mtime) and
+    environment: a run's create (device names) and execute (memory facts to fit the stages)
+    start one engine process, not two (on Vulkan each is an instance created, ~0.15 s)."""
+
+    def __init__(self, max_age_s: float = RECENT_S) -> None:
+        self._max_age_s = max_age_s
+        self._lock = threading.Lock()
+        self._last: tuple[tuple, float, list[DeviceFacts]] | None = None
+
+    def get(self, engine: Path, env: dict[str, str] | None = None) -> list[DeviceFacts]:
+        try:
+            st = engine.stat()
+        except OSError:
+            return list_devices(engine, env)  # its own error names the file
+        key = (str(engine), st.st_size, st.st_mtime_ns, tuple(sorted((env or {}).items())))
+        with self._lock:
+            last = self._last
+        if last is not None and last[0] == key and time.monotonic() - last[1] < self._max_age_s:
+            return list(last[2])
+        found = list_devices(engine, env)
+        with self._lock:
+            self._last = (key, time.monotonic(), found)
+        return list(found)

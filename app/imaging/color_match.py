@@ -100,16 +100,58 @@ def ring_pixels(binary_mask: np.ndarray, width_px: int, within: Rect) -> tuple[n
     return rows + window.y, cols + window.x
 
 
+# CIE LAB of sRGB (D65), computed here: OpenCV's float LAB builds its tables on first use
+# (0.13 s of CPU, over a second of wall time on a loaded machine; the composite of every run
+# paid it once per process) and interpolates (up to 0.4 units off). These are the exact
+# formulas, cheap on the few pixels a ring and a mask have; a uint8 colour round-trips.
+_LAB_T = 0.008856  # (6/29)^3: below it f(t) and L are linear
+_RGB_TO_XYZ = np.array(
+    [[0.412453, 0.357580, 0.180423], [0.212671, 0.715160, 0.072169],
+     [0.019334, 0.119193, 0.950227]]
+)  # fmt: skip
+_WHITE = np.array([0.950456, 1.0, 1.088754])  # D65
+_XYZ_TO_RGB = np.linalg.inv(_RGB_TO_XYZ)
+_LEVELS = np.arange(256) / 255.0
+_SRGB_LINEAR = (
+    np.where(_LEVELS <= 0.04045, _LEVELS / 12.92, ((_LEVELS + 0.055) / 1.055) ** 2.4)[:, None, None]
+    * (_RGB_TO_XYZ.T / _WHITE)[None]
+)  # [level, channel]: that channel's share of X/Xn, Y/Yn, Z/Zn
+
+
+def _lab_f(t: np.ndarray) -> np.ndarray:
+    return np.where(t > _LAB_T, np.cbrt(t), 7.787 * t + 16.0 / 116.0)
+
+
+def _lab_f_inverse(f: np.ndarray) -> np.ndarray:
+    return np.where(f > 0.206893, f**3, (f - 16.0 / 116.0) / 7.787)
+
+
 def to_lab(rgb: np.ndarray) -> np.ndarray:
     """float32 CIE LAB (L 0..100) of uint8 sRGB pixels (any leading shape, 3 channels last)."""
-    flat = rgb.reshape(-1, 1, 3).astype(np.float32) * np.float32(1.0 / 255.0)
-    return cv2.cvtColor(flat, cv2.COLOR_RGB2LAB).reshape(rgb.shape)
+    flat = np.asarray(rgb, np.uint8).reshape(-1, 3)
+    xyz = _SRGB_LINEAR[flat[:, 0], 0] + _SRGB_LINEAR[flat[:, 1], 1] + _SRGB_LINEAR[flat[:, 2], 2]
+    f = _lab_f(xyz)
+    y = xyz[:, 1]
+    lab = np.empty_like(xyz)
+    lab[:, 0] = np.where(y > _LAB_T, 116.0 * f[:, 1] - 16.0, 903.3 * y)
+    lab[:, 1] = 500.0 * (f[:, 0] - f[:, 1])
+    lab[:, 2] = 200.0 * (f[:, 1] - f[:, 2])
+    return lab.astype(np.float32).reshape(rgb.shape)
 
 
 def to_rgb(lab: np.ndarray) -> np.ndarray:
     """uint8 sRGB of float32 LAB pixels (clipped to the gamut's box)."""
-    flat = cv2.cvtColor(lab.reshape(-1, 1, 3).astype(np.float32), cv2.COLOR_LAB2RGB)
-    return np.clip(np.rint(flat * 255.0), 0, 255).astype(np.uint8).reshape(lab.shape)
+    flat = lab.reshape(-1, 3).astype(np.float64)
+    light = flat[:, 0]
+    dark = light <= 8.0
+    y = np.where(dark, light / 903.3, ((light + 16.0) / 116.0) ** 3)
+    fy = np.where(dark, 7.787 * y + 16.0 / 116.0, (light + 16.0) / 116.0)
+    xyz = np.stack(
+        [_lab_f_inverse(flat[:, 1] / 500.0 + fy), y, _lab_f_inverse(fy - flat[:, 2] / 200.0)], -1
+    )
+    linear = (xyz * _WHITE) @ _XYZ_TO_RGB.T
+    rgb = np.where(linear <= 0.0031308, 12.92 * linear, 1.055 * np.abs(linear) ** (1 / 2.4) - 0.055)
+    return np.clip(np.rint(rgb * 255.0), 0, 255).astype(np.uint8).reshape(lab.shape)
 
 
 @dataclass(frozen=True)

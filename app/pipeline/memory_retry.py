@@ -5,7 +5,7 @@
 1. Fit before run (fit_memory on): the stage is planned with `sd-stage … --plan` on each
    setting of its ladder (app/pipeline/fit.py) until one fits; that one runs. A plan that
    cannot be made (an engine without --plan, a device without memory facts) leaves the job's
-   settings.
+   settings. A ladder of one setting is not planned: its one setting runs either way.
 2. Retry: a run that fails with out of memory (EngineOutOfMemory) or decodes to one colour
    (BadDecodeError with retry) runs again with the next setting of the ladder not tried yet —
    at most once per setting, then the failure stands. Diffuse resumes from its newest valid
@@ -96,7 +96,9 @@ def run_fitted(
     infos: Mapping[str, DeviceInfo] = {}
     settings = user
     changes: list[Change] = []
-    if spec.devices.fit_memory:
+    # A ladder of one setting (llm-encode on the CPU, diffuse with flash attention on the CPU):
+    # fit_stage would return the job's settings whatever the plan says, so no plan is made.
+    if spec.devices.fit_memory and len(fit.ladder(stage, user)) > 1:
         try:
             infos = devices()
             chosen = fit.fit_stage(stage, user, planner(ctx, obj), infos, spec.devices.max_alloc_mb)

@@ -23,7 +23,7 @@ from app.core.paths import AppPaths
 from app.core.settings import load_settings
 from app.engine.argv import VaeDecodeArgs
 from app.engine.catalog import list_catalog
-from app.engine.devices import list_devices
+from app.engine.devices import RecentDevices
 from app.engine.errors import Cancelled, Suspended
 from app.engine.locate import find_sd_stage
 from app.engine.process import engine_environment
@@ -117,11 +117,12 @@ class Pipeline:
         self.cache = StageCache(paths.stage_cache_dir, cache_limit_mb * BYTES_PER_MB)
         self._engine_versions: dict[tuple[str, int, int], str] = {}
         self._catalogs: dict[tuple[str, int, int], EngineCatalog] = {}
+        self._devices = RecentDevices()
 
     # ------------------------------------------------------------------ the engine
     def devices(self) -> list[DeviceInfo]:
         """The devices the engine can use: "cpu", "vulkan0", ... (lower-case names)."""
-        found = list_devices(self.engine_binary(), engine_environment())
+        found = self._devices.get(self.engine_binary(), engine_environment())
         return [
             DeviceInfo(
                 d.name.lower(),

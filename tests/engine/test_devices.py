@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import stat
 import sys
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from app.core.paths import app_paths
-from app.engine.devices import list_devices
+from app.engine.devices import RecentDevices, list_devices
 from app.engine.errors import ProtocolError
 from app.pipeline.api import DeviceInfo
 from app.pipeline.runner import Pipeline
@@ -82,3 +83,29 @@ def test_memory_facts_are_parsed_and_bounded(tmp_path: Path) -> None:
     )
     assert (odd.total_bytes, odd.free_bytes, odd.max_alloc_bytes, odd.fp16) == (None,) * 4
     assert (old.name, old.total_bytes, old.fp16) == ("CPU", None, None)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the stand-in engine is a #!/bin/sh script")
+def test_a_fresh_listing_is_reused_for_the_same_engine_file_and_environment(
+    tmp_path: Path,
+) -> None:
+    calls = tmp_path / "calls"
+    fake = _script(tmp_path, f'echo x >> "{calls}"; echo \'[{{"name": "CPU"}}]\'')
+    recent = RecentDevices(max_age_s=3600.0)
+    assert [d.name for d in recent.get(fake, {"A": "1"})] == ["CPU"]
+    assert [d.name for d in recent.get(fake, {"A": "1"})] == ["CPU"]
+    assert calls.read_text().count("x") == 1  # one engine process for both
+    recent.get(fake, {"A": "2"})  # another environment (e.g. GGML_VK_VISIBLE_DEVICES)
+    assert calls.read_text().count("x") == 2
+    fake.write_text(fake.read_text().replace("CPU", "Vulkan0"))  # the engine changed
+    assert [d.name for d in recent.get(fake, {"A": "2"})] == ["Vulkan0"]
+    assert calls.read_text().count("x") == 3
+    assert [d.name for d in RecentDevices(max_age_s=0.0).get(fake)] == ["Vulkan0"]
+    assert calls.read_text().count("x") == 4  # a listing too old is asked again
+
+
+def test_the_cpu_engine_has_no_gpu_even_when_asked_for_one(sd_stage: Path) -> None:
+    # The suite's CPU engine may be the Vulkan build with no driver (tests/conftest.py): it must
+    # then list only the CPU, as the CPU build does, even with lavapipe made visible.
+    env = {**os.environ, "GGML_VK_VISIBLE_DEVICES": "0"}
+    assert [d.name for d in list_devices(sd_stage, env)] == ["CPU"]

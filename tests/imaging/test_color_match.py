@@ -175,3 +175,16 @@ def test_the_ring_is_unmasked_within_its_width_and_scales_with_the_picture() -> 
     left = ring_pixels(mask, 8, Rect(0, 0, SIZE // 2, SIZE))
     assert left[1].max() < SIZE // 2 and 0 < left[0].size < rows.size
     assert [ring_width_px(Size(s, s)) for s in (256, 512, 768, 1024, 4096)] == [8, 8, 12, 16, 16]
+
+
+def test_lab_is_cie_lab_and_colours_round_trip() -> None:
+    known = np.array([[255, 255, 255], [0, 0, 0], [255, 0, 0], [0, 0, 255]], np.uint8)
+    lab = to_lab(known)
+    assert lab.dtype == np.float32 and lab.shape == known.shape
+    expected = [[100.0, 0.0, 0.0], [0.0, 0.0, 0.0], [53.24, 80.09, 67.20], [32.30, 79.19, -107.86]]
+    np.testing.assert_allclose(lab, expected, atol=0.02)  # the CIE figures of sRGB (D65)
+    levels = np.r_[np.arange(0, 256, 5), 1, 2, 254].astype(np.uint8)  # 55³ colours
+    every = np.stack(np.meshgrid(levels, levels, levels, indexing="ij"), -1).reshape(-1, 3)
+    assert np.array_equal(to_rgb(to_lab(every)), every)
+    near = cv2.cvtColor(every.reshape(-1, 1, 3).astype(np.float32) / 255, cv2.COLOR_RGB2LAB)
+    assert np.abs(near.reshape(-1, 3) - to_lab(every)).max() < 0.5  # OpenCV interpolates

@@ -152,6 +152,44 @@ def test_fit_memory_off_plans_nothing(tmp_path: Path) -> None:
     assert open_run(run.dir).stage("vae-decode").memory_changes == []
 
 
+class NamedStage(OomStage):
+    """OomStage under another stage's name (its ladder is that stage's)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__([])
+        self.name = name
+
+
+@pytest.mark.parametrize(
+    ("stage_name", "devices", "plans"),
+    [
+        ("llm-encode", {"llm": "cpu"}, 0),  # the CPU has no other setting
+        ("diffuse", {"diffusion": "cpu", "flash_attention": True}, 0),
+        ("diffuse", {"diffusion": "cpu", "flash_attention": False}, 1),  # fa is a saver
+        ("llm-encode", {"llm": "vulkan0"}, 1),  # the CPU is the next setting
+        ("vae-decode", {"vae": "cpu"}, 1),  # tiles are savers on the CPU too
+    ],
+)
+def test_a_ladder_of_one_setting_is_not_planned(
+    tmp_path: Path, stage_name: str, devices: dict, plans: int
+) -> None:
+    run = make_run(tmp_path, **devices)
+    planned: list[StageSettings] = []
+
+    def planner(ctx, obj):  # noqa: ANN001, ANN202
+        def plan(s: StageSettings) -> StagePlan:
+            planned.append(s)
+            return StagePlan(stage_name, 64, 64, {}, (DevicePlan(s.device, 1, 1, 1, 1, 2),))
+
+        return plan
+
+    stage = NamedStage(stage_name)
+    drive(run_fitted(stage, ctx_for(run, tmp_path), dict, planner))
+    assert len(planned) == plans
+    assert stage.ran == [fit.job_settings(stage_name, run.spec.devices)]  # the job's settings
+    assert (len(fit.ladder(stage_name, stage.ran[0])) == 1) == (plans == 0)
+
+
 def test_settings_reach_the_engine_flags_and_the_cap_the_environment(tmp_path: Path) -> None:
     spec = make_run(tmp_path, max_alloc_mb=1536, threads=1).spec
     graph_cut = StageSettings("vulkan0", True, weights_on_cpu=True, max_vram_gib=2.5)

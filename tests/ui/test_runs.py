@@ -139,11 +139,11 @@ def test_the_branch_dialog_shows_what_it_reuses_and_branches_from_the_step(
     window = main_window(qtbot, sd_stage, tiny_models)
     panel = window.generation_panel
     model = panel.model
-    model.form.update({"steps": 6})
+    model.form.update({"steps": 6, "width": 128, "height": 96})  # small: three runs follow
     panel.all_button.click()
     wait_idle(qtbot, model)
     original = model.run
-    assert original.finished
+    assert original.finished and (original.spec.width, original.spec.height) == (128, 96)
     strip = panel.run_view.strip
     item = strip.item(2)  # step 3
     qtbot.mouseClick(

@@ -7,14 +7,17 @@ $STEPWISE_SCREENSHOT_DIR when set)."""
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QApplication
 
+from app.core.paths import app_paths
+from app.pipeline.runner import Pipeline
 from app.ui.i18n import TsTranslator
-from tests.ui.runs_fixtures import main_window, pipeline, spec, stopped_run, write_photo
+from tests.ui.runs_fixtures import main_window, spec, stopped_run, write_photo
 
 pytestmark = pytest.mark.slow
 MAX_W, MAX_H = 1280, 720
@@ -37,16 +40,26 @@ def _save(widget, name: str, dirs: list[Path]) -> None:
         assert image.save(str(d / name)), d / name
 
 
-@pytest.fixture
-def ten_unfinished_runs(tmp_path: Path, sd_stage: Path, tiny_models) -> list[Path]:
-    image, mask = write_photo(tmp_path / "in")
-    api = pipeline(sd_stage)
+@pytest.fixture(scope="module")
+def ten_runs_made(tmp_path_factory: pytest.TempPathFactory, sd_stage: Path, tiny_models):
+    """The 10 unfinished runs, made once for both languages (in a home of their own)."""
+    home = tmp_path_factory.mktemp("ten-runs-home")
+    image, mask = write_photo(home / "in")
+    api = Pipeline(app_paths({"STEPWISE_HOME": str(home)}), sd_stage, cache_limit_mb=64)
     made = []
     for i in range(RUNS):
         photo = (image, mask) if i % 2 == 0 else (None, None)
         job = spec(tiny_models, f"door number {i} in the rain, a long prompt " * 2, 4, *photo)
         made.append(stopped_run(api, job, after_step=1 + i % 2)[0])
     return made
+
+
+@pytest.fixture
+def ten_unfinished_runs(ten_runs_made: list[Path]) -> list[Path]:
+    """Copies of the 10 runs in this test's own home (a run folder is relocatable)."""
+    runs_dir = app_paths().runs_dir
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    return [Path(shutil.copytree(run, runs_dir / run.name)) for run in ten_runs_made]
 
 
 @pytest.mark.parametrize("language", ["en", "zh_CN"])
