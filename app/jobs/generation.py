@@ -32,6 +32,7 @@ from app.pipeline.params import (
     spec_from_values,
     values_from_spec,
 )
+from app.pipeline.preflight import MASK_WHITE_FROM
 from app.pipeline.spec import JobSpec
 
 log = logging.getLogger(__name__)
@@ -141,16 +142,27 @@ class GenerationModel(QObject):
         self.catalog_changed.emit(catalog)
         self._update_notes()
 
+    def mask_empty(self) -> bool:
+        """A picture is open and its mask repaints nothing (the painter writes no mask file
+        then, so the job alone cannot tell an empty mask from "no mask")."""
+        if self.inputs.image is None:
+            return False
+        mask = self.inputs.mask
+        return mask is None or not bool((mask >= MASK_WHITE_FROM).any())
+
     def _update_notes(self, *_: Any) -> None:
+        # Stand-in names: no file is written before a start, and none is read for the notes
+        # (the mask's emptiness comes from the document, never from a file of that name).
+        mask_empty = self.mask_empty()
         image = "image.png" if self.inputs.image is not None else None
-        mask = "mask.png" if self.inputs.has_mask else None
+        mask = "mask.png" if image is not None and not mask_empty else None
         values = self.form.values()
         spec = spec_from_values(values, image=image, mask=mask)
         if self.catalog is not None:
             resumable = self.catalog.resumable
         else:  # the engine has not said yet: no sampler warning rather than a wrong one
             resumable = frozenset({values[SAMPLER.name]})
-        notes = job_notes(spec, resumable)
+        notes = job_notes(spec, resumable, mask_empty=mask_empty)
         if notes != self.notes:
             self.notes = notes
             self.notes_changed.emit(list(notes))

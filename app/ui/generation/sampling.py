@@ -198,11 +198,7 @@ class SamplingPane(QGroupBox):
     def _mask_empty(self) -> bool:
         """A picture is open and its mask repaints nothing (the painter writes no mask file
         then, so the job alone cannot tell an empty mask from "no mask")."""
-        inputs = self.model.inputs
-        if inputs.image is None:
-            return False
-        mask = inputs.mask
-        return mask is None or not bool((mask >= MASK_WHITE_FROM).any())
+        return self.model.mask_empty()
 
     def _update_size_row(self) -> None:
         size = self.model.inputs.size
