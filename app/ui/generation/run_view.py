@@ -181,8 +181,12 @@ class RunView(QWidget):
                 "Done. The result is saved in the run folder with its settings."
             ),
         }
-        if state is RunState.PAUSED:
+        if state is RunState.PREPARING:
+            self.progress.reset(texts[state])  # not the "Done" of the run before
+            self.status.emit(texts[state])
+        elif state is RunState.PAUSED:
             self.stage_list.set_state("diffuse", "paused")
+            self.progress.set_note(_tr("Paused"))  # no time left counts while paused
             self.status.emit(_tr("Paused. The model stays loaded."))
         elif state is RunState.RUNNING and self.kind == "execute":
             if self._steps_total:

@@ -64,16 +64,19 @@ class WorkspaceBar(QWidget):
             layout.addWidget(widget)
         self.set_shown("", has_photo=False)
 
-    def set_shown(self, caption: str, *, has_photo: bool) -> None:
-        """`caption` of the generated picture shown, or "" for the photo alone."""
+    def set_shown(self, caption: str, *, has_photo: bool, usable: bool = True) -> None:
+        """`caption` of the generated picture shown, or "" for the photo alone; `usable`: it is
+        a full-resolution decoded picture (a result or a decoded step), which "Use as new
+        image" may make the photo (never a step's preview)."""
         shown = bool(caption)
         self.caption.setText(
             caption
             if shown
             else _tr("Previews and results appear here, blended into the photo, as they come.")
         )
-        for widget in (self.use, self.save, self.back):
+        for widget in (self.save, self.back):
             widget.setEnabled(shown)
+        self.use.setEnabled(shown and usable)
         self.raw.setEnabled(shown and has_photo)
         self.color_match.setEnabled(shown and has_photo)
         self.split.setEnabled(shown and has_photo)
@@ -88,6 +91,11 @@ class WorkspaceArea(QWidget):
         self.canvas = canvas
         self.bar = WorkspaceBar(self)
         self.history = ResultHistoryStrip(self)
+        # Its place is kept while it is hidden: the canvas does not shrink (and its picture
+        # jump) when the first entry appears.
+        policy = self.history.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)
+        self.history.setSizePolicy(policy)
         self.history.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

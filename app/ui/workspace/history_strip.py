@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QSize, Qt, Signal
@@ -42,6 +43,14 @@ class HistoryEntry:
         if self.kind == "result":
             return _tr("Result")
         return _tr("Step {step}").format(step=self.step)
+
+    def subtitle(self) -> str:
+        """What tells entries of the same caption apart: when the run was made, its seed."""
+        try:  # run.json's UTC time, shown in the user's own
+            made = datetime.fromisoformat(self.created).astimezone().strftime("%H:%M")
+        except ValueError:
+            made = ""
+        return _tr("{time} · seed {seed}").format(time=made, seed=self.seed)
 
     def tooltip(self) -> str:
         prompt = self.prompt if len(self.prompt) <= PROMPT_CHARS else self.prompt[:59] + "…"
@@ -116,7 +125,7 @@ class ResultHistoryStrip(QListWidget):
         self._entries = list(entries)
         for entry in self._entries:
             icon = icons.get(entry) or _thumbnail(entry.path)
-            label = entry.caption() + "\n" + _tr("seed {seed}").format(seed=entry.seed)
+            label = entry.caption() + "\n" + entry.subtitle()
             item = QListWidgetItem(icon, label)
             item.setToolTip(entry.tooltip())
             item.setTextAlignment(Qt.AlignmentFlag.AlignHCenter)
