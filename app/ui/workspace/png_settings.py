@@ -112,7 +112,12 @@ def offer_png_settings(parent: QWidget, path: Path, form: JobForm) -> bool:
 
 
 def offer_settings(
-    parent: QWidget, title: str, question: str, name: str, values: dict[str, Any], form: JobForm
+    parent: QWidget | None,
+    title: str,
+    question: str,
+    name: str,
+    values: dict[str, Any],
+    form: JobForm,
 ) -> bool:
     """Asks whether `values` (carried_values of a saved job) go into the form; `question` has
     {file}, {prompt}, {seed} and {steps}. True when they were loaded."""
