@@ -30,7 +30,7 @@ def test_entries_of_the_same_seed_say_when_they_were_made(qtbot, tmp_path: Path)
     strip = window.workspace_area.history
     entries = [_entry(tmp_path, "2026-12-02T03:15:00Z"), _entry(tmp_path, "2026-12-02T04:40:00Z")]
     strip.set_entries(entries)
-    qtbot.waitUntil(strip.isVisible)
+    assert strip.isVisible()
     labels = [strip.item(row).text() for row in range(strip.count())]
     assert labels[0] != labels[1] and all("seed 42" in label for label in labels)
     assert canvas.height() == height  # the strip's place was kept: the picture does not jump

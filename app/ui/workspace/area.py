@@ -32,6 +32,9 @@ class WorkspaceBar(QWidget):
         self.caption = QLabel(self)
         self.caption.setObjectName("workspace_caption")
         self.caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.caption.setToolTip(
+            _tr("Previews and results appear here, blended into the photo, as they come.")
+        )
         self.raw = QCheckBox(_tr("Raw frame"), self)
         self.raw.setObjectName("workspace_raw")
         self.raw.setToolTip(_tr("Show the frame as the model made it, not blended into the photo"))
@@ -69,11 +72,8 @@ class WorkspaceBar(QWidget):
         a full-resolution decoded picture (a result or a decoded step), which "Use as new
         image" may make the photo (never a step's preview)."""
         shown = bool(caption)
-        self.caption.setText(
-            caption
-            if shown
-            else _tr("Previews and results appear here, blended into the photo, as they come.")
-        )
+        # Short: the bar shares its row with six controls (the explanation is the tooltip).
+        self.caption.setText(caption if shown else _tr("The photo"))
         for widget in (self.save, self.back):
             widget.setEnabled(shown)
         self.use.setEnabled(shown and usable)
@@ -90,13 +90,9 @@ class WorkspaceArea(QWidget):
         self.setObjectName("workspace")
         self.canvas = canvas
         self.bar = WorkspaceBar(self)
+        # Always in its place, empty or not: the canvas does not shrink (and its picture jump)
+        # when the first entry appears.
         self.history = ResultHistoryStrip(self)
-        # Its place is kept while it is hidden: the canvas does not shrink (and its picture
-        # jump) when the first entry appears.
-        policy = self.history.sizePolicy()
-        policy.setRetainSizeWhenHidden(True)
-        self.history.setSizePolicy(policy)
-        self.history.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)

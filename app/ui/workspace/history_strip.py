@@ -9,7 +9,7 @@ from datetime import datetime
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QSize, Qt, Signal
-from PySide6.QtGui import QIcon, QImage, QPixmap
+from PySide6.QtGui import QIcon, QImage, QPainter, QPaintEvent, QPixmap
 from PySide6.QtWidgets import QListView, QListWidget, QListWidgetItem, QStyle, QWidget
 
 from app.pipeline.api import RunSnapshot
@@ -130,9 +130,21 @@ class ResultHistoryStrip(QListWidget):
             item.setToolTip(entry.tooltip())
             item.setTextAlignment(Qt.AlignmentFlag.AlignHCenter)
             self.addItem(item)
-        self.setVisible(bool(self._entries))
+        self.viewport().update()  # the placeholder goes or comes
         if self.count():
             self.scrollToItem(self.item(self.count() - 1))
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
+        super().paintEvent(event)
+        if not self._entries:  # always in its place (the canvas never resizes): say what for
+            painter = QPainter(self.viewport())
+            painter.setPen(self.palette().placeholderText().color())
+            painter.drawText(
+                self.viewport().rect(),
+                int(Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap),
+                _tr("The results of this photo appear here."),
+            )
+            painter.end()
 
     def select_path(self, path: Path | None) -> None:
         """Marks the entry of the picture on show (none: -1)."""

@@ -44,5 +44,16 @@
         <source>{time} · seed {seed}</source>
         <translation>{time} · 种子 {seed}</translation>
     </message>
+    <message>
+        <source>The results of this photo appear here.</source>
+        <translation>这张照片的结果会显示在这里。</translation>
+    </message>
+</context>
+<context>
+    <name>Workspace</name>
+    <message>
+        <source>The photo</source>
+        <translation>照片</translation>
+    </message>
 </context>
 </TS>
