@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from app.jobs.run_state import RunState
-from app.pipeline.params import STEPS
+from app.pipeline.params import SEED, STEPS
 from tests.ui.test_generation_engine import hold_at_step
 from tests.ui.test_workspace_engine import RUN_TIMEOUT_MS, run_all, window
 
@@ -95,6 +95,13 @@ def test_after_a_suspend_the_canvas_and_the_texts_stay_with_the_run(qtbot, windo
     wait_idle(qtbot, win)
     assert texts and texts[0] != "Done"
     assert view.step_label.text() == ""
+    # After a finished run, the next one does not show "Done" while it starts.
+    assert panel.model.run.finished and view.progress.bar.format() == "Done"
+    panel.model.form.set(SEED, 8)
+    texts.clear()
+    panel.all_button.click()
+    wait_idle(qtbot, win)
+    assert texts == ["Preparing the inputs…"]
 
 
 def test_after_cancel_one_button_continues(qtbot, window) -> None:  # noqa: ANN001

@@ -369,10 +369,16 @@ class RunView(QWidget):
         dialog.open()
 
     def branch(self, step: int, changes: dict) -> bool:
+        shared = [(s, self.strip.path(s)) for s in self.strip.steps() if s <= step]
         if self.model.branch(step, changes) is None:
             return False
         run = self.model.run
         if run is not None and step in run.checkpoints:
+            # The branch's steps 1..step are the parent's: their thumbnails stay on show.
+            for s, path in shared:
+                image = QImage(path) if s not in self.strip.steps() else QImage()
+                if not image.isNull():
+                    self.strip.add_step(s, path, image)
             self.strip.keep_steps_up_to(step)
             text = _tr("New run branched from step {step}. Run all continues it.")
         else:
