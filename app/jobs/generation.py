@@ -15,11 +15,11 @@ from PySide6.QtCore import QObject, Signal
 
 from app.jobs.job_form import JobForm
 from app.jobs.job_inputs import InputFiles, InputWriter, JobInputs
+from app.jobs.job_notes import mask_empty, notes_of, repaints_everything
 from app.jobs.run_session import RunSession
 from app.jobs.run_state import TERMINAL_STATES, RunState, next_stage, user_text
 from app.jobs.stage_runner import StageRunner
-from app.jobs.values import neutral_changes, same_job, spec_changes
-from app.pipeline.advice import job_notes
+from app.jobs.values import carried_values, neutral_changes, same_job, spec_changes
 from app.pipeline.api import DeviceInfo, EngineCatalog, RunSnapshot
 from app.pipeline.failures import Failure, FailureKind, Note
 from app.pipeline.params import (
@@ -27,7 +27,6 @@ from app.pipeline.params import (
     LLM_MODEL,
     LORA_DIR,
     PROMPT,
-    SAMPLER,
     VAE_MODEL,
     spec_from_values,
     values_from_spec,
@@ -112,12 +111,13 @@ class GenerationModel(QObject):
         return spec_from_values(values, image=image, mask=mask, refs=refs)
 
     def can_resume(self) -> bool:
-        """Paused, or stopped (suspended, cancelled, failed) with finished work to go on from;
-        not while idle or finished: then nothing is paused and Run all is the way on."""
+        """Paused, or stopped (suspended, failed) with finished work to go on from; not while
+        idle or finished, and not after Cancel: then Run all is the one way on (as its status
+        line says), not three buttons that do the same."""
         if self.state in (RunState.PAUSED, RunState.PAUSING):
             return True
         run = self.run
-        stopped = self.state in (RunState.SUSPENDED, RunState.CANCELLED, RunState.FAILED)
+        stopped = self.state in (RunState.SUSPENDED, RunState.FAILED)
         return stopped and run is not None and run.resumable
 
     # --- engine facts -------------------------------------------------------------------------
@@ -141,16 +141,16 @@ class GenerationModel(QObject):
         self.catalog_changed.emit(catalog)
         self._update_notes()
 
+    def mask_empty(self) -> bool:
+        """A picture is open and its mask repaints nothing (job_notes.mask_empty)."""
+        return mask_empty(self.inputs)
+
+    def repaints_everything(self) -> bool:
+        """A start would repaint the whole picture only because its mask is empty."""
+        return repaints_everything(self.inputs, self.form.values())
+
     def _update_notes(self, *_: Any) -> None:
-        image = "image.png" if self.inputs.image is not None else None
-        mask = "mask.png" if self.inputs.has_mask else None
-        values = self.form.values()
-        spec = spec_from_values(values, image=image, mask=mask)
-        if self.catalog is not None:
-            resumable = self.catalog.resumable
-        else:  # the engine has not said yet: no sampler warning rather than a wrong one
-            resumable = frozenset({values[SAMPLER.name]})
-        notes = job_notes(spec, resumable)
+        notes = notes_of(self.inputs, self.form.values(), self.catalog)
         if notes != self.notes:
             self.notes = notes
             self.notes_changed.emit(list(notes))
@@ -327,8 +327,12 @@ class GenerationModel(QObject):
         self._set_state(RunState.IDLE)
         return branched
 
-    def open_run(self, run_dir: Path) -> RunSnapshot | None:
-        """Makes a run current (to resume it or show its result); its job goes into the form."""
+    def open_run(self, run_dir: Path, *, take_settings: bool = True) -> RunSnapshot | None:
+        """Makes a run current (to resume it or show its result). With `take_settings` its job's
+        settings go into the form by the rule of every saved job (values.carried_values), less
+        its model files: the devices and models the user chose stay (the run goes on with its
+        own models, on the devices the form names). Without, the form is left alone (the UI
+        offers the settings, app/ui/runs/)."""
         if self.state.busy:
             return None
         try:
@@ -338,7 +342,9 @@ class GenerationModel(QObject):
             return None
         self._fresh_branch = None
         self.last_failure = None
-        self.form.update(values_from_spec(run.spec))
+        if take_settings:
+            here = self.form.values()
+            self.form.update(carried_values(run.spec, here, models=False, frame=True))
         if run.finished:
             self._set_state(RunState.FINISHED)
         else:

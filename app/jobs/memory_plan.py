@@ -55,9 +55,10 @@ NO_MODELS = "no_models"
 PlanFn = Callable[[JobSpec, int, int, Mapping[str, DeviceInfo]], JobPlan]
 
 
-# The plan reads of the inputs only whether there is a picture and how many references there
-# are (job_plan.py): stand-ins, as no file is written before a run starts.
+# The plan reads of the inputs only whether there is a picture, a mask and how many references
+# there are (job_plan.py): stand-ins, as no file is written before a run starts.
 PLAN_PICTURE = "<the picture>"
+PLAN_MASK = "<the mask>"
 
 
 def plan_spec(model: GenerationModel) -> JobSpec:
@@ -66,7 +67,9 @@ def plan_spec(model: GenerationModel) -> JobSpec:
     spec = model.spec(None)
     inputs = model.inputs
     image = PLAN_PICTURE if inputs.image is not None else None
-    return dataclasses.replace(spec, image=image, refs=tuple(r.name for r in inputs.refs))
+    mask = PLAN_MASK if image is not None and not model.mask_empty() else None
+    refs = tuple(r.name for r in inputs.refs)
+    return dataclasses.replace(spec, image=image, mask=mask, refs=refs)
 
 
 def session_plan_fn(model: GenerationModel) -> PlanFn:
@@ -127,6 +130,10 @@ class MemoryPlan(QObject):
         self._timer.timeout.connect(self.refresh)
         model.form.changed.connect(self._form_changed)
         model.devices_changed.connect(lambda _devices: self.schedule())
+        # A picture opened or closed, a mask painted or cleared, a reference added: the job
+        # planned changes (vae-encode, the init latent and the mask, the reference tokens).
+        self._inputs_key = self._key_of_inputs()
+        model.inputs.changed.connect(self._inputs_changed)
         app = QCoreApplication.instance()
         if app is not None:
             app.aboutToQuit.connect(self.stop)
@@ -137,6 +144,17 @@ class MemoryPlan(QObject):
         """The size the engine will be given (an image's prepared size); None: the form's."""
         self.size = None if width is None or height is None else (width, height)
         self.schedule()
+
+    def _key_of_inputs(self) -> tuple[bool, bool, int]:
+        inputs = self.model.inputs
+        picture = inputs.image is not None
+        return picture, picture and not self.model.mask_empty(), len(inputs.refs)
+
+    def _inputs_changed(self) -> None:
+        key = self._key_of_inputs()
+        if key != self._inputs_key:
+            self._inputs_key = key
+            self.schedule()
 
     def _form_changed(self, name: str, _value: object) -> None:
         if name in WATCHED:

@@ -52,11 +52,13 @@ class EngineProbe(EngineWorker):
         self.devices_found.emit(list(found))
 
 
-def make_pipeline(paths: AppPaths, engine: Path | None) -> PipelineAPI:
-    """The real pipeline, behind the PipelineAPI protocol."""
+def make_pipeline(
+    paths: AppPaths, engine: Path | None, cache_limit_mb: int | None = None
+) -> PipelineAPI:
+    """The real pipeline, behind the PipelineAPI protocol (None: the saved cache limit)."""
     from app.pipeline.runner import Pipeline
 
-    return Pipeline(paths, engine)
+    return Pipeline(paths, engine, cache_limit_mb)
 
 
 class RunSession(QObject):
@@ -77,6 +79,7 @@ class RunSession(QObject):
         super().__init__(parent)
         self.paths = paths
         self.engine = engine
+        self.cache_limit_mb: int | None = None  # None: the settings file's
         self._pipeline = pipeline
         self._pipeline_lock = threading.Lock()
         self.run: RunSnapshot | None = None
@@ -92,13 +95,21 @@ class RunSession(QObject):
     def pipeline(self) -> PipelineAPI:
         with self._pipeline_lock:
             if self._pipeline is None:
-                self._pipeline = make_pipeline(self.paths, self.engine)
+                self._pipeline = make_pipeline(self.paths, self.engine, self.cache_limit_mb)
             return self._pipeline
 
     def set_engine(self, engine: Path | None) -> None:
         """A different sd-stage (settings); the next call builds a new pipeline."""
         if engine != self.engine:
             self.engine = engine
+            with self._pipeline_lock:
+                self._pipeline = None
+
+    def set_cache_limit(self, limit_mb: int) -> None:
+        """A new stage-cache size (settings): the next call builds a pipeline with it, so it
+        applies now, not after a restart."""
+        if limit_mb != self.cache_limit_mb:
+            self.cache_limit_mb = limit_mb
             with self._pipeline_lock:
                 self._pipeline = None
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
-from app.pipeline.params import PARAMS, spec_from_values, values_from_spec
+from app.pipeline.params import CONTEXT, EXPAND, PARAMS, spec_from_values, values_from_spec
 from app.pipeline.spec import JobSpec
 
 # Parameters that never change a result (devices, engine switches, previews).
@@ -61,3 +62,36 @@ def first_rerun(changes: Mapping[str, Any]) -> str | None:
             if p.invalidates is not None and p.spec_field.partition(".")[0] == name
         ]
     return min(stages, key=STAGES.index) if stages else None
+
+
+def carried_values(
+    spec: JobSpec, here: Mapping[str, Any], *, models: bool, frame: bool
+) -> dict[str, Any]:
+    """The job-form values a saved job (a PNG's settings, an old run's) brings into the form,
+    by one rule: never its devices and engine switches (they belong to the machine that made
+    it); model files only with `models`, and only where the file exists here (a bare file name,
+    as saved pictures carry, is looked for beside the model file of that kind chosen now, in
+    `here`, the form's values); the context area and the canvas expansion only with `frame`
+    (they belong to the photo the job was made from, not to its result)."""
+    values = values_from_spec(spec)
+    out: dict[str, Any] = {}
+    for p in PARAMS:
+        value = values[p.name]
+        if p.spec_field.startswith("devices.") or (not frame and p in (CONTEXT, EXPAND)):
+            continue
+        if p.spec_field.startswith("models."):
+            found = _model_here(str(value or ""), str(here.get(p.name) or "")) if models else None
+            if found is None:
+                continue
+            value = found
+        out[p.name] = value
+    return out
+
+
+def _model_here(value: str, chosen: str) -> str | None:
+    if not value:
+        return None
+    path = Path(value)
+    if path.parent == Path(".") and chosen:  # a bare name: beside the file chosen now
+        path = Path(chosen).parent / path.name
+    return str(path) if path.is_absolute() and path.exists() else None

@@ -29,6 +29,7 @@ from app.pipeline import fit
 from app.pipeline.api import DeviceInfo
 from app.pipeline.engine_stage import common_args
 from app.pipeline.fit import Fit, Planner, StageSettings
+from app.pipeline.frame_checks import expands
 from app.pipeline.spec import JobSpec
 
 LATENT_CHANNELS = 128
@@ -227,6 +228,7 @@ def stage_args(
         context.append(dit_context_size(Path(m.diffusion)))
     cond = _zero_conditioning(scratch / "plan_cond.bin", context[0], spec.cfg_scale != 1.0)
     is_img = spec.image is not None
+    masked = is_img and (spec.mask is not None or expands(spec))  # as stages.py runs it
     return DiffuseArgs(
         diffusion_model=Path(m.diffusion),
         load_embeddings=cond,
@@ -241,6 +243,10 @@ def stage_args(
         cfg_scale=spec.cfg_scale,
         strength=spec.strength if is_img else None,
         init_latent=latent if is_img else None,
+        mask=_white_mask(scratch / f"plan_mask_{width}x{height}.png", width, height)
+        if masked
+        else None,
+        mask_mode=spec.mask_mode if masked else None,
         ref_latents=(
             _zero_refs(scratch, width, height, spec.reference_count)
             if spec.reference_count
@@ -280,6 +286,14 @@ def _zero_conditioning(path: Path, context: int, uncond: bool) -> Path:
         if uncond:
             tensors["uncond_c_crossattn"] = zeros
         write_tensors(path, tensors)
+    return path
+
+
+def _white_mask(path: Path, width: int, height: int) -> Path:
+    if not path.exists():
+        from app.imaging.io import save_png_atomic
+
+        save_png_atomic(path, np.full((height, width), 255, np.uint8))
     return path
 
 

@@ -66,6 +66,7 @@ class CanvasView(CanvasViewport):
         self._painting_tool: BrushTool | LassoTool | ContextTool | None = None
         self._pan_anchor: QPointF | None = None
         self._space_down = False
+        self._focus_click = False  # the press under way gave the canvas its focus
         self.layer.changed.connect(self._layer_changed)
         self.setMouseTracking(True)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
@@ -289,6 +290,7 @@ class CanvasView(CanvasViewport):
 
     def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802
         pos = event.position()
+        focus_click, self._focus_click = self._focus_click, False
         button = event.button()
         if button == Qt.MouseButton.MiddleButton or (
             button == Qt.MouseButton.LeftButton and self._space_down
@@ -301,6 +303,8 @@ class CanvasView(CanvasViewport):
             return
         if button != Qt.MouseButton.LeftButton or self.document.is_empty():
             return
+        if self.layer.visible and focus_click:
+            return  # the click gave the canvas focus: it neither paints nor dismisses
         if self.layer.visible:  # painting again: back to the photo and its mask
             self.layer.clear()
             self.layer_dismissed.emit()
@@ -351,6 +355,10 @@ class CanvasView(CanvasViewport):
 
     def _lasso_erases(self, modifiers: Qt.KeyboardModifier) -> bool:
         return bool(modifiers & Qt.KeyboardModifier.AltModifier)
+
+    def focusInEvent(self, event) -> None:  # noqa: N802, ANN001
+        self._focus_click = event.reason() == Qt.FocusReason.MouseFocusReason
+        super().focusInEvent(event)
 
     def leaveEvent(self, event) -> None:  # noqa: N802, ANN001
         self._move_cursor(None)

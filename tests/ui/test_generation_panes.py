@@ -145,7 +145,8 @@ def test_settings_dialog_round_trip(qtbot, panel: GenerationPanel) -> None:
 
 
 def test_a_missing_engine_is_explained_by_its_kind(qtbot, panel: GenerationPanel) -> None:
-    panel.model.inputs.set_document(np.full((64, 64, 3), 120, np.uint8), None)
+    image = np.full((64, 64, 3), 120, np.uint8)
+    panel.model.inputs.set_document(image, np.full((64, 64), 255, np.uint8))  # a mask: no question
     panel.all_button.click()
     qtbot.waitUntil(
         lambda: not panel.model.state.busy and not panel.model.session.busy, timeout=20_000

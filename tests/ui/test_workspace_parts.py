@@ -4,6 +4,8 @@ drops a stale selection, and decoded previews replace the projection only when n
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import struct
 from pathlib import Path
 from types import SimpleNamespace
@@ -26,7 +28,7 @@ from app.jobs.stage_runner import StageRunner
 from app.pipeline import events as ev
 from app.pipeline.control import RunControl
 from app.pipeline.params import DIFFUSION_DEVICE, DIFFUSION_MODEL, PROMPT, SEED, STEPS
-from app.pipeline.spec import JobSpec, ModelFiles, spec_to_dict
+from app.pipeline.spec import JobSpec, ModelFiles
 from app.ui.generation.steps import GenerationStepStrip
 from app.ui.main_window import MainWindow
 from app.ui.workspace.png_settings import form_values_of, save_picture
@@ -82,18 +84,28 @@ def test_a_plain_png_carries_nothing_and_a_non_png_is_named(tmp_path: Path) -> N
 def test_saved_settings_go_back_into_the_form_without_devices_or_missing_models(
     tmp_path: Path,
 ) -> None:
-    model = tmp_path / "klein.gguf"
+    model = tmp_path / "models" / "klein.gguf"
+    model.parent.mkdir()
     model.write_bytes(b"GGUF")
-    spec = _spec(model=str(model))
+    cached = tmp_path / "cache" / "inputs" / "image-0123.png"
+    spec = dataclasses.replace(_spec(model=str(model)), image=str(cached), width=512, height=512)
     target = save_picture(tmp_path / "out", _picture(), spec)  # the suffix is added
     assert target.name == "out.png"
     carried = read_png_parameters(target)
-    assert carried.spec == spec_to_dict(spec)
-    values = form_values_of(carried.spec)
+    # File names only: a shared picture does not tell where models and cached inputs are.
+    assert str(tmp_path) not in json.dumps(carried.spec) and str(tmp_path) not in carried.text
+    assert carried.spec["models"]["diffusion"] == "klein.gguf"
+    assert carried.spec["image"] == "image-0123.png"
+    assert "Size: 32x24" in carried.text  # the picture's size, not the form's 512x512
+    # A bare name is found beside the model file of that kind chosen now.
+    here = {DIFFUSION_MODEL.name: str(model.parent / "another.gguf")}
+    values = form_values_of(carried.spec, here)
     assert values[PROMPT.name] == "a red door" and values[SEED.name] == 42
     assert values[STEPS.name] == 5 and values[DIFFUSION_MODEL.name] == str(model)
     assert DIFFUSION_DEVICE.name not in values  # devices belong to this machine
     assert "llm_model" not in values  # l.gguf does not exist here: the form keeps its own
+    # Without a model chosen, a bare name is never looked for in the working folder.
+    assert DIFFUSION_MODEL.name not in form_values_of(carried.spec)
 
 
 def test_open_offers_the_settings_and_no_leaves_the_form(qtbot, tmp_path, dialogs) -> None:  # noqa: ANN001
@@ -173,9 +185,10 @@ def test_decoded_previews_show_only_when_not_older(qtbot, tmp_path: Path) -> Non
     workspace.show_decoded_preview(2, "x0_002.png", _frame("#0000ff"))
     assert layer.caption == "Step 2 of 4 · decoded"
     assert tuple(layer.frame.pixels[0, 0]) == (0, 0, 255)
+    assert window.workspace_area.bar.use.isEnabled()  # decoded at full size: usable
     workspace.show_preview(3, _frame("#ffffff"))
     assert layer.caption == "Step 3 of 4 · preview"
-    assert window.workspace_area.bar.use.isEnabled()
+    assert not window.workspace_area.bar.use.isEnabled()  # a preview is never the photo
     workspace.show_photo()  # back to the photo: previews stay off until the next run
     workspace.show_preview(4, _frame("#ffffff"))
     assert not layer.visible and not window.workspace_area.bar.use.isEnabled()

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QMessageBox,
     QPushButton,
     QScrollArea,
     QTabWidget,
@@ -168,6 +169,20 @@ class GenerationPanel(QWidget):
 
     def _start(self, action: Any) -> None:
         self.error_banner.hide()
+        if not self.model.state.busy and self.model.repaints_everything():
+            answer = QMessageBox.question(
+                self,
+                _tr("The mask is empty"),
+                _tr(
+                    "Nothing is painted in the mask, so the whole picture would be repainted. "
+                    "Repaint the whole picture? Choose No to paint the part to change first."
+                ),
+                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                QMessageBox.StandardButton.No,
+            )
+            if answer != QMessageBox.StandardButton.Yes:
+                self.set_status(_tr("Nothing ran: paint the part to change, then start."))
+                return
         action()
         if self.model.state.busy:
             self.tabs.setCurrentIndex(1)

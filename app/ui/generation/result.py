@@ -166,11 +166,6 @@ class GenerationResultView(QWidget):
         self.save_button.setEnabled(False)
         self.current.set_image(None)
 
-    def follow_run(self, has_result: bool) -> None:
-        """The current run changed: a result of an earlier run is no longer this run's."""
-        if not has_result and self.has_result():
-            self.clear_result()
-
     def showing(self) -> str:
         """ "both" (tests and screenshots; before / after lives on the canvas now)."""
         return "both"

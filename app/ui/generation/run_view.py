@@ -11,7 +11,6 @@ from PySide6.QtCore import QCoreApplication, QTimer, Signal
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import (
     QDialog,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -19,9 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.errors import StepwiseError
 from app.jobs.generation import GenerationModel
-from app.jobs.run_state import RunState, user_text
+from app.jobs.run_state import RunState
 from app.jobs.stage_runner import StageRunner
 from app.pipeline.api import RunSnapshot
 from app.pipeline.run_records import CHECKPOINT_DIR
@@ -49,6 +47,9 @@ class RunView(QWidget):
         self._steps_total = 0
         self._pending_progress: tuple[int, int, float, float] | None = None
         self._pending_thumbs: list[tuple[int, str, QImage]] = []
+        # The run folder the strip, the step label and the result box show: all three are
+        # cleared and reloaded when the model's run is another one.
+        self.shown_run: Path | None = None
         self._ui_timer = QTimer(self)
         self._ui_timer.setSingleShot(True)
         self._ui_timer.setInterval(UI_UPDATE_MS)
@@ -122,9 +123,6 @@ class RunView(QWidget):
         self.result_view.save_requested.connect(self.save_result_dialog)
         model.state_changed.connect(self._state_changed)
         model.run_changed.connect(self._run_changed)
-        model.run_changed.connect(
-            lambda run: self.result_view.follow_run(run is not None and run.result is not None)
-        )
         model.runner_started.connect(self._bind_runner)
         model.inputs.changed.connect(self._show_original)
         self._original: np.ndarray | None = np.zeros(0)  # the picture shown as the original
@@ -187,8 +185,12 @@ class RunView(QWidget):
                 "Done. The result is saved in the run folder with its settings."
             ),
         }
-        if state is RunState.PAUSED:
+        if state is RunState.PREPARING:
+            self.progress.reset(texts[state])  # not the "Done" of the run before
+            self.status.emit(texts[state])
+        elif state is RunState.PAUSED:
             self.stage_list.set_state("diffuse", "paused")
+            self.progress.set_note(_tr("Paused"))  # no time left counts while paused
             self.status.emit(_tr("Paused. The model stays loaded."))
         elif state is RunState.RUNNING and self.kind == "execute":
             if self._steps_total:
@@ -233,21 +235,32 @@ class RunView(QWidget):
         self.update_buttons()
 
     def _run_changed(self, run: RunSnapshot | None) -> None:
-        if run is None:
-            self.strip.clear_steps()
-            self.result_view.clear_result()
-            self.stage_list.reset()
-            self.progress.reset()
-        else:
+        key = Path(run.dir) if run is not None else None
+        if key != self.shown_run:
+            self._show_run(run)
+        if run is not None:
             keep = {"diffuse"} if self.model.state is RunState.SUSPENDED else set()
             for stage in run.stages:
                 if stage.name not in keep:
                     self.stage_list.set_state(stage.name, stage.state, stage.seconds)
                 if stage.device:
                     self.stage_list.set_device(stage.name, stage.device)
-            if not self.strip.steps():
-                self.load_step_previews(run)
         self.update_buttons()
+
+    def _show_run(self, run: RunSnapshot | None) -> None:
+        """Another run is current: nothing of the one shown before stays (its steps, the step
+        picked, its result); the new run's own steps and result are loaded."""
+        self.shown_run = Path(run.dir) if run is not None else None
+        self._pending_thumbs.clear()
+        self.strip.clear_steps()
+        self.step_label.setText("")
+        self.result_view.clear_result()
+        self.stage_list.reset()
+        self.progress.reset()
+        if run is not None:
+            self.load_step_previews(run)
+            if run.finished:
+                self._show_result_of(run)
 
     # --- the runner -------------------------------------------------------------------------
 
@@ -360,10 +373,16 @@ class RunView(QWidget):
         dialog.open()
 
     def branch(self, step: int, changes: dict) -> bool:
+        shared = [(s, self.strip.path(s)) for s in self.strip.steps() if s <= step]
         if self.model.branch(step, changes) is None:
             return False
         run = self.model.run
         if run is not None and step in run.checkpoints:
+            # The branch's steps 1..step are the parent's: their thumbnails stay on show.
+            for s, path in shared:
+                image = QImage(path) if s not in self.strip.steps() else QImage()
+                if not image.isNull():
+                    self.strip.add_step(s, path, image)
             self.strip.keep_steps_up_to(step)
             text = _tr("New run branched from step {step}. Run all continues it.")
         else:
@@ -383,35 +402,12 @@ class RunView(QWidget):
             self.result_view.show_result(QImage(str(run.result)))
 
     def save_result_dialog(self) -> None:
-        run = self.model.run
-        if run is None or run.result is None:
-            return
-        target, _ = QFileDialog.getSaveFileName(
-            self,
-            _tr("Save result"),
-            str(Path.home() / "stepwise-result.png"),
-            _tr("PNG image (*.png)"),
-        )
-        if target:
-            self.save_result(Path(target))
+        from app.ui.generation.run_save import save_result_dialog
+
+        save_result_dialog(self)
 
     def save_result(self, target: Path) -> Path | None:
         """The result PNG with its parameters inside (A1111 text + Stepwise JSON), atomically."""
-        from app.imaging.io import load_image
-        from app.ui.workspace.png_settings import save_picture
+        from app.ui.generation.run_save import save_result
 
-        run = self.model.run
-        if run is None or run.result is None:
-            return None
-        try:
-            saved = save_picture(target, load_image(run.result), run.spec)
-        except (StepwiseError, OSError) as exc:
-            self.status.emit(
-                _tr("The result could not be saved to {path}: {error}").format(
-                    path=target, error=user_text(exc)
-                )
-            )
-            return None
-        self.status.emit(_tr("Saved {path}").format(path=saved))
-        self.result_saved.emit(str(saved))
-        return saved
+        return save_result(self, target)

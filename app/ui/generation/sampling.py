@@ -197,10 +197,7 @@ class SamplingPane(QGroupBox):
     def _mask_empty(self) -> bool:
         """A picture is open and its mask repaints nothing (the painter writes no mask file
         then, so the job alone cannot tell an empty mask from "no mask")."""
-        inputs = self.model.inputs
-        if inputs.image is None:
-            return False
-        return inputs.mask_box(MASK_WHITE_FROM) is None  # cached per mask revision
+        return self.model.mask_empty()
 
     def _update_size_row(self) -> None:
         size = self.model.inputs.size

@@ -141,10 +141,16 @@ def open_settings(panel: GenerationPanel, settings: Settings, paths: AppPaths) -
     the chosen engine."""
     from app.ui.settings_dialog import open_settings_dialog
 
-    def applied(s: Settings) -> None:
-        panel.model.session.set_engine(Path(s.engine_path) if s.engine_path else None)
+    session = panel.model.session
+    open_settings_dialog(
+        panel, settings, panel.model.form, paths, applied=lambda s: apply_settings(session, s)
+    )
 
-    open_settings_dialog(panel, settings, panel.model.form, paths, applied=applied)
+
+def apply_settings(session: RunSession, settings: Settings) -> None:
+    """What Settings OK changes takes effect now: the engine, the stage cache's size."""
+    session.set_engine(Path(settings.engine_path) if settings.engine_path else None)
+    session.set_cache_limit(settings.cache_limit_mb)
 
 
 def install(window: MainWindow, paths: AppPaths, settings: Settings) -> GenerationPanel:

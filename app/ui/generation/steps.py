@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QSize, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QElapsedTimer, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QIcon, QImage, QPixmap
 from PySide6.QtWidgets import (
     QDialog,
@@ -27,6 +27,7 @@ from app.ui.generation.stages import format_seconds
 
 THUMB_PX = 72
 ENLARGED_MAX_PX = 900
+CLOCK_MS = 1000  # a stage without steps shows its elapsed time this often
 
 
 def _tr(text: str) -> str:
@@ -53,21 +54,41 @@ class GenerationProgressBar(QWidget):
         layout.setSpacing(2)
         layout.addWidget(self.bar)
         layout.addWidget(self.detail)
+        self._busy_text = ""
+        self._started = QElapsedTimer()
+        self._clock = QTimer(self)
+        self._clock.setInterval(CLOCK_MS)
+        self._clock.timeout.connect(self._tick)
         self.reset()
 
     def reset(self, text: str = "") -> None:
+        self._stop_clock()
         self.bar.setRange(0, 1)
         self.bar.setValue(0)
         self.bar.setFormat(text or _tr("Idle"))
         self.detail.setText("")
 
     def busy(self, text: str) -> None:
-        """Indeterminate: a stage without steps is running."""
+        """Indeterminate: a stage without steps is running; the time it has taken so far is
+        shown every second (a VAE decode can take minutes)."""
         self.bar.setRange(0, 0)
         self.bar.setFormat(text)
-        self.detail.setText(text)
+        self._busy_text = text
+        self._started.start()
+        self._clock.start()
+        self._tick()
+
+    def _tick(self) -> None:
+        elapsed = format_seconds(self._started.elapsed() / 1000.0)
+        self.detail.setText(
+            _tr("{stage} · {elapsed} so far").format(stage=self._busy_text, elapsed=elapsed)
+        )
+
+    def _stop_clock(self) -> None:
+        self._clock.stop()
 
     def set_step(self, step: int, steps: int, seconds_per_step: float, eta_s: float) -> None:
+        self._stop_clock()
         self.bar.setRange(0, max(1, steps))
         self.bar.setValue(step)
         self.bar.setFormat(_tr("Step {step} of {steps}").format(step=step, steps=steps))
@@ -81,6 +102,7 @@ class GenerationProgressBar(QWidget):
             self.detail.setText("")
 
     def set_note(self, text: str) -> None:
+        self._stop_clock()
         self.detail.setText(text)
 
 

@@ -108,8 +108,10 @@ class RunsController(QObject):
             return False
         if not self.restore_canvas(run_dir):
             return False
-        if self.model.open_run(run_dir) is None:
+        if self.model.open_run(run_dir, take_settings=resume) is None:
             return False
+        if not resume:
+            self.offer_settings()
         if self.dialog is not None:
             self.dialog.remove(run_dir)
             if resume and self.dialog is not None:
@@ -119,6 +121,24 @@ class RunsController(QObject):
         if resume:
             self.model.resume()
         return True
+
+    def offer_settings(self) -> bool:
+        """Show result / Open: the run's settings are offered, by the rule of a PNG's (never
+        its devices; its model files only where they exist here). True when taken."""
+        from app.jobs.values import carried_values
+        from app.ui.workspace.png_settings import offer_settings
+
+        run, form = self.model.run, self.model.form
+        if run is None:
+            return False
+        values = carried_values(run.spec, form.values(), models=True, frame=True)
+        question = _tr(
+            "The run {file} was made with these settings (prompt: \u201c{prompt}\u201d, seed "
+            "{seed}, {steps} steps). Load them into the job? Devices you have chosen stay; its "
+            "model files are taken where they exist here."
+        )
+        title = _tr("Settings of the run")
+        return offer_settings(self._parent(), title, question, Path(run.dir).name, values, form)
 
     def restore_canvas(self, run_dir: Path) -> bool:
         """The run's own copies of its photo and mask (verified) become the document."""

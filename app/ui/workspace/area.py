@@ -32,6 +32,9 @@ class WorkspaceBar(QWidget):
         self.caption = QLabel(self)
         self.caption.setObjectName("workspace_caption")
         self.caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.caption.setToolTip(
+            _tr("Previews and results appear here, blended into the photo, as they come.")
+        )
         self.raw = QCheckBox(_tr("Raw frame"), self)
         self.raw.setObjectName("workspace_raw")
         self.raw.setToolTip(_tr("Show the frame as the model made it, not blended into the photo"))
@@ -64,16 +67,16 @@ class WorkspaceBar(QWidget):
             layout.addWidget(widget)
         self.set_shown("", has_photo=False)
 
-    def set_shown(self, caption: str, *, has_photo: bool) -> None:
-        """`caption` of the generated picture shown, or "" for the photo alone."""
+    def set_shown(self, caption: str, *, has_photo: bool, usable: bool = True) -> None:
+        """`caption` of the generated picture shown, or "" for the photo alone; `usable`: it is
+        a full-resolution decoded picture (a result or a decoded step), which "Use as new
+        image" may make the photo (never a step's preview)."""
         shown = bool(caption)
-        self.caption.setText(
-            caption
-            if shown
-            else _tr("Previews and results appear here, blended into the photo, as they come.")
-        )
-        for widget in (self.use, self.save, self.back):
+        # Short: the bar shares its row with six controls (the explanation is the tooltip).
+        self.caption.setText(caption if shown else _tr("The photo"))
+        for widget in (self.save, self.back):
             widget.setEnabled(shown)
+        self.use.setEnabled(shown and usable)
         self.raw.setEnabled(shown and has_photo)
         self.color_match.setEnabled(shown and has_photo)
         self.split.setEnabled(shown and has_photo)
@@ -87,8 +90,9 @@ class WorkspaceArea(QWidget):
         self.setObjectName("workspace")
         self.canvas = canvas
         self.bar = WorkspaceBar(self)
+        # Always in its place, empty or not: the canvas does not shrink (and its picture jump)
+        # when the first entry appears.
         self.history = ResultHistoryStrip(self)
-        self.history.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)

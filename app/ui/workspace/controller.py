@@ -24,6 +24,7 @@ from app.pipeline.api import RunSnapshot
 from app.pipeline.run_records import DECODED, PREPARED_DIR
 from app.ui.canvas_view import CanvasView
 from app.ui.workspace.area import WorkspaceArea
+from app.ui.workspace.before_after import BeforeAfterKey
 from app.ui.workspace.history_strip import HistoryEntry, entries_of, entry_thumbnail
 from app.ui.workspace.png_settings import save_picture_dialog
 from app.ui.workspace.run_photos import photo_hash, photo_runs
@@ -51,6 +52,11 @@ class Shown:
     caption: str
     path: Path | None = None  # the file it came from (results, decoded steps)
 
+    @property
+    def usable(self) -> bool:
+        """A full-resolution decoded picture ("Use as new image" takes it), not a preview."""
+        return self.kind in ("decoded", "result")
+
 
 class WorkspaceController(QObject):
     """Binds the canvas's generated layer, the workspace bar and the history strip."""
@@ -65,6 +71,7 @@ class WorkspaceController(QObject):
         self.document = document
         self.model: GenerationModel | None = None
         self.shown: Shown | None = None
+        self.current_run: Path | None = None  # the model's run the layer follows
         self._placements: dict[Path, RunPlacement | None] = {}
         self._follow = True  # previews go on the canvas (until the user paints over them)
         self._preview_step = 0  # the newest step shown during this runner
@@ -80,6 +87,7 @@ class WorkspaceController(QObject):
         bar.back.clicked.connect(self.show_photo)
         area.history.entry_chosen.connect(self.show_entry)
         self.canvas.layer_dismissed.connect(self._dismissed)
+        self.before_after = BeforeAfterKey(area, self.canvas.layer)  # `\` anywhere in the window
         document.image_changed.connect(self._photo_changed)
 
     # --- wiring -----------------------------------------------------------------------------
@@ -96,7 +104,21 @@ class WorkspaceController(QObject):
                 lambda step: self.show_step_preview(step, step_strip.path(step))
             )
         model.runner_started.connect(self._bind_runner)
-        model.run_changed.connect(lambda _run: self.refresh_history())
+        model.run_changed.connect(self._run_changed)
+        self._run_changed(model.run)
+
+    def _run_changed(self, run: RunSnapshot | None) -> None:
+        key = Path(run.dir) if run is not None else None
+        if key != self.current_run:
+            # Another run is current: nothing the layer showed stays under its caption; an
+            # opened finished run shows its result.
+            self.current_run = key
+            self.shown = None
+            self._redisplay()
+            result = run.result if run is not None and run.finished else None
+            if run is not None and result is not None and Path(result).is_file():
+                steps = run.steps or run.spec.steps
+                self._show_file(run, "result", steps, Path(result), _tr("Result"))
         self.refresh_history()
 
     def _bind_runner(self, runner: StageRunner, kind: str) -> None:
@@ -243,7 +265,7 @@ class WorkspaceController(QObject):
             log.warning("Cannot place %s of %s: %s", shown.kind, shown.run, exc)
             frame, standalone = whole_frame(shown.frame), True
         layer.show(frame, shown.caption, standalone=standalone)
-        self.area.bar.set_shown(shown.caption, has_photo=not standalone)
+        self.area.bar.set_shown(shown.caption, has_photo=not standalone, usable=shown.usable)
 
     def show_photo(self) -> None:
         """Back to the photo and its mask; previews stay off until the next run."""
@@ -269,9 +291,11 @@ class WorkspaceController(QObject):
         return frame.whole(self.document.image)
 
     def use_as_new_image(self) -> bool:
-        picture = self.shown_picture()
         shown = self.shown
-        if picture is None or shown is None:
+        if shown is None or not shown.usable:
+            return False  # a preview is a sketch of the step, never the photo
+        picture = self.shown_picture()
+        if picture is None:
             return False
         self.document.use_as_picture(_tr("Use as new image"), picture, shown.path)
         self.shown = None

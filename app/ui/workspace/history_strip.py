@@ -6,10 +6,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QSize, Qt, Signal
-from PySide6.QtGui import QIcon, QImage, QPixmap
+from PySide6.QtGui import QIcon, QImage, QPainter, QPaintEvent, QPixmap
 from PySide6.QtWidgets import QListView, QListWidget, QListWidgetItem, QStyle, QWidget
 
 from app.pipeline.api import RunSnapshot
@@ -43,6 +44,14 @@ class HistoryEntry:
         if self.kind == "result":
             return _tr("Result")
         return _tr("Step {step}").format(step=self.step)
+
+    def subtitle(self) -> str:
+        """What tells entries of the same caption apart: when the run was made, its seed."""
+        try:  # run.json's UTC time, shown in the user's own
+            made = datetime.fromisoformat(self.created).astimezone().strftime("%H:%M")
+        except ValueError:
+            made = ""
+        return _tr("{time} · seed {seed}").format(time=made, seed=self.seed)
 
     def tooltip(self) -> str:
         prompt = self.prompt if len(self.prompt) <= PROMPT_CHARS else self.prompt[:59] + "…"
@@ -124,14 +133,26 @@ class ResultHistoryStrip(QListWidget):
         self._entries = list(entries)
         for entry in self._entries:
             icon = icons.get(entry) or _icon(thumbnails.get(entry, _UNREAD), entry.path)
-            label = entry.caption() + "\n" + _tr("seed {seed}").format(seed=entry.seed)
+            label = entry.caption() + "\n" + entry.subtitle()
             item = QListWidgetItem(icon, label)
             item.setToolTip(entry.tooltip())
             item.setTextAlignment(Qt.AlignmentFlag.AlignHCenter)
             self.addItem(item)
-        self.setVisible(bool(self._entries))
+        self.viewport().update()  # the placeholder goes or comes
         if self.count():
             self.scrollToItem(self.item(self.count() - 1))
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
+        super().paintEvent(event)
+        if not self._entries:  # always in its place (the canvas never resizes): say what for
+            painter = QPainter(self.viewport())
+            painter.setPen(self.palette().placeholderText().color())
+            painter.drawText(
+                self.viewport().rect(),
+                int(Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap),
+                _tr("The results of this photo appear here."),
+            )
+            painter.end()
 
     def select_path(self, path: Path | None) -> None:
         """Marks the entry of the picture on show (none: -1)."""

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +16,8 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 from app.core.errors import StepwiseError
 from app.imaging.png_params import read_png_parameters, save_png_with_parameters
 from app.jobs.job_form import JobForm
-from app.pipeline.params import CONTEXT, EXPAND, PARAMS, values_from_spec
-from app.pipeline.spec import JobSpec, spec_from_dict, spec_to_dict
+from app.jobs.values import carried_values
+from app.pipeline.spec import JobSpec, ModelFiles, spec_from_dict, spec_to_dict
 from app.ui.messages import show_error
 
 log = logging.getLogger(__name__)
@@ -28,12 +30,36 @@ def _tr(text: str) -> str:
 
 
 def save_picture(target: Path, picture: np.ndarray, spec: JobSpec | None) -> Path:
-    """Writes `picture` as PNG with `spec`'s parameters (A1111 text + Stepwise JSON)."""
+    """Writes `picture` as PNG with `spec`'s parameters (A1111 text + Stepwise JSON): the
+    picture's own size, and file names without their folders (a shared picture does not tell
+    where someone keeps their models or where the app caches its inputs)."""
     if target.suffix.lower() != ".png":
         target = target.with_suffix(".png")
     if spec is None:
         return save_png_with_parameters(target, picture, "", {})
-    return save_png_with_parameters(target, picture, parameters_line(spec), spec_to_dict(spec))
+    size = (int(picture.shape[1]), int(picture.shape[0]))
+    shared = shareable(spec)
+    return save_png_with_parameters(
+        target, picture, parameters_line(shared, size), spec_to_dict(shared)
+    )
+
+
+def shareable(spec: JobSpec) -> JobSpec:
+    """`spec` with every file named by its name alone (models, the picture, mask, references)."""
+    m = spec.models
+
+    def name(path: str | None) -> str | None:
+        return Path(path).name if path else path
+
+    return dataclasses.replace(
+        spec,
+        models=ModelFiles(
+            name(m.diffusion) or "", name(m.llm) or "", name(m.vae) or "", name(m.lora_dir) or ""
+        ),
+        image=name(spec.image),
+        mask=name(spec.mask),
+        refs=tuple(name(r) or "" for r in spec.refs),
+    )
 
 
 def save_picture_dialog(
@@ -51,21 +77,13 @@ def save_picture_dialog(
         return None
 
 
-def form_values_of(spec: dict[str, Any]) -> dict[str, Any]:
-    """The job-form values a saved spec holds, less what belongs to this machine: devices, and
-    model files that do not exist here; and less the context area and the canvas expansion,
-    which belong to the photo the run was made from (an outpainted result is expanded
-    already). Raises ValueError/TypeError/KeyError when malformed."""
-    values = values_from_spec(spec_from_dict(spec))
-    out = {}
-    for p in PARAMS:
-        value = values[p.name]
-        if p.spec_field.startswith("devices.") or p in (CONTEXT, EXPAND):
-            continue
-        if p.spec_field.startswith("models.") and (not value or not Path(str(value)).exists()):
-            continue
-        out[p.name] = value
-    return out
+def form_values_of(spec: dict[str, Any], here: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The job-form values a saved spec holds, by the rule every saved job follows
+    (app/jobs/values.carried_values): no devices, model files only where they exist here (a
+    bare name beside the model file chosen now, in `here`), and no context area or canvas
+    expansion (an outpainted result is expanded already). Raises ValueError/TypeError/KeyError
+    when malformed."""
+    return carried_values(spec_from_dict(spec), here or {}, models=True, frame=False)
 
 
 def offer_png_settings(parent: QWidget, path: Path, form: JobForm) -> bool:
@@ -81,21 +99,37 @@ def offer_png_settings(parent: QWidget, path: Path, form: JobForm) -> bool:
     if not carried.has_settings:
         return False
     try:
-        values = form_values_of(carried.spec)
+        values = form_values_of(carried.spec, form.values())
     except (ValueError, TypeError, KeyError) as exc:
         log.info("The settings in %s do not read: %s", path, exc)
         return False
+    question = _tr(
+        "{file} carries the settings it was made with (prompt: \u201c{prompt}\u201d, seed "
+        "{seed}, {steps} steps). Load them into the job? Devices and models you have "
+        "chosen stay unless the picture's model files exist here."
+    )
+    return offer_settings(parent, _tr("Settings in the picture"), question, path.name, values, form)
+
+
+def offer_settings(
+    parent: QWidget | None,
+    title: str,
+    question: str,
+    name: str,
+    values: dict[str, Any],
+    form: JobForm,
+) -> bool:
+    """Asks whether `values` (carried_values of a saved job) go into the form; `question` has
+    {file}, {prompt}, {seed} and {steps}. True when they were loaded."""
     prompt = str(values.get("prompt", ""))
     if len(prompt) > PROMPT_SHOWN_CHARS:
         prompt = prompt[: PROMPT_SHOWN_CHARS - 1] + "…"
     answer = QMessageBox.question(
         parent,
-        _tr("Settings in the picture"),
-        _tr(
-            "{file} carries the settings it was made with (prompt: \u201c{prompt}\u201d, seed "
-            "{seed}, {steps} steps). Load them into the job? Devices and models you have "
-            "chosen stay unless the picture's model files exist here."
-        ).format(file=path.name, prompt=prompt, seed=values.get("seed"), steps=values.get("steps")),
+        title,
+        question.format(
+            file=name, prompt=prompt, seed=values.get("seed"), steps=values.get("steps")
+        ),
         QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
         QMessageBox.StandardButton.Yes,
     )
@@ -105,15 +139,17 @@ def offer_png_settings(parent: QWidget, path: Path, form: JobForm) -> bool:
     return True
 
 
-def parameters_line(spec: JobSpec) -> str:
-    """The A1111-style parameters text many viewers show."""
+def parameters_line(spec: JobSpec, size: tuple[int, int] | None = None) -> str:
+    """The A1111-style parameters text many viewers show; `size`: the picture's (else the
+    job's width × height, which an image-to-image job does not use)."""
+    width, height = size or (spec.width, spec.height)
     lines = [spec.prompt]
     if spec.negative_prompt:
         lines.append(f"Negative prompt: {spec.negative_prompt}")
     lines.append(
         f"Steps: {spec.steps}, Sampler: {spec.sampler}, Schedule type: "
         f"{spec.scheduler}, CFG scale: {spec.cfg_scale:g}, Seed: {spec.seed}, Size: "
-        f"{spec.width}x{spec.height}, Denoising strength: {spec.strength:g}, Model: "
+        f"{width}x{height}, Denoising strength: {spec.strength:g}, Model: "
         f"{Path(spec.models.diffusion).name}"
     )
     return "\n".join(lines)
