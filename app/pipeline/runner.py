@@ -359,7 +359,7 @@ class Pipeline:
             run = open_run(run_dir)
         except DamagedFileError as exc:
             failure = failure_for(exc, "prepare")
-            yield ev.RunFailed(failure.stage, failure.kind, failure.detail, None)
+            yield ev.RunFailed.of(failure)
             return
         yield from scheduler.execute(self, run, control, only)
 
@@ -404,7 +404,7 @@ class Pipeline:
                 log.exception("decoding step %s of %s failed", step, run_dir)
             logged = log_path(run, name) if run is not None else None
             failure = failure_for(exc, stage, logged if logged and logged.exists() else None)
-            yield ev.RunFailed(failure.stage, failure.kind, failure.detail, failure.log_path)
+            yield ev.RunFailed.of(failure)
 
 
 def _file_memo(path: Path) -> tuple[str, int, int]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication
 
+from app.core.errors import ERROR_CONTEXT
 from app.pipeline.failures import Failure, FailureKind, Note, NoteCode
 
 
@@ -194,14 +195,27 @@ def failure_title(kind: FailureKind) -> str:
     return _tr(_FAILURES[kind][0])
 
 
-def failure_hint(kind: FailureKind) -> str:
-    return _tr(_FAILURES[kind][1])
+def _tr_error(text: str) -> str:
+    return QCoreApplication.translate(ERROR_CONTEXT, text)
+
+
+def failure_message(failure: Failure) -> str:
+    """What went wrong, in the UI's language: the error's template translated and filled (an
+    old run.json has only its English detail, shown as it is)."""
+    return failure.text(_tr_error)
+
+
+def failure_hint(failure: Failure) -> str:
+    """What to try: the error's own fix when it named one, else the kind's; never both, so
+    the banner does not say the same thing twice."""
+    return failure.fix_text(_tr_error) or _tr(_FAILURES[failure.kind][1])
 
 
 def failure_text(failure: Failure) -> str:
-    """One line: the kind's title and the detail."""
+    """One line: the kind's title and what went wrong (the hint is separate)."""
     title = failure_title(failure.kind)
-    return f"{title}: {failure.detail}" if failure.detail else title
+    message = failure_message(failure)
+    return f"{title}: {message}" if message else title
 
 
 def note_text(note: Note) -> str:

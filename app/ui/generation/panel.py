@@ -198,7 +198,7 @@ class GenerationPanel(QWidget):
         where = stage_title(failure.stage) if failure.stage else _tr("The run")
         self.error_banner.show_error(
             _tr("{stage} failed: {message}").format(stage=where, message=failure_text(failure)),
-            failure_hint(failure.kind),
+            failure_hint(failure),
         )
         self.set_status("")
 
