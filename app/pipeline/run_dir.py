@@ -348,9 +348,10 @@ def open_run(run_dir: Path) -> Run:
     backup = run_dir / BACKUP_FILE
     if not main.exists() and not backup.exists():
         raise DamagedFileError(
-            f"{run_dir} is not a run folder (no {RUN_FILE}).",
+            "{path} is not a run folder (no {file}).",
             path=run_dir,
             fix="Choose the folder a run was written to.",
+            values={"file": RUN_FILE},
         )
     for candidate in (main, backup):
         try:
@@ -366,7 +367,7 @@ def open_run(run_dir: Path) -> Run:
             return Run(run_dir, copy.deepcopy(data))
         log.warning("%s fails verification; not trusting it", candidate)
     raise DamagedFileError(
-        f"The run manifest {main} is damaged.",
+        "The run manifest {path} is damaged.",
         path=main,
         fix="Start the run again; its checkpoints cannot be trusted.",
     )

@@ -373,14 +373,16 @@ class Pipeline:
             engine = self.engine_binary()
             checkpoint = checkpoints.valid_checkpoints(run.dir).get(step)
             if checkpoint is None:
-                raise InputError(f"There is no valid checkpoint for step {step}.")
+                raise InputError(
+                    "There is no valid checkpoint for step {step}.", values={"step": step}
+                )
             out = run.dir / STEPS_DIR / f"step_{step:03d}.png"
             out.parent.mkdir(parents=True, exist_ok=True)
             # Checkpoints hold x_t under the name "x_t"; vae-decode reads "latent".
             tensors = read_tensors(checkpoint)
             if "x_t" not in tensors:
                 raise DamagedFileError(
-                    f"The checkpoint {checkpoint} holds no x_t tensor.", path=checkpoint
+                    "The checkpoint {path} holds no x_t tensor.", path=checkpoint
                 )
             latent = out.with_suffix(".latent.bin")
             write_tensors(latent, {"latent": tensors["x_t"]})

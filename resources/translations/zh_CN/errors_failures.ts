@@ -188,6 +188,142 @@
         <translation>请重新运行写出它的阶段。</translation>
     </message>
     <message>
+        <source>Rebuild the engine with `python native/build.py`.</source>
+        <translation>请用 `python native/build.py` 重新构建引擎。</translation>
+    </message>
+    <message>
+        <source>{path} --list-samplers printed no JSON object.</source>
+        <translation>{path} --list-samplers 没有输出 JSON 对象。</translation>
+    </message>
+    <message>
+        <source>{path} --list-samplers: "samplers" and "schedulers" must be lists.</source>
+        <translation>{path} --list-samplers：“samplers”和“schedulers”必须是列表。</translation>
+    </message>
+    <message>
+        <source>{path} --list-samplers: too many entries.</source>
+        <translation>{path} --list-samplers：条目过多。</translation>
+    </message>
+    <message>
+        <source>{path} --list-samplers: empty or repeated names.</source>
+        <translation>{path} --list-samplers：名称为空或重复。</translation>
+    </message>
+    <message>
+        <source>{path} --list-samplers: bad sampler entry {entry}.</source>
+        <translation>{path} --list-samplers：采样器条目 {entry} 有误。</translation>
+    </message>
+    <message>
+        <source>{path} --list-samplers: bad scheduler name {entry}.</source>
+        <translation>{path} --list-samplers：调度器名称 {entry} 有误。</translation>
+    </message>
+    <message>
+        <source>{path} gave no device list (its answer is not a JSON list).</source>
+        <translation>{path} 没有给出设备列表（它的回答不是 JSON 列表）。</translation>
+    </message>
+    <message>
+        <source>{path} gave no {what} list (exit code {code}).</source>
+        <translation>{path} 没有给出 {what} 列表（退出码 {code}）。</translation>
+    </message>
+    <message>
+        <source>{path} could not give its {what} ({reason}).</source>
+        <translation>{path} 无法给出它的 {what}（{reason}）。</translation>
+    </message>
+    <message>
+        <source>{path} stopped while planning (exit code {code}).</source>
+        <translation>{path} 在规划内存时停止（退出码 {code}）。</translation>
+    </message>
+    <message>
+        <source>The engine's memory plan could not be read: {reason}</source>
+        <translation>无法读取引擎的内存规划：{reason}</translation>
+    </message>
+    <message>
+        <source>The engine sent a line of {size} bytes (limit {limit}).</source>
+        <translation>引擎发送了一行 {size} 字节的内容（上限 {limit}）。</translation>
+    </message>
+    <message>
+        <source>The engine sent a line that is not JSON: {line}</source>
+        <translation>引擎发送了一行不是 JSON 的内容：{line}</translation>
+    </message>
+    <message>
+        <source>The engine sent JSON that is not an object: {line}</source>
+        <translation>引擎发送的 JSON 不是对象：{line}</translation>
+    </message>
+    <message>
+        <source>The engine speaks event protocol version {version}; this Stepwise needs {needed}.</source>
+        <translation>引擎使用事件协议版本 {version}；此 Stepwise 需要 {needed}。</translation>
+    </message>
+    <message>
+        <source>The engine's {event} event lacks the field {field}.</source>
+        <translation>引擎的 {event} 事件缺少字段 {field}。</translation>
+    </message>
+    <message>
+        <source>The engine's {event} event has {field} = {value}, expected {expected}.</source>
+        <translation>引擎的 {event} 事件中 {field} = {value}，应为 {expected}。</translation>
+    </message>
+    <message>
+        <source>The engine's stopped event has the unknown reason {reason}.</source>
+        <translation>引擎的停止事件带有未知原因 {reason}。</translation>
+    </message>
+    <message>
+        <source>The engine stopped responding.</source>
+        <translation>引擎停止响应。</translation>
+    </message>
+    <message>
+        <source>It was stopped; try again, and report it with the engine log if it repeats.</source>
+        <translation>它已被停止；请重试，如果反复出现，请附上引擎日志报告它。</translation>
+    </message>
+    <message>
+        <source>The engine sent more than {count} lines that are not events; the last: {line}</source>
+        <translation>引擎发送了超过 {count} 行不是事件的内容；最后一行：{line}</translation>
+    </message>
+    <message>
+        <source>The engine (pid {pid}) survived SIGKILL.</source>
+        <translation>引擎（pid {pid}）在 SIGKILL 后仍未退出。</translation>
+    </message>
+    <message>
+        <source>The engine exited successfully without reporting its outputs.</source>
+        <translation>引擎成功退出，但没有报告它的输出。</translation>
+    </message>
+    <message>
+        <source>The engine could not be started: {reason}.</source>
+        <translation>无法启动引擎：{reason}。</translation>
+    </message>
+    <message>
+        <source>The engine sent nothing for {seconds} s.</source>
+        <translation>引擎已 {seconds} 秒没有发送任何内容。</translation>
+    </message>
+    <message>
+        <source>The engine reported a file outside the run folder: {output}</source>
+        <translation>引擎报告了运行文件夹之外的文件：{output}</translation>
+    </message>
+    <message>
+        <source>The engine reported an output outside the run folder: {output}</source>
+        <translation>引擎报告了运行文件夹之外的输出：{output}</translation>
+    </message>
+    <message>
+        <source>The run manifest {path} is damaged.</source>
+        <translation>运行清单 {path} 已损坏。</translation>
+    </message>
+    <message>
+        <source>Start the run again; its checkpoints cannot be trusted.</source>
+        <translation>请重新开始运行；它的检查点不可信。</translation>
+    </message>
+    <message>
+        <source>{path} is not a run folder (no {file}).</source>
+        <translation>{path} 不是运行文件夹（没有 {file}）。</translation>
+    </message>
+    <message>
+        <source>Choose the folder a run was written to.</source>
+        <translation>请选择写入过运行的文件夹。</translation>
+    </message>
+    <message>
+        <source>There is no valid checkpoint for step {step}.</source>
+        <translation>第 {step} 步没有有效的检查点。</translation>
+    </message>
+    <message>
+        <source>The prepare stage has not recorded the engine's size.</source>
+        <translation>准备阶段没有记录引擎的尺寸。</translation>
+    </message>
+    <message>
         <source>Cannot read the diffusion model's header {path}: {reason}.</source>
         <translation>无法读取扩散模型的文件头 {path}：{reason}。</translation>
     </message>
