@@ -16,8 +16,8 @@ newer one replaces it, so a lagging UI only ever paints the newest.
 
 from __future__ import annotations
 
-import logging
 import dataclasses
+import logging
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path

@@ -7,6 +7,8 @@ file or flag) is shown beside it as is.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from PySide6.QtCore import QCoreApplication
 
 from app.core.errors import ERROR_CONTEXT
@@ -230,5 +232,24 @@ def note_text(note: Note) -> str:
         return source.format(**note.params)
 
 
-def missing_text(names: list[str]) -> str:
-    return " ".join(_tr(_MISSING.get(n, n)) for n in names)
+# A model file chosen but not there (GenerationModel.missing names it too): say so, naming it.
+_NOT_THERE = QT_TRANSLATE_NOOP("Texts", "The {what} file {path} does not exist; choose it again.")
+_WHAT: dict[str, str] = {
+    "diffusion_model": QT_TRANSLATE_NOOP("Texts", "diffusion model"),
+    "llm_model": QT_TRANSLATE_NOOP("Texts", "text encoder (LLM)"),
+    "vae_model": QT_TRANSLATE_NOOP("Texts", "VAE"),
+}
+
+
+def missing_text(names: list[str], values: Mapping[str, object] | None = None) -> str:
+    """What a start needs; a model file that is chosen (in `values`, the form's) but does not
+    exist is named as such, not asked for."""
+    parts = []
+    for name in names:
+        chosen = str((values or {}).get(name) or "")
+        if chosen and name in _WHAT:
+            what = _tr(_WHAT[name])
+            parts.append(_tr(_NOT_THERE).format(what=what, path=chosen))
+        else:
+            parts.append(_tr(_MISSING.get(name, name)))
+    return " ".join(parts)

@@ -165,3 +165,27 @@ def test_an_old_run_json_failure_still_reads_and_shows(zh_cn, tmp_path: Path) ->
         == "内存不足: The engine ran out of memory. Try a smaller image."
     )
     assert texts.failure_hint(failure) == texts._tr(texts._FAILURES[FailureKind.OUT_OF_MEMORY][1])
+
+
+def test_a_chosen_model_file_that_is_not_there_is_named(zh_cn, tmp_path: Path) -> None:
+    """New-user walk 6: a model chosen but missing is not asked for again as if none were
+    chosen; the file is named and said not to exist."""
+    gone = tmp_path / "klein-9b.gguf"
+    values = {"diffusion_model": str(gone), "llm_model": "", "vae_model": str(gone)}
+    text = texts.missing_text(["diffusion_model", "llm_model", "vae_model"], values)
+    assert f"扩散模型文件 {gone} 不存在" in text
+    assert "请选择文本编码器" in text  # the one not chosen is asked for
+    assert f"VAE文件 {gone} 不存在" in text
+    assert "请选择扩散模型文件" not in text
+
+
+def test_the_memory_plan_line_for_a_model_the_engine_cannot_load(zh_cn) -> None:
+    """New-user walk 6: the engine's refusal in the Devices pane is a translated template
+    around the engine's own line, pointing to where model paths are (not Settings)."""
+    from app.jobs.run_state import user_text
+
+    text = user_text(error_for_exit(3, "failed to load model: fix the path", ""))
+    assert text.startswith("引擎报告：failed to load model: fix the path")
+    assert "生成 \u25b8 配置 \u25b8 模型" in text and "设置" not in text
+    english = ENGLISH.findall(text.replace("failed to load model: fix the path", ""))
+    assert english == []

@@ -186,7 +186,8 @@ class GenerationPanel(QWidget):
 
     def _refused(self, names: list[str]) -> None:
         self.error_banner.show_error(
-            missing_text(names), _tr("Fix this under Setup, then start again.")
+            missing_text(names, self.model.form.values()),
+            _tr("Fix this under Setup, then start again."),
         )
         self.set_status("")
         self.tabs.setCurrentIndex(0)
