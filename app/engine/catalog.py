@@ -47,9 +47,7 @@ def parse_catalog(stdout: bytes, engine: Path) -> Catalog:
     except json.JSONDecodeError:
         data = None
     if not isinstance(data, dict):
-        raise ProtocolError(
-            "{path} --list-samplers printed no JSON object.", path=engine, fix=_FIX
-        )
+        raise ProtocolError("{path} --list-samplers printed no JSON object.", path=engine, fix=_FIX)
     samplers_raw, schedulers_raw = data.get("samplers"), data.get("schedulers")
     if not isinstance(samplers_raw, list) or not isinstance(schedulers_raw, list):
         raise ProtocolError(

@@ -299,9 +299,7 @@ class StageProcess:
         self._signal_group(terminate=False)
         code = self._wait_quietly(KILL_WAIT_S)
         if code is None:  # pragma: no cover - SIGKILL cannot be ignored
-            raise EngineHung(
-                "The engine (pid {pid}) survived SIGKILL.", values={"pid": self.pid}
-            )
+            raise EngineHung("The engine (pid {pid}) survived SIGKILL.", values={"pid": self.pid})
         return code
 
     def kill(self) -> int:

@@ -406,4 +406,3 @@ class GenerationModel(QObject):
         else:
             self._set_state(TERMINAL_STATES.get(kind, RunState.FAILED))
         self.runner_ended.emit(kind)
-

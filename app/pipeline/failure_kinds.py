@@ -34,6 +34,7 @@ class StageOrderError(StepwiseError):
         )
         self.stage = stage
 
+
 # Most specific first: EngineNotFound is an EngineError, TensorFileError a DamagedFileError.
 _KINDS: tuple[tuple[type[BaseException], FailureKind], ...] = (
     (EngineNotFound, FailureKind.ENGINE_MISSING),
