@@ -217,7 +217,7 @@ def failure_text(failure: Failure) -> str:
     """One line: the kind's title and what went wrong (the hint is separate)."""
     title = failure_title(failure.kind)
     message = failure_message(failure)
-    return f"{title}: {message}" if message else title
+    return _tr("{title}: {message}").format(title=title, message=message) if message else title
 
 
 def note_text(note: Note) -> str:

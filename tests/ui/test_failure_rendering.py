@@ -122,7 +122,7 @@ def test_every_failure_kind_renders_in_chinese(zh_cn, tmp_path: Path) -> None:
 def test_the_oom_banner_does_not_repeat_its_hint(zh_cn) -> None:
     failure = failure_for(error_for_exit(4, None, ""), "diffuse")
     message, hint = texts.failure_text(failure), texts.failure_hint(failure)
-    assert message == "内存不足: 引擎内存不足。"
+    assert message == "内存不足：引擎内存不足。"
     assert hint.startswith("可尝试：使用更小的图像")
     assert "VAE" not in message  # the fix is said once, as the hint
 
@@ -162,7 +162,7 @@ def test_an_old_run_json_failure_still_reads_and_shows(zh_cn, tmp_path: Path) ->
     assert failure is not None and failure.message == "" and failure.values == {}
     assert (
         texts.failure_text(failure)
-        == "内存不足: The engine ran out of memory. Try a smaller image."
+        == "内存不足：The engine ran out of memory. Try a smaller image."
     )
     assert texts.failure_hint(failure) == texts._tr(texts._FAILURES[FailureKind.OUT_OF_MEMORY][1])
 

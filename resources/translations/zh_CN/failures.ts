@@ -4,6 +4,10 @@
 <context>
     <name>Texts</name>
     <message>
+        <source>{title}: {message}</source>
+        <translation>{title}：{message}</translation>
+    </message>
+    <message>
         <source>The {what} file {path} does not exist; choose it again.</source>
         <translation>{what}文件 {path} 不存在；请重新选择。</translation>
     </message>
