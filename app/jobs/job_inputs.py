@@ -22,7 +22,7 @@ from app.core.atomic import write_bytes_atomic
 from app.core.errors import InputError
 from app.imaging.geometry import Size
 from app.imaging.io import encode_png, load_image
-from app.jobs.run_state import user_text
+from app.jobs.run_state import log_error, user_text
 
 log = logging.getLogger(__name__)
 
@@ -270,6 +270,7 @@ class InputWriter(QThread):
         try:
             files = write_inputs(self._folder, self._image, self._mask, self._refs)
         except Exception as exc:  # noqa: BLE001 - reported to the user with the file named
+            log_error(log, "writing the inputs failed", exc)
             self.failed.emit(user_text(exc))
             return
         self.written.emit(files)

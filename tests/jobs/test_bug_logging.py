@@ -79,3 +79,23 @@ def test_a_bug_in_an_action_is_logged_with_its_traceback(
     assert "RuntimeError: injected fault 4711" in text
     assert "_boom" in text  # the frame that raised is in the trace
     model.shutdown()
+
+
+def test_the_queue_and_the_other_catch_alls_log_a_bug_with_its_traceback(log_file: Path) -> None:
+    """log_error (the queue model, the input writer, the memory plan): a bug with its trace, a
+    StepwiseError the user can fix as one line without one."""
+    from app.core.errors import InputError
+    from app.jobs.run_state import log_error
+
+    logger = logging.getLogger("app.jobs.queue_model")
+    try:
+        _boom()
+    except RuntimeError as exc:
+        log_error(logger, "a queue action failed", exc)
+    log_error(logger, "adding to the queue failed", InputError("A mask needs an image to inpaint."))
+    for handler in logging.getLogger().handlers:
+        handler.flush()
+    text = log_file.read_text(encoding="utf-8")
+    assert "a queue action failed: injected fault 4711\nTraceback (most recent call last)" in text
+    assert "adding to the queue failed: A mask needs an image to inpaint.\n" in text
+    assert text.count("Traceback") == 1
