@@ -200,9 +200,11 @@ class GenerationModel(QObject):
             writer.deleteLater()
 
     def _refuse_exc(self, exc: BaseException, stage: str) -> None:
-        """An action raised: its failure (a bug's traceback goes to the log in failure_for)."""
+        """An action raised: its failure; a bug is logged with its traceback."""
         failure = failure_for(exc, stage)
-        if failure.kind is not FailureKind.BUG:
+        if failure.kind is FailureKind.BUG:
+            log.error("%s failed unexpectedly", stage or "an action", exc_info=exc)
+        else:
             log.info("The pipeline refused (%s): %s", failure.kind, failure.detail)
         self._refuse(failure)
 

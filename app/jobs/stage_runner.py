@@ -194,7 +194,8 @@ class StageRunner(QThread):
                 if self._terminal_sent:
                     break
         except Exception as exc:  # a bug or an unexpected failure below us: say so, once
-            failure = failure_for(exc, self._current_stage)  # logs its traceback
+            log.error("Run %s raised", self._name, exc_info=exc)
+            failure = failure_for(exc, self._current_stage)
             self._terminal("failed", lambda: self.run_failed.emit(failure))
         finally:
             close = getattr(events, "close", None)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 
 from app.core.errors import DamagedFileError, InputError, OutputError, StepwiseError
@@ -21,7 +20,6 @@ from app.pipeline.failures import Failure, FailureKind, json_values
 from app.pipeline.identity import ModelFileError
 from app.pipeline.run_lock import RunBusy
 
-log = logging.getLogger(__name__)
 UNEXPECTED = "Unexpected error in stage {stage}: {error}"
 
 
@@ -65,11 +63,9 @@ def failure_kind(exc: BaseException) -> FailureKind:
 
 def failure_for(exc: BaseException, stage: str, log_path: Path | None = None) -> Failure:
     """The typed failure: the error's templates and values kept (each reader renders them in
-    its language), `detail` their English text. A bug (an exception not in the table) is
-    logged here with its traceback: every catch-all of the pipeline comes through here."""
+    its language), `detail` their English text. The catch-all that turns a bug into a
+    failure logs its traceback (the pipeline's stage loops, the worker, the model's actions)."""
     kind = failure_kind(exc)
-    if kind is FailureKind.BUG:
-        log.error("Unexpected error in stage %s", stage, exc_info=exc)
     if isinstance(exc, StepwiseError):
         values = json_values(exc.fields())
         return Failure(
