@@ -207,10 +207,27 @@ def failure_message(failure: Failure) -> str:
     return failure.text(_tr_error)
 
 
+# Kinds whose hint names the place in this window to fix it (Devices, Settings, Run all), which
+# the error's own fix (written for every caller, the CLI too) cannot.
+_WINDOW_HINT_FIRST = frozenset(
+    {
+        FailureKind.OUT_OF_MEMORY,
+        FailureKind.ENGINE_MISSING,
+        FailureKind.ENGINE_CRASHED,
+        FailureKind.DEVICE,
+        FailureKind.BUSY,
+        FailureKind.BUG,
+    }
+)
+
+
 def failure_hint(failure: Failure) -> str:
-    """What to try: the error's own fix when it named one, else the kind's; never both, so
-    the banner does not say the same thing twice."""
-    return failure.fix_text(_tr_error) or _tr(_FAILURES[failure.kind][1])
+    """What to try, said once: the kind's hint for the kinds fixed in this window, else the
+    error's own fix when it named one (the file, the value), else the kind's hint."""
+    kind_hint = _tr(_FAILURES[failure.kind][1])
+    if failure.kind in _WINDOW_HINT_FIRST:
+        return kind_hint
+    return failure.fix_text(_tr_error) or kind_hint
 
 
 def failure_text(failure: Failure) -> str:

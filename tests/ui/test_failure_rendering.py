@@ -123,8 +123,15 @@ def test_the_oom_banner_does_not_repeat_its_hint(zh_cn) -> None:
     failure = failure_for(error_for_exit(4, None, ""), "diffuse")
     message, hint = texts.failure_text(failure), texts.failure_hint(failure)
     assert message == "内存不足：引擎内存不足。"
-    assert hint.startswith("可尝试：使用更小的图像")
+    assert hint.startswith("可以试试：在“设备”中为此阶段选择 CPU")  # where, in this window
     assert "VAE" not in message  # the fix is said once, as the hint
+
+
+def test_a_file_error_hints_its_own_fix(zh_cn, tmp_path: Path) -> None:
+    failure = failure_for(_missing_model(tmp_path), "prepare")
+    message, hint = texts.failure_text(failure), texts.failure_hint(failure)
+    assert message == f"无法使用模型文件：模型文件 {tmp_path / 'no such model.gguf'} 不存在。"
+    assert hint == "请在“生成 \u25b8 配置 \u25b8 模型”下重新选择模型文件。"
 
 
 def test_values_and_templates_survive_the_worker_and_run_json(tmp_path: Path) -> None:
