@@ -38,27 +38,50 @@ class StepwiseError(Exception):
         self.values: dict[str, object] = dict(values or {})
         super().__init__(self.user_message())
 
-    def _fill(self, template: str, translate: Callable[[str], str]) -> str:
-        text = translate(template)
-        if not self.values and "{path}" not in text:
-            return text
-        fields = {"path": self.path if self.path is not None else "", **self.values}
-        try:
-            return text.format(**fields)
-        except (KeyError, IndexError, ValueError):
-            # A translation with a wrong placeholder must not hide the error itself.
-            return template.format(**fields) if translate is not _identity else template
+    def fields(self) -> dict[str, object]:
+        """The values the templates are filled from ({path} included when there is one)."""
+        return {"path": self.path if self.path is not None else "", **self.values}
 
     def user_message(self, translate: Callable[[str], str] | None = None) -> str:
         """The whole text: message, the file when the message does not name it, the fix.
         `translate` maps a template to its translation (the UI passes Qt's translate)."""
-        tr = translate or _identity
-        text = self._fill(self.message, tr)
-        if self.path is not None and str(self.path) not in text:
-            text += f" ({self.path})"
-        if self.fix:
-            text += " " + self._fill(self.fix, tr)
+        return render_error(self.message, self.fields(), translate, fix=self.fix)
+
+
+def fill_template(
+    template: str, fields: Mapping[str, object], translate: Callable[[str], str] | None = None
+) -> str:
+    """`template` translated, then filled from `fields`; a translation with a wrong placeholder
+    falls back to the English template, never hiding the error itself."""
+    tr = translate or _identity
+    text = tr(template)
+    if not (fields.keys() - {"path"}) and "{path}" not in text:
         return text
+    try:
+        return text.format(**fields)
+    except (KeyError, IndexError, ValueError):
+        try:
+            return template.format(**fields)
+        except (KeyError, IndexError, ValueError):
+            return template
+
+
+def render_error(
+    message: str,
+    fields: Mapping[str, object],
+    translate: Callable[[str], str] | None = None,
+    *,
+    fix: str | None = None,
+) -> str:
+    """A message template filled in, the file added when the message does not name it, then
+    the fix (when given). Errors and the failures recorded from them (run.json) share it."""
+    text = fill_template(message, fields, translate)
+    path = str(fields.get("path") or "")
+    if path and path not in text:
+        text += f" ({path})"
+    if fix:
+        text += " " + fill_template(fix, fields, translate)
+    return text
 
 
 def error_text(exc: BaseException, translate: Callable[[str], str] | None = None) -> str:

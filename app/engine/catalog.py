@@ -47,18 +47,16 @@ def parse_catalog(stdout: bytes, engine: Path) -> Catalog:
     except json.JSONDecodeError:
         data = None
     if not isinstance(data, dict):
-        raise ProtocolError(
-            f"{engine} --list-samplers printed no JSON object.", path=engine, fix=_FIX
-        )
+        raise ProtocolError("{path} --list-samplers printed no JSON object.", path=engine, fix=_FIX)
     samplers_raw, schedulers_raw = data.get("samplers"), data.get("schedulers")
     if not isinstance(samplers_raw, list) or not isinstance(schedulers_raw, list):
         raise ProtocolError(
-            f'{engine} --list-samplers: "samplers" and "schedulers" must be lists.',
+            '{path} --list-samplers: "samplers" and "schedulers" must be lists.',
             path=engine,
             fix=_FIX,
         )
     if len(samplers_raw) > MAX_LIST_ITEMS or len(schedulers_raw) > MAX_LIST_ITEMS:
-        raise ProtocolError(f"{engine} --list-samplers: too many entries.", path=engine, fix=_FIX)
+        raise ProtocolError("{path} --list-samplers: too many entries.", path=engine, fix=_FIX)
     samplers = []
     for item in samplers_raw:
         if (
@@ -68,13 +66,19 @@ def parse_catalog(stdout: bytes, engine: Path) -> Catalog:
             or not isinstance(item.get("resumable"), bool)
         ):
             raise ProtocolError(
-                f"{engine} --list-samplers: bad sampler entry {item!r:.80}.", path=engine, fix=_FIX
+                "{path} --list-samplers: bad sampler entry {entry}.",
+                path=engine,
+                fix=_FIX,
+                values={"entry": f"{item!r:.80}"},
             )
         samplers.append(Sampler(item["name"], item["resumable"]))
     for name in schedulers_raw:
         if not isinstance(name, str) or not _NAME.match(name):
             raise ProtocolError(
-                f"{engine} --list-samplers: bad scheduler name {name!r:.80}.", path=engine, fix=_FIX
+                "{path} --list-samplers: bad scheduler name {entry}.",
+                path=engine,
+                fix=_FIX,
+                values={"entry": f"{name!r:.80}"},
             )
     names = [s.name for s in samplers]
     if (
@@ -83,6 +87,6 @@ def parse_catalog(stdout: bytes, engine: Path) -> Catalog:
         or len(set(schedulers_raw)) != len(schedulers_raw)
     ):
         raise ProtocolError(
-            f"{engine} --list-samplers: empty or repeated names.", path=engine, fix=_FIX
+            "{path} --list-samplers: empty or repeated names.", path=engine, fix=_FIX
         )
     return Catalog(tuple(samplers), tuple(schedulers_raw))

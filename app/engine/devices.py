@@ -45,7 +45,7 @@ def list_devices(engine: Path, env: dict[str, str] | None = None) -> list[Device
         data = None
     if not isinstance(data, list):
         raise ProtocolError(
-            f"{engine} gave no device list (its answer is not a JSON list).",
+            "{path} gave no device list (its answer is not a JSON list).",
             path=engine,
             fix=REBUILD_FIX,
         )

@@ -36,6 +36,7 @@ class EngineError(StepwiseError):
         stderr_tail: str = "",
         path: Path | str | None = None,
         fix: str | None = None,
+        values: dict[str, object] | None = None,
     ) -> None:
         self.exit_code = exit_code
         self.stderr_tail = stderr_tail
@@ -43,6 +44,7 @@ class EngineError(StepwiseError):
             _one_line(message or self.default_message),
             path=path,
             fix=fix if fix is not None else self.default_fix,
+            values=values,
         )
 
 
@@ -57,7 +59,10 @@ class ModelLoadError(EngineError):
     """A model file is missing, unreadable or of the wrong kind (exit 3)."""
 
     default_message = "A model file could not be loaded."
-    default_fix = "Check the model paths in Settings; each must be the right kind of file."
+    default_fix = (
+        "Check the model files under Generate ▸ Setup ▸ Models; each must be the right "
+        "kind of file."
+    )
 
 
 class EngineOutOfMemory(EngineError):
@@ -154,7 +159,9 @@ _OPEN_FAILED = re.compile(r"failed to open[^\n]*|No such file or directory[^\n]*
 _DEVICE_LOST_MESSAGE = "The GPU driver reset while the engine was running (device lost)."
 _DEVICE_LOST_FIX = "Update the GPU driver, close other GPU programs, or run on the CPU."
 _NO_VULKAN_MESSAGE = "The engine could not start Vulkan on this computer."
-_NO_VULKAN_FIX = "Install or update the GPU driver, or choose the CPU in Settings."
+_NO_VULKAN_FIX = "Install or update the GPU driver, or choose the CPU under Devices."
+# The engine's own one-line error: a value in a template, so the sentence around it translates.
+ENGINE_REPORTED = "The engine reported: {engine}"
 
 
 def error_for_exit(
@@ -174,6 +181,10 @@ def error_for_exit(
 
     cls = _CLASS_FOR_EXIT.get(code)
     fix: str | None = None
+    values: dict[str, object] = {}
+    if message:
+        values["engine"] = _one_line(message)
+        message = ENGINE_REPORTED
     if _OOM.search(stderr_tail) and cls in (None, EngineCrashed, EngineOutOfMemory):
         # ggml aborts (SIGABRT) on many failed allocations instead of returning an error.
         cls = EngineOutOfMemory
@@ -185,23 +196,24 @@ def error_for_exit(
     elif cls in (None, EngineCrashed, ModelLoadError, BadInputError) and not message:
         opened = _OPEN_FAILED.search(stderr_tail)
         if opened:
-            message = f"The engine could not open a file: {opened.group(0).strip()}"
+            message = "The engine could not open a file: {opened}"
+            values["opened"] = opened.group(0).strip()
 
     if cls is None:
         cls = EngineCrashed
         if not message:
-            message = _describe_unknown_exit(code)
-    return cls(message, exit_code=code, stderr_tail=stderr_tail, fix=fix)
+            message, values = _describe_unknown_exit(code)
+    return cls(message, exit_code=code, stderr_tail=stderr_tail, fix=fix, values=values)
 
 
-def _describe_unknown_exit(code: int) -> str:
+def _describe_unknown_exit(code: int) -> tuple[str, dict[str, object]]:
     if code < 0:
         try:
             name = signal.Signals(-code).name
         except ValueError:
             name = f"signal {-code}"
-        return f"The engine was stopped by {name}."
-    return f"The engine exited with the unknown status {code}."
+        return "The engine was stopped by {signal}.", {"signal": name}
+    return "The engine exited with the unknown status {code}.", {"code": code}
 
 
 def _one_line(text: str) -> str:

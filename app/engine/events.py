@@ -131,19 +131,26 @@ def parse_event(line: bytes | str) -> Event | None:
     """One stdout line → an event; None for unknown types; ProtocolError for anything malformed."""
     raw = line.encode("utf-8", "replace") if isinstance(line, str) else line
     if len(raw) > MAX_LINE_BYTES:
-        raise ProtocolError(f"The engine sent a line of {len(raw)} bytes (limit {MAX_LINE_BYTES}).")
+        raise ProtocolError(
+            "The engine sent a line of {size} bytes (limit {limit}).",
+            values={"size": len(raw), "limit": MAX_LINE_BYTES},
+        )
     try:
         obj = json.loads(raw, parse_constant=_reject_constant)
     except (ValueError, RecursionError) as exc:
-        raise ProtocolError(f"The engine sent a line that is not JSON: {_preview(raw)}") from exc
+        raise ProtocolError(
+            "The engine sent a line that is not JSON: {line}", values={"line": _preview(raw)}
+        ) from exc
     if not isinstance(obj, dict):
-        raise ProtocolError(f"The engine sent JSON that is not an object: {_preview(raw)}")
+        raise ProtocolError(
+            "The engine sent JSON that is not an object: {line}", values={"line": _preview(raw)}
+        )
     reader = _Fields(obj)
     version = reader.integer("v")
     if version != PROTOCOL_VERSION:
         raise ProtocolError(
-            f"The engine speaks event protocol version {version}; this Stepwise needs "
-            f"{PROTOCOL_VERSION}."
+            "The engine speaks event protocol version {version}; this Stepwise needs {needed}.",
+            values={"version": version, "needed": PROTOCOL_VERSION},
         )
     kind = reader.string("type")
     parser = _PARSERS.get(kind)
@@ -169,13 +176,21 @@ class _Fields:
 
     def _get(self, key: str) -> Any:
         if key not in self._obj:
-            raise ProtocolError(f"The engine's {self._type!r} event lacks the field {key!r}.")
+            raise ProtocolError(
+                "The engine's {event} event lacks the field {field}.",
+                values={"event": repr(self._type), "field": repr(key)},
+            )
         return self._obj[key]
 
     def _wrong(self, key: str, expected: str) -> ProtocolError:
         return ProtocolError(
-            f"The engine's {self._type!r} event has {key!r} = {_preview(self._obj[key])}, "
-            f"expected {expected}."
+            "The engine's {event} event has {field} = {value}, expected {expected}.",
+            values={
+                "event": repr(self._type),
+                "field": repr(key),
+                "value": _preview(self._obj[key]),
+                "expected": expected,
+            },
         )
 
     def integer(self, key: str, low: int = -(2**31), high: int = 2**31 - 1) -> int:
@@ -247,7 +262,10 @@ def _preview(value: object, limit: int = 80) -> str:
 def _stopped(r: _Fields) -> Stopped:
     reason = r.string("reason")
     if reason not in STOP_REASONS:
-        raise ProtocolError(f"The engine's stopped event has the unknown reason {reason!r}.")
+        raise ProtocolError(
+            "The engine's stopped event has the unknown reason {reason}.",
+            values={"reason": repr(reason)},
+        )
     return Stopped(reason, r.step())
 
 

@@ -38,7 +38,10 @@ def run_engine_once(
         )
     except OSError as exc:
         raise ProtocolError(
-            f"{engine} could not give its {what} ({exc}).", path=engine, fix=REBUILD_FIX
+            "{path} could not give its {what} ({reason}).",
+            path=engine,
+            fix=REBUILD_FIX,
+            values={"what": what, "reason": str(exc)},
         ) from exc
     with proc:
         children.register(proc)  # the worker's owner can stop it (engine/children.py)
@@ -48,7 +51,10 @@ def run_engine_once(
             platform.signal_child(proc, terminate=False)
             proc.communicate()
             raise ProtocolError(
-                f"{engine} could not give its {what} ({exc}).", path=engine, fix=REBUILD_FIX
+                "{path} could not give its {what} ({reason}).",
+                path=engine,
+                fix=REBUILD_FIX,
+                values={"what": what, "reason": str(exc)},
             ) from exc
     group = children.current_group()
     if group is not None and group.stopped:
@@ -65,8 +71,9 @@ def ask_engine(engine: Path, flag: str, what: str, env: dict[str, str] | None = 
     done = run_engine_once(engine, [flag], f"{what} list", env)
     if done.returncode != 0:
         raise ProtocolError(
-            f"{engine} gave no {what} list (exit code {done.returncode}).",
+            "{path} gave no {what} list (exit code {code}).",
             path=engine,
             fix=REBUILD_FIX,
+            values={"what": what, "code": done.returncode},
         )
     return done.stdout

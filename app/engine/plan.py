@@ -77,7 +77,9 @@ def parse_plan(text: str | bytes) -> StagePlan:
             int(data.get("images", 0)),
         )
     except (ValueError, KeyError, TypeError) as exc:
-        raise ProtocolError(f"The engine's memory plan could not be read: {exc}") from exc
+        raise ProtocolError(
+            "The engine's memory plan could not be read: {reason}", values={"reason": str(exc)}
+        ) from exc
 
 
 def plan_stage(
@@ -95,7 +97,11 @@ def plan_stage(
         error = error_for_exit(done.returncode, _engine_message(stderr), stderr[-4000:])
         if isinstance(error, EngineError):
             raise error
-        raise ProtocolError(f"{engine} stopped while planning (exit code {done.returncode}).")
+        raise ProtocolError(
+            "{path} stopped while planning (exit code {code}).",
+            path=engine,
+            values={"code": done.returncode},
+        )
     lines = done.stdout.decode("utf-8", "replace").strip().splitlines()
     return parse_plan(lines[-1] if lines else "")
 

@@ -107,9 +107,10 @@ class StageProcess:
         except OSError as exc:
             self._log_file.close()
             raise EngineError(
-                f"The engine could not be started: {exc.strerror or exc}.",
+                "The engine could not be started: {reason}.",
                 path=self.argv[0],
                 fix="Build it with: python native/build.py",
+                values={"reason": exc.strerror or str(exc)},
             ) from exc
         self.pid = self._proc.pid
         # Windows: in the app's kill-on-close job object, so it dies with the app, even a crash.
@@ -159,7 +160,9 @@ class StageProcess:
             except queue.Empty:
                 self.stop(grace_s=0)
                 raise EngineHung(
-                    f"The engine sent nothing for {idle_timeout_s:g} s.", path=self.log_path
+                    "The engine sent nothing for {seconds} s.",
+                    path=self.log_path,
+                    values={"seconds": f"{idle_timeout_s:g}"},
                 ) from None
             if item is _EOF:
                 self._events.put(_EOF)  # later calls end at once too
@@ -205,9 +208,9 @@ class StageProcess:
         log.warning("sd-stage %s: ignoring bad event line (%s)", self.pid, what)
         if self.garbage_lines == MAX_GARBAGE_LINES + 1:
             self.protocol_error = ProtocolError(
-                f"The engine sent more than {MAX_GARBAGE_LINES} lines that are not events; "
-                f"the last: {what}",
+                "The engine sent more than {count} lines that are not events; the last: {line}",
                 path=self.log_path,
+                values={"count": MAX_GARBAGE_LINES, "line": what},
             )
             # Something is badly wrong (wrong binary, debug output on stdout): stop it.
             threading.Thread(target=self.stop, kwargs={"grace_s": 0}, daemon=True).start()
@@ -296,7 +299,7 @@ class StageProcess:
         self._signal_group(terminate=False)
         code = self._wait_quietly(KILL_WAIT_S)
         if code is None:  # pragma: no cover - SIGKILL cannot be ignored
-            raise EngineHung(f"The engine (pid {self.pid}) survived SIGKILL.")
+            raise EngineHung("The engine (pid {pid}) survived SIGKILL.", values={"pid": self.pid})
         return code
 
     def kill(self) -> int:

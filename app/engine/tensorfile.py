@@ -54,19 +54,22 @@ def read_tensors(path: Path | str) -> dict[str, np.ndarray]:
             size = os.fstat(f.fileno()).st_size
             return _read_all(f, size, path)
     except FileNotFoundError as exc:
-        raise TensorFileError(f"The tensor file {path} does not exist.", path=path) from exc
+        raise TensorFileError("The tensor file {path} does not exist.", path=path) from exc
     except OSError as exc:
         raise TensorFileError(
-            f"The tensor file {path} cannot be read: {exc.strerror or exc}.", path=path
+            "The tensor file {path} cannot be read: {reason}.",
+            path=path,
+            values={"reason": exc.strerror or str(exc)},
         ) from exc
 
 
 def _read_all(f: BinaryIO, size: int, path: Path) -> dict[str, np.ndarray]:
     def bad(what: str, offset: int) -> TensorFileError:
         return TensorFileError(
-            f"The tensor file {path} is damaged: {what} at byte {offset}.",
+            "The tensor file {path} is damaged: {what} at byte {offset}.",
             path=path,
             fix="Run the stage that writes it again.",
+            values={"what": what, "offset": offset},
         )
 
     tensors: dict[str, np.ndarray] = {}

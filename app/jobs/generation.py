@@ -17,10 +17,11 @@ from app.jobs.job_form import JobForm
 from app.jobs.job_inputs import InputFiles, InputWriter, JobInputs
 from app.jobs.job_notes import mask_empty, notes_of, repaints_everything
 from app.jobs.run_session import RunSession
-from app.jobs.run_state import TERMINAL_STATES, RunState, next_stage, user_text
+from app.jobs.run_state import TERMINAL_STATES, RunState, next_stage
 from app.jobs.stage_runner import StageRunner
 from app.jobs.values import carried_values, neutral_changes, same_job, spec_changes
 from app.pipeline.api import DeviceInfo, EngineCatalog, RunSnapshot
+from app.pipeline.failure_kinds import failure_for
 from app.pipeline.failures import Failure, FailureKind, Note
 from app.pipeline.params import (
     DIFFUSION_MODEL,
@@ -185,7 +186,9 @@ class GenerationModel(QObject):
         folder = self.session.paths.cache_dir / INPUTS_FOLDER
         writer = self.inputs.writer(folder, self)
         writer.written.connect(lambda files: self._launch(only, files))
-        writer.failed.connect(lambda text: self._refuse(FailureKind.INPUT, "prepare", text))
+        writer.failed.connect(
+            lambda text: self._refuse(Failure(FailureKind.INPUT, "prepare", text))
+        )
         writer.finished.connect(self._writer_done)
         self._writer = writer
         writer.start()
@@ -196,8 +199,17 @@ class GenerationModel(QObject):
             writer.wait()
             writer.deleteLater()
 
-    def _refuse(self, kind: FailureKind, stage: str, detail: str) -> None:
-        self.last_failure = Failure(kind, stage, detail)
+    def _refuse_exc(self, exc: BaseException, stage: str) -> None:
+        """An action raised: its failure; a bug is logged with its traceback."""
+        failure = failure_for(exc, stage)
+        if failure.kind is FailureKind.BUG:
+            log.error("%s failed unexpectedly", stage or "an action", exc_info=exc)
+        else:
+            log.info("The pipeline refused (%s): %s", failure.kind, failure.detail)
+        self._refuse(failure)
+
+    def _refuse(self, failure: Failure) -> None:
+        self.last_failure = failure
         self._set_state(RunState.FAILED if self.run is not None else RunState.IDLE)
         self.failed.emit(self.last_failure)
 
@@ -205,8 +217,7 @@ class GenerationModel(QObject):
         try:
             run = self._run_for(self.spec(files))
         except Exception as exc:  # noqa: BLE001 - the pipeline refused the job: say why
-            log.info("The pipeline refused the job: %s", exc)
-            self._refuse(_kind_of(exc), "prepare", user_text(exc))
+            self._refuse_exc(exc, "prepare")
             return
         stage = None
         if only == "next":
@@ -243,7 +254,7 @@ class GenerationModel(QObject):
         try:
             self.session.execute(only=stage)
         except Exception as exc:  # noqa: BLE001
-            self._refuse(_kind_of(exc), stage or "", user_text(exc))
+            self._refuse_exc(exc, stage or "")
 
     def pause(self) -> None:
         runner = self.runner
@@ -266,7 +277,7 @@ class GenerationModel(QObject):
                 try:
                     self.session.update_run(changes)
                 except Exception as exc:  # noqa: BLE001 - the pipeline refused: say why
-                    self._refuse(_kind_of(exc), "", user_text(exc))
+                    self._refuse_exc(exc, "")
                     return
             self._execute(None)
 
@@ -293,7 +304,7 @@ class GenerationModel(QObject):
             self.session.decode_step(step)
         except Exception as exc:  # noqa: BLE001
             self.decoding = None
-            self._refuse(_kind_of(exc), "vae-decode", user_text(exc))
+            self._refuse_exc(exc, "vae-decode")
 
     def accept_step(self, step: int) -> None:
         """Finishes the run from `step`: its x0 decoded and composited, no later step run."""
@@ -304,7 +315,7 @@ class GenerationModel(QObject):
         try:
             self.session.accept_step(step)
         except Exception as exc:  # noqa: BLE001 - the pipeline refused: say why
-            self._refuse(_kind_of(exc), "vae-decode", user_text(exc))
+            self._refuse_exc(exc, "vae-decode")
 
     def branch(self, step: int, changes: Mapping[str, Any] | None = None) -> RunSnapshot | None:
         """A new run sharing steps 1..step; `changes` (JobSpec fields) default to what the form
@@ -320,7 +331,7 @@ class GenerationModel(QObject):
         try:
             branched = self.session.branch(step, changes)
         except Exception as exc:  # noqa: BLE001
-            self._refuse(_kind_of(exc), "diffuse", user_text(exc))
+            self._refuse_exc(exc, "diffuse")
             return None
         self._fresh_branch = Path(branched.dir)
         self.form.update(values_from_spec(branched.spec))  # the form describes the branch
@@ -338,7 +349,7 @@ class GenerationModel(QObject):
         try:
             run = self.session.open_run(run_dir)
         except Exception as exc:  # noqa: BLE001
-            self._refuse(_kind_of(exc), "", user_text(exc))
+            self._refuse_exc(exc, "")
             return None
         self._fresh_branch = None
         self.last_failure = None
@@ -387,15 +398,9 @@ class GenerationModel(QObject):
             self._set_state(RunState.RUNNING)
         self.runner_started.emit(runner, "decode" if self.decoding is not None else "execute")
 
-    def _run_failed(self, stage: str, kind: str, detail: str, log_path: str) -> None:
-        try:
-            failure_kind = FailureKind(kind)
-        except ValueError:
-            failure_kind = FailureKind.BUG
-        self.last_failure = Failure(
-            failure_kind, stage, detail, Path(log_path) if log_path else None
-        )
-        self.failed.emit(self.last_failure)
+    def _run_failed(self, failure: Failure) -> None:
+        self.last_failure = failure
+        self.failed.emit(failure)
 
     def _runner_ended(self, kind: str) -> None:
         decoded = self.decoding is not None
@@ -409,9 +414,3 @@ class GenerationModel(QObject):
         else:
             self._set_state(TERMINAL_STATES.get(kind, RunState.FAILED))
         self.runner_ended.emit(kind)
-
-
-def _kind_of(exc: BaseException) -> FailureKind:
-    from app.pipeline.failure_kinds import failure_kind
-
-    return failure_kind(exc)

@@ -8,12 +8,17 @@ Values that `persist` are handed to a saver, debounced, when they change.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar, cast
 
 from PySide6.QtCore import QObject, QTimer, Signal, SignalInstance
 
+from app.core.errors import error_text
+from app.jobs.run_state import user_text
 from app.pipeline.params import BY_NAME, PARAMS, Param, check_value, clean_values
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T", int, float, str, bool)
 SAVE_DELAY_MS = 400
@@ -33,7 +38,7 @@ class JobForm(_FormSignals):  # type: ignore[misc, valid-type]
     """Every parameter of the next job, typed; the one owner of the form's values."""
 
     changed = Signal(str, object)  # name, value (after the field's own signal)
-    save_failed = Signal(str)  # the saver raised: its message
+    save_failed = Signal(str)  # the saver raised: its message in the UI's language (logged)
 
     def __init__(
         self,
@@ -44,6 +49,8 @@ class JobForm(_FormSignals):  # type: ignore[misc, valid-type]
     ) -> None:
         super().__init__(parent)
         self._values, self.replaced = clean_values(values or {})
+        if self.replaced:  # shown by the window (app/ui/job_settings.report_form_problems)
+            log.warning("Saved settings replaced by their defaults: %s", ", ".join(self.replaced))
         self._saver = saver
         self._save_timer = QTimer(self)
         self._save_timer.setSingleShot(True)
@@ -110,4 +117,5 @@ class JobForm(_FormSignals):  # type: ignore[misc, valid-type]
         try:
             self._saver(self.persisted())
         except Exception as exc:  # noqa: BLE001 - a failed save is reported, never raised
-            self.save_failed.emit(str(exc))
+            log.warning("The settings could not be saved: %s", error_text(exc), exc_info=exc)
+            self.save_failed.emit(user_text(exc))

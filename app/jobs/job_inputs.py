@@ -26,7 +26,7 @@ from app.core.errors import InputError
 from app.imaging.geometry import Rect, Size
 from app.imaging.io import encode_png, load_image
 from app.imaging.mask_ops import BINARY_THRESHOLD, bounding_box
-from app.jobs.run_state import user_text
+from app.jobs.run_state import log_error, user_text
 
 log = logging.getLogger(__name__)
 
@@ -294,6 +294,7 @@ class InputWriter(QThread):
         try:
             files = write_inputs(self._folder, self._image, self._mask, self._refs)
         except Exception as exc:  # noqa: BLE001 - reported to the user with the file named
+            log_error(log, "writing the inputs failed", exc)
             self.failed.emit(user_text(exc))
             return
         self.written.emit(files)

@@ -14,7 +14,7 @@ from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 from app.engine.children import WorkerStopped
 from app.engine.locate import find_sd_stage
 from app.jobs.generation import GenerationModel
-from app.jobs.run_state import user_text
+from app.jobs.run_state import log_error, user_text
 from app.jobs.workers import EngineWorker
 from app.pipeline.api import DeviceInfo
 from app.pipeline.job_plan import JobPlan, engine_job_plan
@@ -102,7 +102,7 @@ class _PlanWorker(EngineWorker):
         except WorkerStopped:
             pass  # its window closed: nobody waits for this plan
         except Exception as exc:  # noqa: BLE001 - shown in the pane, never a crash
-            log.info("memory plan failed: %s", exc)
+            log_error(log, "memory plan failed", exc)
             self.failed.emit(self._generation, user_text(exc))
 
 

@@ -17,11 +17,10 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import QObject, QThread, QTimer, Signal
 
-from app.core.errors import error_text
 from app.core.paths import AppPaths
 from app.jobs.job_inputs import InputFiles, write_inputs
 from app.jobs.run_session import make_pipeline
-from app.jobs.run_state import user_text
+from app.jobs.run_state import log_error, user_text
 from app.jobs.workers import suspend_and_wait
 from app.pipeline import events as ev
 from app.pipeline.api import PipelineAPI
@@ -102,7 +101,7 @@ class QueueAdder(QThread):
             specs, tags = variations(self._spec_of(files), self._count, self._random, None)
             added = self._queue.add(specs, tags)
         except Exception as exc:  # noqa: BLE001 - said to the user with the file named
-            log.info("adding to the queue failed: %s", error_text(exc))
+            log_error(log, "adding to the queue failed", exc)
             self.failed.emit(user_text(exc))
             return
         self.added.emit(len(added))
@@ -141,6 +140,7 @@ class QueueModel(QObject):
         try:
             self.paused, self.views = self.queue.views()
         except Exception as exc:  # noqa: BLE001 - a damaged queue file: said, not raised
+            log_error(log, "reading the queue failed", exc)
             self.failed.emit(user_text(exc))
             self.views = []
         self.changed.emit()
@@ -199,6 +199,7 @@ class QueueModel(QObject):
         try:
             action()
         except Exception as exc:  # noqa: BLE001 - a running job, a damaged file: said
+            log_error(log, "a queue action failed", exc)
             self.failed.emit(user_text(exc))
         self.refresh()
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication
 
-from app.core.errors import ERROR_CONTEXT, error_text
+from app.core.errors import ERROR_CONTEXT, StepwiseError, error_text
 
 if TYPE_CHECKING:
     from app.pipeline.api import RunSnapshot
@@ -19,6 +20,15 @@ def user_text(exc: BaseException) -> str:
     """The user's text for an exception, in the UI's language (error templates are translated
     in Qt context "errors"); the one call the jobs layer uses."""
     return error_text(exc, lambda text: QCoreApplication.translate(ERROR_CONTEXT, text))
+
+
+def log_error(logger: logging.Logger, what: str, exc: BaseException) -> None:
+    """Logs a failure a catch-all turned into a message: a StepwiseError (the user can fix it)
+    as one line, anything else (a bug) as an error with its traceback."""
+    if isinstance(exc, StepwiseError):
+        logger.info("%s: %s", what, error_text(exc))
+    else:
+        logger.error("%s: %s", what, error_text(exc), exc_info=exc)
 
 
 class RunState(StrEnum):

@@ -16,9 +16,9 @@ newer one replaces it, so a lagging UI only ever paints the newest.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
-import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Protocol
 from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
 from PySide6.QtGui import QImage
 
-from app.jobs.run_state import user_text
 from app.pipeline import events as ev
-from app.pipeline.failures import FailureKind
+from app.pipeline.failure_kinds import failure_for
+from app.pipeline.failures import Failure, FailureKind
 
 if TYPE_CHECKING:
     from app.pipeline.api import PipelineAPI
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 THUMBNAIL_PX = 96
+NO_TERMINAL = "The run ended without a terminal event."
 # A preview path longer than this, or outside the run folder, is not ours: skip it.
 MAX_PATH_CHARS = 4096
 
@@ -70,7 +71,7 @@ class StageRunner(QThread):
     # run of one stage other than composite: its output is no result)
     # exactly one of these per run
     run_finished = Signal(str)  # result path
-    run_failed = Signal(str, str, str, str)  # stage, failure kind (FailureKind), detail, log path
+    run_failed = Signal(object)  # Failure (its templates and values: rendered by the UI)
     run_cancelled = Signal(int)  # last completed step
     run_suspended = Signal(int)  # last completed step
     # after the terminal signal, once the worker thread has finished (delivered in the UI
@@ -193,12 +194,9 @@ class StageRunner(QThread):
                 if self._terminal_sent:
                     break
         except Exception as exc:  # a bug or an unexpected failure below us: say so, once
-            log.error("Run %s raised:\n%s", self._name, traceback.format_exc())
-            text = user_text(exc)
-            self._terminal(
-                "failed",
-                lambda: self.run_failed.emit(self._current_stage, FailureKind.BUG, text, ""),
-            )
+            log.error("Run %s raised", self._name, exc_info=exc)
+            failure = failure_for(exc, self._current_stage)
+            self._terminal("failed", lambda: self.run_failed.emit(failure))
         finally:
             close = getattr(events, "close", None)
             if callable(close):
@@ -207,15 +205,9 @@ class StageRunner(QThread):
                 except Exception:
                     log.exception("Closing the event source of run %s failed", self._name)
             if not self._terminal_sent:
-                self._terminal(
-                    "failed",
-                    lambda: self.run_failed.emit(
-                        self._current_stage,
-                        FailureKind.BUG,
-                        "The run ended without a terminal event.",
-                        "",
-                    ),
-                )
+                text = NO_TERMINAL
+                lost = Failure(FailureKind.BUG, self._current_stage, text, None, text)
+                self._terminal("failed", lambda: self.run_failed.emit(lost))
 
     def _terminal(self, kind: str, emit: Callable[[], None]) -> None:
         if self._terminal_sent:
@@ -313,11 +305,8 @@ class StageRunner(QThread):
         self._terminal("finished", lambda: self.run_finished.emit(str(e.result_path)))
 
     def _on_run_failed(self, e: ev.RunFailed) -> None:
-        log_path = "" if e.log_path is None else str(e.log_path)
-        stage = e.stage or self._current_stage
-        self._terminal(
-            "failed", lambda: self.run_failed.emit(stage, str(e.kind), e.message, log_path)
-        )
+        failure = dataclasses.replace(e.failure, stage=e.stage or self._current_stage)
+        self._terminal("failed", lambda: self.run_failed.emit(failure))
 
 
 def _new_control() -> RunControl:

@@ -83,7 +83,7 @@ def accept_step(
         lock.__enter__()
     except RunBusy as exc:
         failure = failure_for(exc, "vae-decode")
-        yield ev.RunFailed(failure.stage, failure.kind, failure.detail, None)
+        yield ev.RunFailed.of(failure)
         return
     try:
         yield from _accept_locked(res, Path(run_dir), step, control)
@@ -164,4 +164,4 @@ def _accept_locked(
                 run.save()
             except Exception:  # noqa: BLE001 - already failing; the event matters more
                 log.exception("could not record the failure")
-        yield ev.RunFailed(failure.stage, failure.kind, failure.detail, failure.log_path)
+        yield ev.RunFailed.of(failure)

@@ -89,7 +89,9 @@ def run_engine(
     for out in done.outputs.values():
         if not path_inside(out, run.dir):
             raise EngineError(
-                f"The engine reported an output outside the run folder: {out}", path=log
+                "The engine reported an output outside the run folder: {output}",
+                path=log,
+                values={"output": out},
             )
 
 
@@ -175,6 +177,9 @@ def _translate(
 def inside(run: Run, path: str) -> Path:
     """A path the engine reported, refused unless it lies inside the run folder."""
     if not path_inside(path, run.dir):
-        raise EngineError(f"The engine reported a file outside the run folder: {path}")
+        raise EngineError(
+            "The engine reported a file outside the run folder: {output}",
+            values={"output": path},
+        )
     candidate = Path(path)
     return candidate if candidate.is_absolute() else run.dir / candidate

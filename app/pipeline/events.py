@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.pipeline.failures import Failure, FailureKind
@@ -91,17 +92,41 @@ class RunFinished:
 
 @dataclass(frozen=True)
 class RunFailed:
-    """Terminal: why (`kind`), the English detail (`message`: the UI/CLI own the user text per
-    kind and show this as the detail) and the engine's log (may be None)."""
+    """Terminal: why (`kind`), the English detail (`message`), the engine's log (may be None),
+    and the error's templates with their values (`template`, `fix`, `values`: the readers
+    render them in their language; app/pipeline/failures.Failure)."""
 
     stage: str
     kind: FailureKind
     message: str
     log_path: Path | None
+    template: str = ""
+    values: Mapping[str, str | int | float | bool] = field(default_factory=dict)
+    fix: str = ""
+
+    @classmethod
+    def of(cls, failure: Failure) -> RunFailed:
+        return cls(
+            failure.stage,
+            failure.kind,
+            failure.detail,
+            failure.log_path,
+            failure.message,
+            dict(failure.values),
+            failure.fix,
+        )
 
     @property
     def failure(self) -> Failure:
-        return Failure(self.kind, self.stage, self.message, self.log_path)
+        return Failure(
+            self.kind,
+            self.stage,
+            self.message,
+            self.log_path,
+            self.template,
+            dict(self.values),
+            self.fix,
+        )
 
 
 @dataclass(frozen=True)

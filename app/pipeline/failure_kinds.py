@@ -16,21 +16,22 @@ from app.engine.errors import (
 )
 from app.engine.locate import EngineNotFound
 from app.pipeline.decode_check import BadDecodeError
-from app.pipeline.failures import Failure, FailureKind
+from app.pipeline.failures import Failure, FailureKind, json_values
 from app.pipeline.identity import ModelFileError
 from app.pipeline.run_lock import RunBusy
+
+UNEXPECTED = "Unexpected error in stage {stage}: {error}"
 
 
 class StageOrderError(StepwiseError):
     """ "Run next stage" asked for a stage whose inputs are not ready."""
 
     def __init__(self, stage: str, wanted: str) -> None:
-        super().__init__(f"Stage {stage} must run before {wanted}.")
+        super().__init__(
+            "Stage {stage} must run before {wanted}.", values={"stage": stage, "wanted": wanted}
+        )
         self.stage = stage
 
-
-# A decode that produced no picture: its own kind once failures.py has it; until then, the
-# out-of-memory it usually is (the detail says which).
 
 # Most specific first: EngineNotFound is an EngineError, TensorFileError a DamagedFileError.
 _KINDS: tuple[tuple[type[BaseException], FailureKind], ...] = (
@@ -61,9 +62,15 @@ def failure_kind(exc: BaseException) -> FailureKind:
 
 
 def failure_for(exc: BaseException, stage: str, log_path: Path | None = None) -> Failure:
-    """The typed failure; detail = the error's own English message (names file and fix)."""
+    """The typed failure: the error's templates and values kept (each reader renders them in
+    its language), `detail` their English text. The catch-all that turns a bug into a
+    failure logs its traceback (the pipeline's stage loops, the worker, the model's actions)."""
+    kind = failure_kind(exc)
     if isinstance(exc, StepwiseError):
-        detail = exc.user_message()
-    else:
-        detail = f"Unexpected error in stage {stage}: {type(exc).__name__}: {exc}"
-    return Failure(failure_kind(exc), stage, detail, log_path)
+        values = json_values(exc.fields())
+        return Failure(
+            kind, stage, exc.user_message(), log_path, exc.message, values, exc.fix or ""
+        )
+    values = {"stage": stage, "error": f"{type(exc).__name__}: {exc}"}
+    detail = UNEXPECTED.format(**values)
+    return Failure(kind, stage, detail, log_path, UNEXPECTED, values)

@@ -7,9 +7,14 @@ engine's or the OS's own one-line message (it names the file or flag), shown as 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+
+from app.core.errors import fill_template, render_error
+
+Translate = Callable[[str], str]
 
 
 class FailureKind(StrEnum):
@@ -29,14 +34,38 @@ class FailureKind(StrEnum):
     BUG = "bug"  # an unexpected exception in Stepwise itself (logged with its trace)
 
 
+def json_values(values: Mapping[str, object]) -> dict[str, str | int | float | bool]:
+    """Template values as run.json and a signal can carry them (numbers stay numbers, so a
+    `{x:.1f}` still formats; anything else becomes its text)."""
+    out: dict[str, str | int | float | bool] = {}
+    for name, value in values.items():
+        out[str(name)] = value if isinstance(value, str | int | float | bool) else str(value)
+    return out
+
+
 @dataclass(frozen=True)
 class Failure:
-    """A typed failure: kind, the stage it happened in, the detail, the engine log."""
+    """A typed failure: kind, the stage it happened in, the English detail, the engine log,
+    and the error's message and fix templates with their values (empty for a failure that
+    came from no template: an old run.json)."""
 
     kind: FailureKind
     stage: str
     detail: str
     log_path: Path | None = None
+    message: str = ""
+    values: Mapping[str, str | int | float | bool] = field(default_factory=dict)
+    fix: str = ""
+
+    def text(self, translate: Translate | None = None) -> str:
+        """What went wrong (without the fix), in the language `translate` gives."""
+        if not self.message:
+            return self.detail
+        return render_error(self.message, self.values, translate)
+
+    def fix_text(self, translate: Translate | None = None) -> str:
+        """What to do about it ("" when the error named no fix)."""
+        return fill_template(self.fix, self.values, translate) if self.fix else ""
 
 
 class NoteCode(StrEnum):

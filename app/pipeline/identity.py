@@ -30,9 +30,10 @@ def fingerprint(path: Path | str) -> str:
                 digest.update(f.read(FINGERPRINT_CHUNK_BYTES))
     except OSError as exc:
         raise ModelFileError(
-            f"Cannot read the model file {path}: {exc.strerror or exc}.",
+            "Cannot read the model file {path}: {reason}.",
             path=path,
-            fix="Check the model paths.",
+            fix="Check the model files under Generate ▸ Setup ▸ Models.",
+            values={"reason": exc.strerror or str(exc)},
         ) from exc
     return digest.hexdigest()
 
@@ -44,7 +45,9 @@ def model_identity(path: Path | str) -> dict[str, Any]:
         st = path.stat()
     except OSError as exc:
         raise ModelFileError(
-            f"The model file {path} does not exist.", path=path, fix="Choose the model file again."
+            "The model file {path} does not exist.",
+            path=path,
+            fix="Choose the model file again under Generate ▸ Setup ▸ Models.",
         ) from exc
     return {
         "path": str(path),

@@ -23,7 +23,7 @@ def copy_atomic(src: Path, dest: Path) -> None:
     try:
         write_with_atomic(dest, writer)
     except FileNotFoundError as exc:
-        raise InputError(f"{src} does not exist.", path=src) from exc
+        raise InputError("The file {path} does not exist.", path=src) from exc
 
 
 def check_spec_inputs(spec: JobSpec) -> None:
@@ -105,13 +105,15 @@ def verify_inputs(run: Run) -> None:
             digest = file_sha256(path)
         except (OSError, StepwiseError) as exc:
             raise DamagedFileError(
-                f"The run's copy {path} of {f.source} cannot be read.",
+                "The run's copy {path} of {source} cannot be read.",
                 path=path,
+                values={"source": f.source},
                 fix="Start a new run with the original file.",
             ) from exc
         if digest != f.sha256:
             raise DamagedFileError(
-                f"The run's copy {path} of {f.source} changed since the run began.",
+                "The run's copy {path} of {source} changed since the run began.",
                 path=path,
+                values={"source": f.source},
                 fix="Start a new run with the original file.",
             )

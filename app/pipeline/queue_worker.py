@@ -114,7 +114,7 @@ def yield_job(
     except StepwiseError as exc:
         # The job cannot become a run (an input changed, a bad value, no room): it failed.
         failure = failure_for(exc, "prepare")
-        failed = ev.RunFailed(failure.stage, failure.kind, error_text(exc), None)
+        failed = ev.RunFailed.of(failure)
         queue.record(job.id, Outcome("failed", "", f"{failure.kind}: {error_text(exc)}", _now()))
         say(None, failed)
         return failed

@@ -38,7 +38,10 @@ run.json, format 2:
                        "message": str|null,
                        "checkpoint_key": hex|null}},   # diffuse: key the checkpoints belong to
      "steps": N|null, "last_completed_step": K, "result": rel|null,
-     "failure": {"kind": FailureKind, "stage": str, "detail": str, "log": rel|null} | null,
+     "failure": {"kind": FailureKind, "stage": str, "detail": str, "log": rel|null,
+                 "message": str, "values": {name: str|int|float|bool}, "fix": str} | null,
+       (detail: the English text; message/fix: the error's templates, filled from values,
+        rendered by each reader in its language; absent in runs made before 2026-12-02)
      "accepted": {"step": K, "diffuse_key": hex} | absent,  # finished early from step K's x0
                                       # (app/pipeline/accept.py); true while diffuse's key is it
      "checksum": sha256 of the canonical JSON of everything else}
@@ -63,7 +66,7 @@ from typing import Any
 
 from app.core.atomic import write_text_atomic
 from app.core.errors import DamagedFileError
-from app.pipeline.failures import Failure, FailureKind
+from app.pipeline.failures import Failure, FailureKind, json_values
 from app.pipeline.run_entries import (  # noqa: F401 - re-exported: run folder entries
     PREVIEWS_DIR,
     RUN_FOLDERS,
@@ -232,11 +235,15 @@ class Run:
         if f is None:
             return None
         log_rel = f.get("log")
+        values = f.get("values")
         return Failure(
             FailureKind(f["kind"]),
             str(f["stage"]),
             str(f["detail"]),
             self.dir / log_rel if log_rel else None,
+            str(f.get("message") or ""),  # runs made before the templates were kept: ""
+            json_values(values) if isinstance(values, dict) else {},
+            str(f.get("fix") or ""),
         )
 
     @failure.setter
@@ -252,6 +259,9 @@ class Run:
             "stage": value.stage,
             "detail": value.detail,
             "log": log_rel,
+            "message": value.message,
+            "values": json_values(value.values),
+            "fix": value.fix,
         }
 
     @property
@@ -338,9 +348,10 @@ def open_run(run_dir: Path) -> Run:
     backup = run_dir / BACKUP_FILE
     if not main.exists() and not backup.exists():
         raise DamagedFileError(
-            f"{run_dir} is not a run folder (no {RUN_FILE}).",
+            "{path} is not a run folder (no {file}).",
             path=run_dir,
             fix="Choose the folder a run was written to.",
+            values={"file": RUN_FILE},
         )
     for candidate in (main, backup):
         try:
@@ -356,7 +367,7 @@ def open_run(run_dir: Path) -> Run:
             return Run(run_dir, copy.deepcopy(data))
         log.warning("%s fails verification; not trusting it", candidate)
     raise DamagedFileError(
-        f"The run manifest {main} is damaged.",
+        "The run manifest {path} is damaged.",
         path=main,
         fix="Start the run again; its checkpoints cannot be trusted.",
     )

@@ -360,7 +360,7 @@ class Pipeline:
             run = open_run(run_dir)
         except DamagedFileError as exc:
             failure = failure_for(exc, "prepare")
-            yield ev.RunFailed(failure.stage, failure.kind, failure.detail, None)
+            yield ev.RunFailed.of(failure)
             return
         yield from scheduler.execute(self, run, control, only)
 
@@ -374,14 +374,16 @@ class Pipeline:
             engine = self.engine_binary()
             checkpoint = checkpoints.valid_checkpoints(run.dir).get(step)
             if checkpoint is None:
-                raise InputError(f"There is no valid checkpoint for step {step}.")
+                raise InputError(
+                    "There is no valid checkpoint for step {step}.", values={"step": step}
+                )
             out = run.dir / STEPS_DIR / f"step_{step:03d}.png"
             out.parent.mkdir(parents=True, exist_ok=True)
             # Checkpoints hold x_t under the name "x_t"; vae-decode reads "latent".
             tensors = read_tensors(checkpoint)
             if "x_t" not in tensors:
                 raise DamagedFileError(
-                    f"The checkpoint {checkpoint} holds no x_t tensor.", path=checkpoint
+                    "The checkpoint {path} holds no x_t tensor.", path=checkpoint
                 )
             latent = out.with_suffix(".latent.bin")
             write_tensors(latent, {"latent": tensors["x_t"]})
@@ -405,7 +407,7 @@ class Pipeline:
                 log.exception("decoding step %s of %s failed", step, run_dir)
             logged = log_path(run, name) if run is not None else None
             failure = failure_for(exc, stage, logged if logged and logged.exists() else None)
-            yield ev.RunFailed(failure.stage, failure.kind, failure.detail, failure.log_path)
+            yield ev.RunFailed.of(failure)
 
 
 def _file_memo(path: Path) -> tuple[str, int, int]:

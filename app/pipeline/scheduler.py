@@ -107,14 +107,14 @@ def execute(res: Resources, run: Run, control: RunControl, only: str | None) -> 
         lock.__enter__()
     except StepwiseError as exc:  # busy, a read-only place, a linked or odd .lock
         failure = failure_for(exc, "prepare")
-        yield ev.RunFailed(failure.stage, failure.kind, failure.detail, None)
+        yield ev.RunFailed.of(failure)
         return
     try:
         try:
             check_entries(run.dir)  # no link among the run's entries, its folders are folders
         except StepwiseError as exc:
             failure = failure_for(exc, "prepare")
-            yield ev.RunFailed(failure.stage, failure.kind, failure.detail, None)
+            yield ev.RunFailed.of(failure)
             return
         remove_leftover_temps(run.dir)
         yield from _execute_locked(res, run, control, only)
@@ -213,4 +213,4 @@ def _execute_locked(
             run.save()
         except Exception:  # noqa: BLE001 - already failing; the event matters more
             log.exception("could not record the failure")
-        yield ev.RunFailed(failure.stage, failure.kind, failure.detail, failure.log_path)
+        yield ev.RunFailed.of(failure)

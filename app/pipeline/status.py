@@ -60,7 +60,14 @@ def status_json(run: RunSnapshot) -> dict[str, Any]:
         },
         "failure": None
         if failure is None
-        else {"kind": str(failure.kind), "stage": failure.stage, "detail": failure.detail},
+        else {
+            "kind": str(failure.kind),
+            "stage": failure.stage,
+            "detail": failure.detail,  # English; message/fix: its templates, filled from values
+            "message": failure.message,
+            "values": dict(failure.values),
+            "fix": failure.fix,
+        },
         "params": values_from_spec(run.spec),
         "inputs": {"image": run.spec.image, "mask": run.spec.mask, "refs": list(run.spec.refs)},
     }

@@ -43,7 +43,7 @@ from app.ui.brush_panel import BrushPanel
 from app.ui.canvas_view import CanvasView
 from app.ui.file_filters import IMAGE_SUFFIXES, image_file_filter, png_file_filter
 from app.ui.frame_panel import FramePanel
-from app.ui.job_settings import form_from_settings, store_job_values
+from app.ui.job_settings import form_from_settings, report_form_problems, store_job_values
 from app.ui.main_actions import IMAGE_ACTIONS, create_actions, create_menus, create_toolbar
 from app.ui.mask_controller import MaskController
 from app.ui.mask_panel import MaskPanel
@@ -92,6 +92,7 @@ class MainWindow(QMainWindow):
         self.settings = settings
         # The job's parameters; the Prepare panel and the Generate panel bind to the same form.
         self.job_form = job_form if job_form is not None else form_from_settings(settings)
+        report_form_problems(self.job_form, self.statusBar().showMessage)
         self.document = MaskDocument(self)
         # Asked before the window closes; each returns False to keep it open (a run in progress).
         self.close_guards: list[Callable[[], bool]] = []

@@ -7,8 +7,11 @@ file or flag) is shown beside it as is.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from PySide6.QtCore import QCoreApplication
 
+from app.core.errors import ERROR_CONTEXT
 from app.pipeline.failures import Failure, FailureKind, Note, NoteCode
 
 
@@ -194,14 +197,44 @@ def failure_title(kind: FailureKind) -> str:
     return _tr(_FAILURES[kind][0])
 
 
-def failure_hint(kind: FailureKind) -> str:
-    return _tr(_FAILURES[kind][1])
+def _tr_error(text: str) -> str:
+    return QCoreApplication.translate(ERROR_CONTEXT, text)
+
+
+def failure_message(failure: Failure) -> str:
+    """What went wrong, in the UI's language: the error's template translated and filled (an
+    old run.json has only its English detail, shown as it is)."""
+    return failure.text(_tr_error)
+
+
+# Kinds whose hint names the place in this window to fix it (Devices, Settings, Run all), which
+# the error's own fix (written for every caller, the CLI too) cannot.
+_WINDOW_HINT_FIRST = frozenset(
+    {
+        FailureKind.OUT_OF_MEMORY,
+        FailureKind.ENGINE_MISSING,
+        FailureKind.ENGINE_CRASHED,
+        FailureKind.DEVICE,
+        FailureKind.BUSY,
+        FailureKind.BUG,
+    }
+)
+
+
+def failure_hint(failure: Failure) -> str:
+    """What to try, said once: the kind's hint for the kinds fixed in this window, else the
+    error's own fix when it named one (the file, the value), else the kind's hint."""
+    kind_hint = _tr(_FAILURES[failure.kind][1])
+    if failure.kind in _WINDOW_HINT_FIRST:
+        return kind_hint
+    return failure.fix_text(_tr_error) or kind_hint
 
 
 def failure_text(failure: Failure) -> str:
-    """One line: the kind's title and the detail."""
+    """One line: the kind's title and what went wrong (the hint is separate)."""
     title = failure_title(failure.kind)
-    return f"{title}: {failure.detail}" if failure.detail else title
+    message = failure_message(failure)
+    return _tr("{title}: {message}").format(title=title, message=message) if message else title
 
 
 def note_text(note: Note) -> str:
@@ -216,5 +249,24 @@ def note_text(note: Note) -> str:
         return source.format(**note.params)
 
 
-def missing_text(names: list[str]) -> str:
-    return " ".join(_tr(_MISSING.get(n, n)) for n in names)
+# A model file chosen but not there (GenerationModel.missing names it too): say so, naming it.
+_NOT_THERE = QT_TRANSLATE_NOOP("Texts", "The {what} file {path} does not exist; choose it again.")
+_WHAT: dict[str, str] = {
+    "diffusion_model": QT_TRANSLATE_NOOP("Texts", "diffusion model"),
+    "llm_model": QT_TRANSLATE_NOOP("Texts", "text encoder (LLM)"),
+    "vae_model": QT_TRANSLATE_NOOP("Texts", "VAE"),
+}
+
+
+def missing_text(names: list[str], values: Mapping[str, object] | None = None) -> str:
+    """What a start needs; a model file that is chosen (in `values`, the form's) but does not
+    exist is named as such, not asked for."""
+    parts = []
+    for name in names:
+        chosen = str((values or {}).get(name) or "")
+        if chosen and name in _WHAT:
+            what = _tr(_WHAT[name])
+            parts.append(_tr(_NOT_THERE).format(what=what, path=chosen))
+        else:
+            parts.append(_tr(_MISSING.get(name, name)))
+    return " ".join(parts)

@@ -57,7 +57,12 @@ def test_stops_on_request_are_outcomes_not_failures() -> None:
 def test_engine_message_is_used_and_kept_to_one_line() -> None:
     error = error_for_exit(5, "--load-latent x.bin: truncated\n(run vae-encode again)", "")
     assert isinstance(error, BadInputError)
-    assert str(error).startswith("--load-latent x.bin: truncated (run vae-encode again)")
+    # The engine's own line is a value in a template, so the sentence around it translates.
+    assert error.values["engine"] == "--load-latent x.bin: truncated (run vae-encode again)"
+    assert error.message == "The engine reported: {engine}"
+    assert str(error).startswith(
+        "The engine reported: --load-latent x.bin: truncated (run vae-encode again)"
+    )
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="Windows has no SIGKILL")

@@ -164,7 +164,13 @@ def test_failure_event_becomes_one_failed_signal(qtbot, tmp_path: Path) -> None:
     with qtbot.waitSignal(runner.run_failed, timeout=10_000) as failed:
         runner.start()
     runner.wait(5000)
-    assert failed.args == ["diffuse", FailureKind.OUT_OF_MEMORY, "out of memory", str(log)]
+    failure = failed.args[0]
+    assert (failure.stage, failure.kind, failure.detail, failure.log_path) == (
+        "diffuse",
+        FailureKind.OUT_OF_MEMORY,
+        "out of memory",
+        log,
+    )
     assert len(_terminals(seen)) == 1
 
 
@@ -175,9 +181,10 @@ def test_exception_in_the_pipeline_becomes_one_failed_signal(qtbot, tmp_path: Pa
     with qtbot.waitSignal(runner.run_failed, timeout=10_000) as failed:
         runner.start()
     runner.wait(5000)
-    assert "fake crash in step 2" in failed.args[2]
-    assert failed.args[1] == FailureKind.BUG
-    assert failed.args[0] == "diffuse"
+    failure = failed.args[0]
+    assert "fake crash in step 2" in failure.detail
+    assert failure.kind == FailureKind.BUG
+    assert failure.stage == "diffuse"
     assert len(_terminals(seen)) == 1
 
 

@@ -80,13 +80,13 @@ def test_the_panel_speaks_chinese(qtbot) -> None:
 
 
 def test_every_failure_kind_and_note_code_has_ui_words() -> None:
-    from app.pipeline.failures import FailureKind, Note, NoteCode
+    from app.pipeline.failures import Failure, FailureKind, Note, NoteCode
     from app.ui import texts
 
     assert set(texts._FAILURES) == set(FailureKind)
     assert set(texts._NOTES) == set(NoteCode)
     for kind in FailureKind:
-        assert texts.failure_title(kind) and texts.failure_hint(kind)
+        assert texts.failure_title(kind) and texts.failure_hint(Failure(kind, "diffuse", ""))
     assert str(NoteCode.FLAG_UNKNOWN) not in texts.note_text(
         Note(NoteCode.FLAG_UNKNOWN, {"flag": "-x"})
     )

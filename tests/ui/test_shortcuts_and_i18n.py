@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import logging
+import re
 import sys
 from pathlib import Path
 
@@ -192,3 +193,19 @@ def test_excepthook_logs_and_shows_a_short_message(qapp, dialogs, caplog) -> Non
     assert "boom" in dialogs.texts() and "Traceback" not in dialogs.texts()
     assert "Traceback" in caplog.text
     assert isinstance(QApplication.instance(), QApplication)
+
+
+def test_qt_file_dialogs_are_chinese(qtbot, chinese) -> None:
+    """Qt's own catalogue (qtbase_zh_CN.qm from PySide6) is loaded, and the file dialog's
+    labels it lacks (Qt 6 renamed their sources to "&Look in:", "Files of &type:") come from
+    our catalogue: no English label is left in a file dialog."""
+    from PySide6.QtWidgets import QFileDialog, QLabel
+
+    assert chinese.qt_translator is not None and not chinese.qt_translator.isEmpty()
+    assert QCoreApplication.translate("QFileDialog", "Look in:") == "查找范围："
+    dialog = QFileDialog()
+    dialog.setOption(QFileDialog.Option.DontUseNativeDialog)
+    qtbot.addWidget(dialog)
+    labels = [label.text() for label in dialog.findChildren(QLabel) if label.text()]
+    assert "查找范围(&L)：" in labels and "文件类型(&T)：" in labels
+    assert [t for t in labels if re.search(r"[A-Za-z]{3}", t)] == [], labels

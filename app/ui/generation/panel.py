@@ -207,7 +207,8 @@ class GenerationPanel(QWidget):
 
     def _refused(self, names: list[str]) -> None:
         self.error_banner.show_error(
-            missing_text(names), _tr("Fix this under Setup, then start again.")
+            missing_text(names, self.model.form.values()),
+            _tr("Fix this under Setup, then start again."),
         )
         self.set_status("")
         self.tabs.setCurrentIndex(0)
@@ -219,7 +220,7 @@ class GenerationPanel(QWidget):
         where = stage_title(failure.stage) if failure.stage else _tr("The run")
         self.error_banner.show_error(
             _tr("{stage} failed: {message}").format(stage=where, message=failure_text(failure)),
-            failure_hint(failure.kind),
+            failure_hint(failure),
         )
         self.set_status("")
 

@@ -17,10 +17,11 @@ from app.core.errors import StepwiseError
 from app.core.paths import AppPaths
 from app.core.settings import Settings
 from app.jobs.demo_setup import DemoSetup
-from app.jobs.generation import GenerationModel, user_text
+from app.jobs.generation import GenerationModel
 from app.jobs.job_form import JobForm
 from app.jobs.preview_follow import DecodedPreviews
 from app.jobs.run_session import RunSession
+from app.jobs.run_state import user_text
 from app.pipeline.params import (
     DIFFUSION_DEVICE,
     DIFFUSION_MODEL,

@@ -303,7 +303,7 @@
     </message>
     <message>
         <source>Setup</source>
-        <translation>设置</translation>
+        <translation>配置</translation>
     </message>
     <message>
         <source>Run</source>
@@ -515,7 +515,7 @@
     </message>
     <message>
         <source>Fix this under Setup, then start again.</source>
-        <translation>请在“设置”页中修正后再开始。</translation>
+        <translation>请在“配置”页中修正后再开始。</translation>
     </message>
     <message>
         <source>Check the settings, then start again.</source>
@@ -567,7 +567,7 @@
     </message>
     <message>
         <source>Fix this under Setup, then branch again.</source>
-        <translation>请在“设置”页中修正后再分支。</translation>
+        <translation>请在“配置”页中修正后再分支。</translation>
     </message>
     <message>
         <source>Branching keeps the model, size, seed and sampler; change only the prompt, steps after this one, or devices.</source>

@@ -1,0 +1,49 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>Texts</name>
+    <message>
+        <source>{title}: {message}</source>
+        <translation>{title}：{message}</translation>
+    </message>
+    <message>
+        <source>The {what} file {path} does not exist; choose it again.</source>
+        <translation>{what}文件 {path} 不存在；请重新选择。</translation>
+    </message>
+    <message>
+        <source>diffusion model</source>
+        <translation>扩散模型</translation>
+    </message>
+    <message>
+        <source>text encoder (LLM)</source>
+        <translation>文本编码器（LLM）</translation>
+    </message>
+    <message>
+        <source>VAE</source>
+        <translation>VAE</translation>
+    </message>
+</context>
+<context>
+    <name>JobSettings</name>
+    <message>
+        <source>Some saved settings were not valid; their defaults are used: {names}</source>
+        <translation>部分已保存的设置无效，已改用默认值：{names}</translation>
+    </message>
+    <message>
+        <source>The settings could not be saved: {reason}</source>
+        <translation>无法保存设置：{reason}</translation>
+    </message>
+</context>
+<context>
+    <name>QFileDialog</name>
+    <message>
+        <source>&amp;Look in:</source>
+        <translation>查找范围(&amp;L)：</translation>
+    </message>
+    <message>
+        <source>Files of &amp;type:</source>
+        <translation>文件类型(&amp;T)：</translation>
+    </message>
+</context>
+</TS>
