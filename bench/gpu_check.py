@@ -21,9 +21,10 @@ model, txt2img with the DiT on the GPU:
 - the largest size of the user's aspect that fits a simulated 8 GiB card with a 2 GiB
   allocation cap, as the app's memory plan finds it (app/pipeline/job_plan.largest_fast_size).
 
---quick runs the same table on lavapipe (Mesa's Vulkan on the CPU) with the suite's tiny models
-at tiny sizes and 2 steps; the llm-encode row uses a 2-layer real-paths tiny text encoder there (lavapipe
-needs many minutes for the 28-layer one). tests/engine/test_gpu_check.py runs it.
+--quick runs the same table on lavapipe (Mesa's Vulkan on the CPU) with the suite's tiny
+models at tiny sizes and 2 steps; the llm-encode row uses a 2-layer real-paths tiny text
+encoder there (lavapipe needs many minutes for the 28-layer one); sd-cli runs its text encoder
+and VAE on the CPU. tests/engine/test_gpu_check.py runs it. How to run it: bench/GPU_CHECK.md.
 """
 
 from __future__ import annotations
