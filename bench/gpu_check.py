@@ -104,6 +104,7 @@ class Check:
         self.memory_source, self._read_used = gpu_probe.used_reader(engine, env, self.device)
         self.rows: list[dict] = []
         self.budget = (8 * GIB, 2 * GIB)  # the simulated card: memory, largest allocation
+        self.sd_cli_device_bytes: int | None = None  # the last sd-cli run's driver figure
 
     def row(self, id_: str, measure: str, a, b, unit: str, **extra) -> None:  # noqa: ANN001
         r = ratio(a, b) if isinstance(a, float | int) and isinstance(b, float | int) else None
@@ -199,14 +200,19 @@ class Check:
         say(f"{name}: sd-cli {size}")
         mono = self.sd_cli_step_s(models, job, out / "sd-cli")
         self.row(f"step:{name}:{label}", "diffuse s/step: staged ÷ sd-cli", staged, mono, "s",
-                 size=size)  # fmt: skip
+                 size=size, sd_cli_device_bytes=self.sd_cli_device_bytes)  # fmt: skip
 
     def sd_cli_step_s(self, models: ModelSet, job: Job, out: Path) -> float | None:
         out.mkdir(parents=True, exist_ok=True)
         argv = [*monolithic_argv(self.sd_cli, models, job, out), *self.mode.sd_cli_extra]
         argv[argv.index("-t") + 1] = str(self.mode.threads)
-        done = subprocess.run(argv, env=self.env, capture_output=True, text=True,
-                              errors="replace", timeout=STAGE_TIMEOUT_S, check=False)  # fmt: skip
+        # sampled like the stages, so that both sides pay the sampler alike
+        with gpu_probe.MemorySampler(self._read_used) as sampler:
+            done = subprocess.run(
+                argv, env=self.env, capture_output=True, text=True, errors="replace",
+                timeout=STAGE_TIMEOUT_S, check=False,
+            )  # fmt: skip
+        self.sd_cli_device_bytes = sampler.peak_above_start
         (out / "sd-cli.log").write_text(done.stdout + done.stderr, encoding="utf-8")
         found = SAMPLING_LINE.findall(done.stdout + done.stderr)
         if done.returncode != 0 or not found:
