@@ -11,13 +11,15 @@ model, txt2img with the DiT on the GPU:
 
 - diffuse s/step, the staged engine ÷ sd-cli, at the user's 352×864 and at 1024² (sd-cli's
   own "sampling completed, taking X s"; the staged side sums the diffuse stage's step events);
-- planned ÷ measured device memory per stage (llm-encode, diffuse, vae-decode): the plan's
-  total on the GPU (`--plan`) against the driver's own account while the real stage ran
-  (nvidia-smi memory.used, else Vulkan's memory budget through `sd-stage --list-devices`);
-  where the driver's figure does not move (lavapipe) ggml's logged buffers, marked ggml-log;
+- planned ÷ measured device memory per stage (llm-encode; diffuse at both sizes, vae-decode at
+  the larger): the plan's total on the GPU (`--plan`) against the driver's own account while
+  the real stage ran (nvidia-smi memory.used, else Vulkan's memory budget through
+  `sd-stage --list-devices`); where the driver's figure does not move (lavapipe) ggml's
+  logged buffers, marked ggml-log;
 - llm-encode on the GPU ÷ on the CPU (wall time of the stage process);
 - the decoded-preview cost beside a GPU DiT: mean step time with the CPU preview decoder
-  watching the checkpoints ÷ without (bench/preview_decoder.py's runner), at the user's size;
+  watching the checkpoints (bench/preview_decoder.py's runner) ÷ the staged diffuse above, at
+  the user's size;
 - the largest size of the user's aspect that fits a simulated 8 GiB card with a 2 GiB
   allocation cap, as the app's memory plan finds it (app/pipeline/job_plan.largest_fast_size).
 
@@ -105,6 +107,7 @@ class Check:
         self.rows: list[dict] = []
         self.budget = (8 * GIB, 2 * GIB)  # the simulated card: memory, largest allocation
         self.sd_cli_device_bytes: int | None = None  # the last sd-cli run's driver figure
+        self.step_s: dict[str, float] = {}  # size label → the staged diffuse's mean step
 
     def row(self, id_: str, measure: str, a, b, unit: str, **extra) -> None:  # noqa: ANN001
         r = ratio(a, b) if isinstance(a, float | int) and isinstance(b, float | int) else None
@@ -194,9 +197,11 @@ class Check:
         say(f"{name}: staged diffuse {size}")
         run = self.run(diffuse, out / "diffuse.log")
         staged = sum(run["steps"]) / job.steps
+        self.step_s[label] = statistics.fmean(run["steps"])  # the preview row's "alone"
         self.memory_row(name, "diffuse", size, diffuse, run)
-        decode = dataclasses.replace(stages["vae-decode"], common=self.common(vae=self.device))
-        self.memory_row(name, "vae-decode", size, decode, self.run(decode, out / "decode.log"))
+        if label == "square":  # the VAE's memory at the larger size (one run less on lavapipe)
+            decode = dataclasses.replace(stages["vae-decode"], common=self.common(vae=self.device))
+            self.memory_row(name, "vae-decode", size, decode, self.run(decode, out / "decode.log"))
         say(f"{name}: sd-cli {size}")
         mono = self.sd_cli_step_s(models, job, out / "sd-cli")
         self.row(f"step:{name}:{label}", "diffuse s/step: staged ÷ sd-cli", staged, mono, "s",
@@ -227,13 +232,13 @@ class Check:
         diffuse = dataclasses.replace(
             stage_args(models, job, folder)["diffuse"], common=self.common(diffusion=self.device)
         )
-        say(f"{name}: diffuse with and without the preview decoder")
+        say(f"{name}: diffuse beside the preview decoder")
         config = f"t{self.mode.decoder_threads}-low"
-        alone = preview_decoder._run("none", self.engine, models, diffuse, out / "pv-none")
-        beside = preview_decoder._run(config, self.engine, models, diffuse, out / "pv-dec")
+        with gpu_probe.MemorySampler(self._read_used):  # as the staged run ("alone") was
+            beside = preview_decoder._run(config, self.engine, models, diffuse, out / "pv-dec")
         decode = statistics.fmean(beside.decode_s) if beside.decode_s else None
         self.row(f"preview:{name}", "step with decoded previews ÷ step alone", beside.step_s,
-                 alone.step_s, "s", size=f"{w}x{h}", decoder=config,
+                 self.step_s["user"], "s", size=f"{w}x{h}", decoder=config,
                  decode_s=decode, previews=beside.delivered)  # fmt: skip
 
     def fits_row(self, name: str, models: ModelSet) -> None:
