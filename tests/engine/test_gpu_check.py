@@ -41,6 +41,7 @@ def quick_report(sd_stage_vulkan: Path, tiny_models, tmp_path_factory) -> tuple[
         cwd=REPO_ROOT, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-4000:]
+    print(done.stdout)  # the table (pytest -s shows it)
     return json.loads(out.read_text(encoding="utf-8")), done.stdout
 
 
