@@ -109,8 +109,9 @@ class Check:
         self.sd_cli_device_bytes: int | None = None  # the last sd-cli run's driver figure
         self.step_s: dict[str, float] = {}  # size label → the staged diffuse's mean step
 
-    def row(self, id_: str, measure: str, a, b, unit: str, **extra) -> None:  # noqa: ANN001
-        r = ratio(a, b) if isinstance(a, float | int) and isinstance(b, float | int) else None
+    def row(self, id_: str, measure: str, a, b, unit: str, divide=True, **extra) -> None:  # noqa: ANN001
+        numbers = isinstance(a, float | int) and isinstance(b, float | int)
+        r = ratio(a, b) if divide and numbers else None
         self.rows.append({"id": id_, "measure": measure, "a": a, "b": b, "unit": unit,
                           "ratio": r, **extra})  # fmt: skip
         say(f"{id_}: {a} / {b} {unit} = {r}")
@@ -256,7 +257,7 @@ class Check:
         w, h = size if size else (None, None)
         self.row(f"fits:{name}", f"largest fast size of {USER_ASPECT[0]}:{USER_ASPECT[1]} in "
                  f"{budget / GIB:g} GiB, cap {cap / GIB:g} GiB (width, height)", w, h, "px",
-                 budget_bytes=budget, cap_bytes=cap)  # fmt: skip
+                 divide=False, budget_bytes=budget, cap_bytes=cap)  # fmt: skip
 
 
 def _models(mode: Mode, names: list[str], folder: Path) -> list[tuple[str, ModelSet, Path]]:

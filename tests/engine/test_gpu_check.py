@@ -80,6 +80,7 @@ def test_the_fitted_size_is_aligned_and_of_the_users_aspect(quick_report) -> Non
     report, _ = quick_report
     fits = next(r for r in report["rows"] if r["id"] == "fits:tiny")
     width, height = fits["a"], fits["b"]
+    assert fits["ratio"] is None  # a size, not a ratio
     assert (fits["budget_bytes"], fits["cap_bytes"]) == (8 << 30, 2 << 30)
     assert width % 16 == 0 and height % 16 == 0, fits
     assert 16 <= width < height <= 2048, fits  # the search's longest side is 2048
