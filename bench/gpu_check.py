@@ -67,7 +67,7 @@ MIB = 1024**2
 STAGE_TIMEOUT_S = 1800.0
 USER_ASPECT = (352, 864)
 BUFFER_LINE = re.compile(r"(\S+) (compute|params backend) buffer size[:= ]+([0-9.]+) ?MB\((\w+)\)")
-SAMPLING_LINE = re.compile(r"sampling complete, taking ([0-9.]+)s")
+SAMPLING_LINE = re.compile(r"sampling completed, taking ([0-9.]+)s")
 
 
 @dataclasses.dataclass(frozen=True)
