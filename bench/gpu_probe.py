@@ -1,9 +1,10 @@
 """The machine side of bench/gpu_check.py: which GPU backend the driver offers, building the
 engine for it, and the driver's own account of device memory sampled while a stage runs.
 
-- Backend: Vulkan when a Vulkan ICD of a real GPU is installed (or `vulkaninfo --summary` lists
-  a discrete/integrated GPU); else CUDA when `nvidia-smi` answers (a container given the
-  NVIDIA compute driver without its graphics part has no Vulkan ICD); else none.
+- Backend: Vulkan when `vulkaninfo --summary` lists a discrete/integrated GPU, or without
+  vulkaninfo when a hardware Vulkan ICD is installed (with an NVIDIA GPU: NVIDIA's own ICD, as
+  Mesa installs its radeon/intel ICDs on any machine); else CUDA when `nvidia-smi` answers (a
+  container given the NVIDIA compute driver without its graphics part has no Vulkan ICD).
 - Memory: `nvidia-smi --query-gpu=memory.used` where there is an NVIDIA GPU (both builds), else
   `sd-stage --list-devices` (Vulkan: VK_EXT_memory_budget, total − free), sampled every
   SAMPLE_S from before the stage starts to after it ends; the peak above the first sample is
@@ -102,6 +103,8 @@ def detect_backend() -> Backend:
     listed = _vulkaninfo_gpu()
     hardware = [f for f in _icd_files() if not f.name.startswith(SOFTWARE_ICDS)]
     nvidia = nvidia_gpus()
+    if nvidia and listed is None:  # Mesa installs its radeon/intel ICDs on any machine
+        hardware = [f for f in hardware if f.name.startswith("nvidia")]
     if listed or (listed is None and hardware):
         names = ", ".join(f.name for f in hardware) or "vulkaninfo"
         return Backend("vulkan", f"a Vulkan GPU driver is installed ({names})")

@@ -56,6 +56,13 @@ def test_only_lavapipe_and_nvidia_smi_means_the_cuda_stand_in(machine) -> None:
     assert gpu_probe.detect_backend().name == "cuda"
 
 
+def test_mesas_icds_beside_an_nvidia_gpu_are_not_its_vulkan(machine) -> None:
+    icd, bin_dir = machine
+    (icd / "radeon_icd.x86_64.json").write_text("{}")  # Mesa installs these everywhere
+    _nvidia_smi(bin_dir)
+    assert gpu_probe.detect_backend().name == "cuda"
+
+
 def test_no_gpu_at_all_is_said(machine) -> None:
     backend = gpu_probe.detect_backend()
     assert backend.name == "" and "no Vulkan GPU driver" in backend.why
