@@ -171,9 +171,8 @@ class Pipeline:
         memo = _file_memo(engine)
         if memo not in self._engine_versions:
             stamp = build_stamp_key(engine)
-            self._engine_versions[memo] = (
-                "build:" + stamp if stamp else self._binary_version(engine)
-            )
+            version = f"build:{stamp}" if stamp else self._binary_version(engine)
+            self._engine_versions[memo] = version
         return self._engine_versions[memo]
 
     def _binary_version(self, engine: Path) -> str:
