@@ -227,7 +227,7 @@ def campaign(
                         print(f"kill {len(kills)}: run {run_no} {command} at {after:.2f} s in "
                               f"{stage} (aimed at {target})", flush=True)  # fmt: skip
                     if (run_dir / "run.json").exists() or (run_dir / "run.json.bak").exists():
-                        command, args = "resume", ["resume", str(run_dir)]
+                        command, args = "resume", ["resume", str(run_dir), "--engine", str(engine)]
                     else:  # killed before the run existed: start it afresh
                         shutil.rmtree(run_dir, ignore_errors=True)
                         command, args = "run", run_args

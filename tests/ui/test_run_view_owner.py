@@ -36,7 +36,8 @@ def test_the_strip_and_the_result_follow_the_current_run(qtbot, make_panel) -> N
     panel.all_button.click()
     wait_idle(qtbot, panel)
     first = panel.model.run
-    assert first.finished and view.strip.steps() == [1, 2, 3, 4]
+    assert first.finished
+    qtbot.waitUntil(lambda: view.strip.steps() == [1, 2, 3, 4], timeout=RUN_TIMEOUT_MS)
     _click_step(qtbot, view.strip, 3)
     assert view.strip.selected_step() == 3 and "3" in view.step_label.text()
 
@@ -46,13 +47,14 @@ def test_the_strip_and_the_result_follow_the_current_run(qtbot, make_panel) -> N
     wait_idle(qtbot, panel)
     second = panel.model.run
     assert second.dir != first.dir and second.finished
-    assert view.strip.steps() == [1, 2]
+    qtbot.waitUntil(lambda: view.strip.steps() == [1, 2], timeout=RUN_TIMEOUT_MS)
     assert _strip_dirs(view.strip) == {Path(second.dir)}
     assert view.step_label.text() == ""  # "Step 3 selected" was the other run's
 
     # Reopening the first run: its 4 steps and its result, and the step actions act on it.
     assert panel.model.open_run(Path(first.dir)) is not None
-    assert view.strip.steps() == [1, 2, 3, 4]
+    # the step thumbnails are read off the UI thread (jobs/background): wait for them
+    qtbot.waitUntil(lambda: view.strip.steps() == [1, 2, 3, 4], timeout=RUN_TIMEOUT_MS)
     assert _strip_dirs(view.strip) == {Path(first.dir)}
     assert view.result_view.has_result()
     _click_step(qtbot, view.strip, 4)
@@ -75,7 +77,7 @@ def test_a_suspended_run_then_a_new_run_shows_only_the_new_runs_steps(qtbot, mak
     panel.all_button.click()
     wait_idle(qtbot, panel)
     assert panel.model.run.dir != suspended.dir
-    assert view.strip.steps() == [1, 2]
+    qtbot.waitUntil(lambda: view.strip.steps() == [1, 2], timeout=RUN_TIMEOUT_MS)
     assert _strip_dirs(view.strip) == {Path(panel.model.run.dir)}
 
 
