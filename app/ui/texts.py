@@ -249,13 +249,21 @@ def note_text(note: Note) -> str:
         return source.format(**note.params)
 
 
+# The model files' names inside sentences, by kind ("Choose the {kind} file.", a chosen file
+# that is not there): one table for the file fields and the start banner.
+_MODEL_KIND: dict[str, str] = {
+    "diffusion": QT_TRANSLATE_NOOP("Texts", "diffusion model"),
+    "llm": QT_TRANSLATE_NOOP("Texts", "text encoder (LLM)"),
+    "vae": QT_TRANSLATE_NOOP("Texts", "VAE"),
+    "lora": QT_TRANSLATE_NOOP("Texts", "LoRA folder"),
+}
 # A model file chosen but not there (GenerationModel.missing names it too): say so, naming it.
 _NOT_THERE = QT_TRANSLATE_NOOP("Texts", "The {what} file {path} does not exist; choose it again.")
-_WHAT: dict[str, str] = {
-    "diffusion_model": QT_TRANSLATE_NOOP("Texts", "diffusion model"),
-    "llm_model": QT_TRANSLATE_NOOP("Texts", "text encoder (LLM)"),
-    "vae_model": QT_TRANSLATE_NOOP("Texts", "VAE"),
-}
+
+
+def model_kind_name(kind: str) -> str:
+    """A model file's kind ("diffusion", "llm", "vae", "lora") as words in a sentence."""
+    return _tr(_MODEL_KIND[kind]) if kind in _MODEL_KIND else kind
 
 
 def missing_text(names: list[str], values: Mapping[str, object] | None = None) -> str:
@@ -264,8 +272,9 @@ def missing_text(names: list[str], values: Mapping[str, object] | None = None) -
     parts = []
     for name in names:
         chosen = str((values or {}).get(name) or "")
-        if chosen and name in _WHAT:
-            what = _tr(_WHAT[name])
+        kind = name.removesuffix("_model")
+        if chosen and name.endswith("_model") and kind in _MODEL_KIND:
+            what = model_kind_name(kind)
             parts.append(_tr(_NOT_THERE).format(what=what, path=chosen))
         else:
             parts.append(_tr(_MISSING.get(name, name)))

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.pipeline.preflight import model_header_ok
+from app.ui.texts import model_kind_name
 
 # kind -> accepted extensions
 MODEL_EXTENSIONS: dict[str, tuple[str, ...]] = {
@@ -44,19 +45,10 @@ class FileCheck:
     warning: bool = False
 
 
-def _kind_name(kind: str) -> str:
-    return {
-        "diffusion": _tr("diffusion model"),
-        "llm": _tr("text encoder (LLM)"),
-        "vae": _tr("VAE"),
-        "lora": _tr("LoRA folder"),
-    }.get(kind, kind)
-
-
 def check_model_file(path_text: str, kind: str) -> FileCheck:
     """Exists, has a model extension, is not truncated; the message names the file and the fix."""
     if not path_text.strip():
-        return FileCheck(False, _tr("Choose the {kind} file.").format(kind=_kind_name(kind)))
+        return FileCheck(False, _tr("Choose the {kind} file.").format(kind=model_kind_name(kind)))
     path = Path(path_text).expanduser()
     name = path.name
     if kind == "lora":
@@ -86,7 +78,7 @@ def check_model_file(path_text: str, kind: str) -> FileCheck:
         return FileCheck(
             False,
             _tr("{name} is not a {kind} file: expected {ext}.").format(
-                name=name, kind=_kind_name(kind), ext=" / ".join(allowed)
+                name=name, kind=model_kind_name(kind), ext=" / ".join(allowed)
             ),
         )
     try:
@@ -112,7 +104,7 @@ def check_model_file(path_text: str, kind: str) -> FileCheck:
             _tr(
                 "{name} ({size}) is small for a FLUX.2 klein {kind}; make "
                 "sure it is the right file."
-            ).format(name=name, size=format_size(size), kind=_kind_name(kind)),
+            ).format(name=name, size=format_size(size), kind=model_kind_name(kind)),
             warning=True,
         )
     return FileCheck(True, _tr("{name} ({size})").format(name=name, size=format_size(size)))
@@ -192,7 +184,7 @@ class ModelFileField(QWidget):
             patterns = " ".join(f"*{e}" for e in MODEL_EXTENSIONS[self.kind])
             chosen, _ = QFileDialog.getOpenFileName(
                 self,
-                _tr("Choose the {kind} file").format(kind=_kind_name(self.kind)),
+                _tr("Choose the {kind} file").format(kind=model_kind_name(self.kind)),
                 start,
                 _tr("Model files ({patterns})").format(patterns=patterns),
             )

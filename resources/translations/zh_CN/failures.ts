@@ -23,6 +23,10 @@
         <source>VAE</source>
         <translation>VAE</translation>
     </message>
+    <message>
+        <source>LoRA folder</source>
+        <translation>LoRA 文件夹</translation>
+    </message>
 </context>
 <context>
     <name>JobSettings</name>
