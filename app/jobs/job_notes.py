@@ -13,7 +13,6 @@ from app.pipeline.api import EngineCatalog
 from app.pipeline.failures import Note
 from app.pipeline.frame_checks import expands
 from app.pipeline.params import SAMPLER, spec_from_values
-from app.pipeline.preflight import MASK_WHITE_FROM
 
 # Stand-in names for the job the notes judge: they name no file and none is read.
 PICTURE = "image.png"
@@ -25,7 +24,7 @@ def mask_empty(inputs: JobInputs) -> bool:
     so the job alone cannot tell an empty mask from "no mask")."""
     if inputs.image is None:
         return False
-    return inputs.mask_box(MASK_WHITE_FROM) is None  # cached per mask revision
+    return inputs.mask_box() is None  # cached per mask revision
 
 
 def repaints_everything(inputs: JobInputs, values: Mapping[str, Any]) -> bool:

@@ -47,7 +47,6 @@ ZIP_MAGIC = b"PK\x03\x04"  # a PyTorch .ckpt/.pt
 MAX_SAFETENSORS_HEADER = 100 * 1024 * 1024
 MODEL_ROWS = (P.DIFFUSION_MODEL, P.LLM_MODEL, P.VAE_MODEL)
 DEVICE_ROWS = (P.LLM_DEVICE, P.DIFFUSION_DEVICE, P.VAE_DEVICE)
-MASK_WHITE_FROM = BINARY_THRESHOLD  # a mask pixel repaints from this value (imaging owns it)
 # The engine's limits (native/src/sd_stage.hpp MAX_REF_LATENTS, checks.cpp MAX_PROMPT_TOKENS
 # and MAX_PROMPT_BYTES); the engine checks them again, this only says so before any stage.
 MAX_REFERENCE_IMAGES = 16
@@ -256,7 +255,7 @@ def mask_is_empty(path: Path | str) -> bool:
         mask = load_mask(path)
     except (StepwiseError, OSError, ValueError, MemoryError):
         return False
-    return not bool(np.any(mask >= MASK_WHITE_FROM))
+    return not bool(np.any(mask >= BINARY_THRESHOLD))
 
 
 def check_models(spec: JobSpec) -> None:

@@ -37,7 +37,6 @@ from app.pipeline.params import (
     WIDTH,
     spec_from_values,
 )
-from app.pipeline.preflight import MASK_WHITE_FROM
 from app.ui.bind import bind
 from app.ui.texts import note_text
 
@@ -229,7 +228,7 @@ class SamplingPane(QGroupBox):
         options = spec_from_values(form.values()).prepare
         if options is None:
             return None
-        box = inputs.mask_box(MASK_WHITE_FROM) if options.only_masked else None
+        box = inputs.mask_box() if options.only_masked else None
         _region, _scaled, plan = plan_model_input(size, box, options)
         return int(plan.aligned_size[0]), int(plan.aligned_size[1])
 
