@@ -157,6 +157,9 @@ def test_the_history_scan_runs_off_the_ui_thread_and_a_stale_one_is_dropped(
         raising=False,
     )
     workspace.refresh_history()  # e.g. the run changed ...
+    # the first scan is under way (and held) before the second request: which thread enters
+    # scan() first is then not a race
+    qtbot.waitUntil(lambda: calls == ["old"], timeout=WAIT_MS)
     workspace.refresh_history()  # ... and changed again before the first scan was done
     qtbot.waitUntil(lambda: [e.prompt for e in strip.entries()] == ["new"], timeout=WAIT_MS)
     assert threads and ui_thread not in threads
