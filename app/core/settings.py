@@ -67,6 +67,8 @@ class Settings:
     paint: PaintSettings = field(default_factory=PaintSettings)
     # The generation parameters by name (app.pipeline.params); checked where they are used.
     job: dict[str, JobValue] = field(default_factory=dict)
+    # The Generate panel's Setup sections, open (True) or closed, by section key.
+    setup_sections: dict[str, bool] = field(default_factory=dict)
 
 
 def _coerce(cls: type, data: object, where: str, problems: list[str]) -> object:

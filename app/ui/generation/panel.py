@@ -1,7 +1,8 @@
-"""The Generate panel: lays out the panes (Setup: models, prompt, sampling, devices; Run: the
-run view) around the generation model, with the run buttons, the error banner, the demo
-models, the sd-cli import and the engine log. Both tabs scroll, so the panel never makes the
-window taller than the screen (unfinished runs are offered by app/ui/runs, not here)."""
+"""The Generate panel: lays out the panes (Setup: models, prompt, sampling, devices in
+collapsible sections, app/ui/generation/setup_tab.py; Run: the run view) around the
+generation model, with the run buttons, the error banner, the demo models, the sd-cli import
+and the engine log. Both tabs scroll, so the panel never makes the window taller than the
+screen (unfinished runs are offered by app/ui/runs, not here)."""
 
 from __future__ import annotations
 
@@ -44,6 +45,7 @@ from app.ui.generation.references import ReferencesPane
 from app.ui.generation.run_view import RunView
 from app.ui.generation.sampling import SamplingPane
 from app.ui.generation.sdcli_apply import ImportUndo
+from app.ui.generation.setup_tab import SetupTab
 from app.ui.generation.stages import stage_title
 from app.ui.texts import failure_hint, failure_text, missing_text
 
@@ -76,23 +78,19 @@ class GenerationPanel(QWidget):
         model.inputs.changed.connect(self._plan_size_changed)
         model.form.changed.connect(lambda *_: self._plan_size_changed())
         self.run_view = RunView(model, self)
-        setup = QWidget(self)
-        setup_layout = QVBoxLayout(setup)
-        setup_layout.setContentsMargins(4, 4, 4, 4)
-        panes = (
+        self.setup_tab = SetupTab(
+            model,
             self.models_pane,
             self.edit_pane,
             self.prompt_pane,
             self.references_pane,
             self.sampling_pane,
             self.devices_pane,
+            self,
         )
-        for pane in panes:
-            setup_layout.addWidget(pane)
-        setup_layout.addStretch(1)
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("generation_tabs")
-        self.tabs.addTab(_scrolled(setup, self), _tr("Setup"))
+        self.tabs.addTab(_scrolled(self.setup_tab, self), _tr("Setup"))
         self.tabs.addTab(_scrolled(self.run_view, self), _tr("Run"))
         self.import_button = QPushButton(_tr("Import sd-cli command…"), self)
         self.import_button.setObjectName("generation_import_sdcli")

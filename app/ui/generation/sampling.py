@@ -125,11 +125,17 @@ class SamplingPane(QGroupBox):
         layout.addRow(_tr("Steps"), self.steps_spin)
         layout.addRow(_tr("Seed"), seed_row)
         layout.addRow(_tr("Strength"), self.strength_spin)
-        layout.addRow(_tr("Sampler"), self.sampler_combo)
-        layout.addRow(_tr("Scheduler"), self.scheduler_combo)
-        layout.addRow(_tr("CFG scale"), self.cfg_spin)
         layout.addRow(self.warning_label)
-        layout.addRow(_tr("Preview"), self.preview_combo)
+        # What is changed less often, in a part of its own (the Setup tab gives it a section).
+        self.options = QWidget(self)
+        self.options.setObjectName("generation_sampling_options")
+        options = QFormLayout(self.options)
+        options.setContentsMargins(0, 0, 0, 0)
+        options.addRow(_tr("Sampler"), self.sampler_combo)
+        options.addRow(_tr("Scheduler"), self.scheduler_combo)
+        options.addRow(_tr("CFG scale"), self.cfg_spin)
+        options.addRow(_tr("Preview"), self.preview_combo)
+        layout.addRow(self.options)
 
         for widget, param in (
             (self.width_spin, WIDTH),

@@ -154,12 +154,25 @@ def apply_settings(session: RunSession, settings: Settings) -> None:
     session.set_cache_limit(settings.cache_limit_mb)
 
 
+def remember_sections(panel: GenerationPanel, settings: Settings) -> None:
+    """The Setup tab's sections open as saved; each click is saved at once (the whole settings
+    file, atomically, through the job form's saver)."""
+    panel.setup_tab.restore(settings.setup_sections)
+
+    def toggled(key: str, opened: bool) -> None:
+        settings.setup_sections[key] = opened
+        panel.model.form.save_now()
+
+    panel.setup_tab.section_toggled.connect(toggled)
+
+
 def install(window: MainWindow, paths: AppPaths, settings: Settings) -> GenerationPanel:
     form = window.job_form
     engine = Path(settings.engine_path) if settings.engine_path else None
     session = RunSession(paths, engine=engine, parent=window)
     model = GenerationModel(form, session, window)
     panel = GenerationPanel(model)
+    remember_sections(panel, settings)
     dock = window.add_side_panel(panel, _tr("Generate"), object_name=PANEL_OBJECT_NAME)
     dock.setMinimumWidth(460)
     document = window.document
