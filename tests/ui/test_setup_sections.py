@@ -7,6 +7,7 @@ user keeps it closed; each section's open/closed choice is saved in the settings
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -111,6 +112,26 @@ def test_a_closed_section_opens_when_its_content_has_a_problem(
     assert models.problem == "" and not models.problem_label.isVisibleTo(panel)
     assert not models.header.text().startswith(PROBLEM_MARK)
     assert not models.is_open()
+
+
+def test_a_model_file_gone_since_it_was_chosen_opens_the_section_at_run_all(
+    qtbot, tiny_form, tiny_models, sd_stage, tmp_path
+) -> None:
+    """The file is checked when chosen; deleted afterwards, Run all is refused and the
+    closed Model files section opens, naming the file."""
+    copy = tmp_path / "mine" / Path(tiny_models.diffusion).name
+    copy.parent.mkdir()
+    shutil.copy2(tiny_models.diffusion, copy)
+    panel = _panel(qtbot, tiny_form(**{DIFFUSION_MODEL.name: str(copy)}), sd_stage)
+    models = panel.setup_tab.sections[MODELS]
+    assert not models.is_open() and models.problem == ""
+    copy.unlink()
+    with qtbot.waitSignal(panel.model.refused, timeout=10_000):
+        qtbot.mouseClick(panel.all_button, Qt.MouseButton.LeftButton)
+    assert panel.tabs.currentIndex() == 0
+    assert models.is_open() and str(copy) in models.problem
+    assert str(copy) in panel.models_pane.diffusion_field.status.text()
+    panel.shutdown()
 
 
 def test_a_chosen_device_the_engine_does_not_list_opens_the_devices_section(

@@ -210,6 +210,7 @@ class GenerationPanel(QWidget):
         )
         self.set_status("")
         self.tabs.setCurrentIndex(0)
+        self.setup_tab.reveal(names)
 
     def _failed(self, failure: Failure) -> None:
         self.run_view.flush()

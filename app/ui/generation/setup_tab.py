@@ -15,7 +15,16 @@ from PySide6.QtCore import QCoreApplication, Signal
 from PySide6.QtWidgets import QGroupBox, QVBoxLayout, QWidget
 
 from app.jobs.generation import GenerationModel
-from app.pipeline.params import DIFFUSION_DEVICE, LLM_DEVICE, VAE_DEVICE
+from app.pipeline.params import (
+    DIFFUSION_DEVICE,
+    DIFFUSION_MODEL,
+    LLM_DEVICE,
+    LLM_MODEL,
+    LORA_DIR,
+    VAE_DEVICE,
+    VAE_MODEL,
+)
+from app.pipeline.params import PROMPT as PROMPT_PARAM
 from app.ui.collapsible import CollapsibleSection
 from app.ui.generation.devices import DevicesPane
 from app.ui.generation.edit_preset import EditPane
@@ -32,6 +41,7 @@ MODELS, PROMPT, REFERENCES, SAMPLING, OPTIONS, DEVICES = (
     "sampling_options",
     "devices",
 )
+MODEL_FIELDS = {p.name for p in (DIFFUSION_MODEL, LLM_MODEL, VAE_MODEL, LORA_DIR)}
 # Open at the first start: what a user changes every run.
 DEFAULT_OPEN = {
     MODELS: False,
@@ -141,6 +151,17 @@ class SetupTab(QWidget):
                 section.set_open(value or bool(section.problem))
 
     # --- problems ---------------------------------------------------------------------------
+
+    def reveal(self, names: list[str]) -> None:
+        """A start was refused for these fields (Param.name): their sections open, the model
+        files checked again (one may have gone since it was chosen)."""
+        if any(name in MODEL_FIELDS for name in names):
+            for field in self._model_fields():
+                field.set_path(field.path())
+            self._check_models()
+            self.sections[MODELS].set_open(True)
+        if PROMPT_PARAM.name in names:
+            self.sections[PROMPT].set_open(True)
 
     def _model_fields(self) -> tuple:
         pane = self.models_pane
