@@ -10,6 +10,7 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QApplication, QDockWidget
@@ -18,13 +19,14 @@ from app.core.paths import app_paths
 from app.core.settings import Settings, load_settings
 from app.jobs.generation import GenerationModel
 from app.jobs.job_form import JobForm
+from app.jobs.job_inputs import Reference
 from app.jobs.run_session import RunSession
 from app.pipeline.params import DIFFUSION_DEVICE, DIFFUSION_MODEL
 from app.ui.application import apply_style
 from app.ui.collapsible import PROBLEM_MARK
 from app.ui.generation import GenerationPanel
 from app.ui.generation.setup import remember_sections
-from app.ui.generation.setup_tab import DEVICES, MODELS, PROMPT, SAMPLING
+from app.ui.generation.setup_tab import DEVICES, MODELS, PROMPT, REFERENCES, SAMPLING
 from app.ui.i18n import TsTranslator
 from app.ui.job_settings import settings_saver
 from tests.ui.runs_fixtures import main_window
@@ -146,6 +148,20 @@ def test_a_chosen_device_the_engine_does_not_list_opens_the_devices_section(
     assert devices.is_open() and "vulkan1" in devices.problem
     panel.model.form.set(DIFFUSION_DEVICE, "cpu")
     assert devices.problem == ""
+    panel.shutdown()
+
+
+def test_the_closed_reference_section_says_how_many_pictures_it_holds(
+    qtbot, tiny_form, sd_stage
+) -> None:
+    panel = _panel(qtbot, tiny_form(), sd_stage)
+    refs = panel.setup_tab.sections[REFERENCES]
+    assert not refs.is_open() and refs.header.text() == "Reference images"
+    for value, name in ((90, "a"), (160, "b")):
+        assert panel.model.inputs.add_ref(Reference.of(np.full((32, 48, 3), value, np.uint8), name))
+    assert refs.header.text() == "Reference images (2)"
+    panel.model.inputs.remove_ref(0)
+    assert refs.header.text() == "Reference images (1)"
     panel.shutdown()
 
 
