@@ -9,6 +9,18 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+
+def _engine_defaults_for_direct_runs() -> None:
+    """Tests that start sd-stage with subprocess directly get the app's engine defaults too
+    (app/engine/process.py ENGINE_ENV_DEFAULTS: OpenMP threads sleep rather than spin)."""
+    from app.engine.process import ENGINE_ENV_DEFAULTS
+
+    for name, value in ENGINE_ENV_DEFAULTS.items():
+        os.environ.setdefault(name, value)
+
+
+_engine_defaults_for_direct_runs()
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -70,9 +70,9 @@ def test_no_native_source_is_too_long() -> None:
     assert long == {}
 
 
-# A name that holds a duration: `seconds`, `elapsed`, `took`, `wall`, `per_step`, `*_seconds`,
-# `*_s` / `*_ms` (the suite's unit suffixes).
-_DURATION_NAME = re.compile(r"(^|_)(seconds|elapsed|duration|took|wall|per_step)$|_(s|ms)$")
+# A name that holds a duration: `seconds`, `elapsed`, `took`, `wall`, `per_step`, `latency`,
+# `*_seconds`, `*_s` / `*_ms` (the suite's unit suffixes).
+_DURATION_NAME = re.compile(r"(^|_)(seconds|elapsed|duration|took|wall|per_step|latency)$|_(s|ms)$")
 _CLOCKS = {"monotonic", "perf_counter", "time", "monotonic_ns", "perf_counter_ns", "time_ns"}
 
 
@@ -124,13 +124,14 @@ def test_the_duration_check_finds_what_it_should() -> None:
         "check 1 <= run.wall <= 9\n"
         "check 10 > elapsed\n"
         "check per_step < 1.0, 'slow'\n"
+        "check latency < STOP_DEADLINE_S\n"
         "check seconds >= DEADLINE_S\n"  # a lower bound holds on any machine
         "check abs(a - b) < 0.05\n"
         "check width < 1024\n"
         "check time.monotonic() < deadline, 'timed out'\n"  # a wait's ceiling
     )
     found = duration_asserts(sample.replace("check ", "assert "))
-    assert found == [1, 2, 3, 4, 5]
+    assert found == [1, 2, 3, 4, 5, 6]
 
 
 def test_no_test_asserts_a_duration() -> None:

@@ -375,9 +375,17 @@ class StageProcess:
                 log.warning("sd-stage %s: %s did not finish", self.pid, thread.name)
 
 
+# Defaults for every engine child, unless the user's environment sets them. OpenMP's barrier
+# spins while it waits for the other threads, which thrashes when the machine is busy: a tiny-model
+# llm-encode (2 threads) beside two busy loops took 9.1-10.6 s spinning and 4.8-5.1 s with
+# PASSIVE; idle both took 2.3-2.6 s. (Under the suite's heavier load one spun for 300 s.)
+ENGINE_ENV_DEFAULTS = {"OMP_WAIT_POLICY": "PASSIVE"}
+
+
 def engine_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment for the child: ours plus `extra` (e.g. GGML_VK_VISIBLE_DEVICES)."""
-    env = dict(os.environ)
+    """The environment for the child: ours, ENGINE_ENV_DEFAULTS where ours does not say, plus
+    `extra` (e.g. GGML_VK_VISIBLE_DEVICES)."""
+    env = {**ENGINE_ENV_DEFAULTS, **os.environ}
     if extra:
         env.update(extra)
     return env
@@ -385,6 +393,7 @@ def engine_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]
 
 __all__ = [
     "CANCEL_GRACE_S",
+    "ENGINE_ENV_DEFAULTS",
     "STOP_DEADLINE_S",
     "KILL_WAIT_S",
     "TERMINATE_GRACE_S",

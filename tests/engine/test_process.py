@@ -198,3 +198,15 @@ def test_bad_input_exit_code_maps(tmp_path: Path) -> None:
     with StageProcess([sys.executable, str(script)], log_path=tmp_path / "l.log") as proc:
         with pytest.raises(BadInputError):
             proc.result(RESULT_TIMEOUT_S)
+
+
+def test_engine_children_sleep_in_openmp_waits_unless_the_user_says(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from app.engine.process import engine_environment
+
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    env = engine_environment({"GGML_VK_VISIBLE_DEVICES": "none"})
+    assert env["OMP_WAIT_POLICY"] == "PASSIVE" and env["GGML_VK_VISIBLE_DEVICES"] == "none"
+    monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")  # the user's own choice wins
+    assert engine_environment()["OMP_WAIT_POLICY"] == "ACTIVE"

@@ -6,6 +6,7 @@ types it does not know (PROTOCOL.md), and these tests check the engine's side of
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -180,11 +181,25 @@ def _direct_decode(sd_stage: Path, vae: Path, latent: Path, out: Path) -> np.nda
     return np.asarray(Image.open(out))
 
 
-def _nice_child(calls: list[tuple[int, tuple[str, ...]]]):
+def _nice_child(calls: list[tuple[int, tuple[str, ...]]], monkeypatch: pytest.MonkeyPatch):
+    """Records each child the decoder lowers, with the argv it was started with (read from the
+    decoder's own StageProcess: /proc of a tiny decode that already ended reads empty)."""
+    from app.pipeline import preview_decoder as module
+
+    started: dict[int, tuple[str, ...]] = {}
+
+    class Recorded(module.StageProcess):  # type: ignore[misc,valid-type]
+        def __init__(self, argv, *args, **kwargs) -> None:
+            super().__init__(argv, *args, **kwargs)
+            started[self.pid] = tuple(str(a) for a in argv)
+
+    monkeypatch.setattr(module, "StageProcess", Recorded)
+
     def lower(pid: int) -> None:
-        calls.append((pid, tuple(psutil.Process(pid).cmdline())))
+        calls.append((pid, started[pid]))
         if hasattr(os, "setpriority"):
-            os.setpriority(os.PRIO_PROCESS, pid, 19)
+            with contextlib.suppress(OSError):  # it may have ended already
+                os.setpriority(os.PRIO_PROCESS, pid, 19)
 
     return lower
 
@@ -193,7 +208,9 @@ def test_decoder_decodes_the_newest_offer_exactly_as_vae_decode_does(
     x0_run: X0Run, sd_stage: Path, tiny_models, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls: list[tuple[int, tuple[str, ...]]] = []
-    monkeypatch.setattr(platform, "lower_child_priority", _nice_child(calls), raising=False)
+    monkeypatch.setattr(
+        platform, "lower_child_priority", _nice_child(calls, monkeypatch), raising=False
+    )
     got: list[DecodedPreview] = []
     decoder = PreviewDecoder(sd_stage, tiny_models.vae, tmp_path / "previews", got.append)
     with decoder:

@@ -107,6 +107,22 @@ def test_stop_overdue_counts_from_the_first_request() -> None:
     assert control.stop_overdue()
 
 
+ENCODE_SIZE = 768
+
+
+def _big_picture(folder: Path, size: int) -> tuple[Path, Path]:
+    import numpy as np
+    from PIL import Image
+
+    folder.mkdir(parents=True)
+    rng = np.random.default_rng(5)
+    Image.fromarray(rng.integers(0, 256, (size, size, 3), dtype=np.uint8)).save(folder / "p.png")
+    mask = np.zeros((size, size), np.uint8)
+    mask[size // 4 : size // 2, size // 4 : size // 2] = 255
+    Image.fromarray(mask).save(folder / "m.png")
+    return folder / "p.png", folder / "m.png"
+
+
 @pytest.mark.parametrize("request_", ["cancel", "suspend"])
 @pytest.mark.parametrize("stage", ["llm-encode", "vae-encode"])
 def test_real_engine_stops_in_an_encode_stage(
@@ -119,6 +135,11 @@ def test_real_engine_stops_in_an_encode_stage(
     from app.pipeline.runner import Pipeline
 
     image, mask = _selftest_images(tmp_path / "in")
+    if stage == "vae-encode":
+        # The selftest picture encodes in a blink on the tiny VAE: under load the request came
+        # after the stage had finished. A 768² picture encodes for seconds, so the request
+        # reaches the engine inside the stage.
+        image, mask = _big_picture(tmp_path / "big", ENCODE_SIZE)
     pipeline = Pipeline(app_paths(), sd_stage)
     spec = JobSpec(
         models=ModelFiles(str(tiny_models.diffusion), str(tiny_models.llm), str(tiny_models.vae)),
