@@ -188,7 +188,7 @@ def _nice_child(calls: list[tuple[int, tuple[str, ...]]], monkeypatch: pytest.Mo
 
     started: dict[int, tuple[str, ...]] = {}
 
-    class Recorded(module.StageProcess):  # type: ignore[misc,valid-type]
+    class Recorded(module.StageProcess):
         def __init__(self, argv, *args, **kwargs) -> None:
             super().__init__(argv, *args, **kwargs)
             started[self.pid] = tuple(str(a) for a in argv)
