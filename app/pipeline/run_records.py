@@ -13,6 +13,7 @@ An engine stage's record may hold (format 2, optional; absent in runs made befor
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +42,20 @@ INPUTS_DIR = "inputs"
 LOG_DIR = "logs"
 STEPS_DIR = "steps"
 PREVIEWS_DIR = "previews"  # the background decoder's decoded_NNN.png (jobs/preview_follow.py)
+# The engine's preview of each step in CHECKPOINT_DIR (native/src/checkpoints.cpp writes it).
+PREVIEW_FILE = "preview_{step:03d}.png"
+_PREVIEW_NAME = re.compile(r"^preview_(\d+)\.png$")
+
+
+def preview_file(step: int) -> str:
+    """The name of step `step`'s preview in CHECKPOINT_DIR."""
+    return PREVIEW_FILE.format(step=step)
+
+
+def preview_step(name: str) -> int | None:
+    """The step a preview's file name is of; None for any other name."""
+    match = _PREVIEW_NAME.match(name)
+    return int(match.group(1)) if match else None
 
 
 @dataclass
