@@ -14,7 +14,7 @@ from PySide6.QtCore import QFile, QObject, Qt, QThread, Signal
 from PySide6.QtGui import QImage
 
 from app.pipeline.api import PipelineAPI, RunSnapshot
-from app.pipeline.failures import FailureKind
+from app.pipeline.failures import Failure
 from app.pipeline.run_records import CHECKPOINT_DIR, STEPS_DIR, preview_step
 
 log = logging.getLogger(__name__)
@@ -51,7 +51,7 @@ class RunEntry:
     seed: int
     resumable: bool
     result: Path | None
-    failure: FailureKind | None
+    failure: Failure | None  # why it stopped: kind, template and values (the UI renders it)
     picture: Path | None  # the newest picture: the result, a decoded step or a step preview
     thumbnail: QImage | None = field(default=None, compare=False, repr=False)
 
@@ -108,7 +108,7 @@ def entry_of(snap: RunSnapshot, *, thumbnail: bool = False) -> RunEntry:
         seed=snap.spec.seed,
         resumable=snap.resumable,
         result=snap.result,
-        failure=snap.failure.kind if snap.failure is not None else None,
+        failure=snap.failure,
         picture=picture,
         thumbnail=load_thumbnail(picture) if thumbnail and picture is not None else None,
     )

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.jobs.run_history import THUMBNAIL_PX, RunEntry, RunStatus
-from app.ui.texts import failure_title
+from app.ui.texts import failure_hint, failure_message, failure_title
 
 PROMPT_CHARS = 90
 # Action names (the buttons' object names are "runs_<action>").
@@ -55,10 +55,17 @@ def status_text(entry: RunEntry) -> str:
     if entry.status is RunStatus.STOPPED:
         return _tr("Stopped after step {step} of {steps}").format(step=entry.step, steps=steps)
     if entry.status is RunStatus.FAILED:
-        why = failure_title(entry.failure) if entry.failure is not None else ""
+        why = failure_title(entry.failure.kind) if entry.failure is not None else ""
         text = _tr("Failed after step {step} of {steps}").format(step=entry.step, steps=steps)
         return f"{text}: {why}" if why else text
     return _tr("Not started")
+
+
+def failure_lines(entry: RunEntry) -> tuple[str, str]:
+    """A failed run's message and what to try, in the UI's language ("" where there is none)."""
+    if entry.failure is None:
+        return "", ""
+    return failure_message(entry.failure), failure_hint(entry.failure)
 
 
 def details_text(entry: RunEntry) -> str:
@@ -131,6 +138,12 @@ class RunEntryWidget(QFrame):
         self.prompt_label.setFont(font)
         self.status_label = ElidedLabel(f"{status_text(entry)} · {local_date(entry.created)}", self)
         self.status_label.setObjectName("runs_status")
+        message, hint = failure_lines(entry)
+        # What went wrong, one elided line; the whole message and what to try as its tooltip.
+        self.failure_label = ElidedLabel(message, self)
+        self.failure_label.setObjectName("runs_failure")
+        self.failure_label.setToolTip("\n".join(t for t in (message, hint) if t))
+        self.failure_label.setVisible(bool(message))
         self.details_label = ElidedLabel(details_text(entry), self)
         self.details_label.setObjectName("runs_details")
         self.details_label.setToolTip(f"{details_text(entry)}\n{entry.dir}")
@@ -149,6 +162,7 @@ class RunEntryWidget(QFrame):
         text.setSpacing(2)
         text.addWidget(self.prompt_label)
         text.addWidget(self.status_label)
+        text.addWidget(self.failure_label)
         text.addWidget(self.details_label)
         text.addStretch(1)
         text.addLayout(row)
