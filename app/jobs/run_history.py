@@ -53,6 +53,7 @@ class RunEntry:
     result: Path | None
     failure: Failure | None  # why it stopped: kind, template and values (the UI renders it)
     picture: Path | None  # the newest picture: the result, a decoded step or a step preview
+    photo: str | None = None  # the name of the photo the run was made of, where recorded
     thumbnail: QImage | None = field(default=None, compare=False, repr=False)
 
     @property
@@ -110,6 +111,7 @@ def entry_of(snap: RunSnapshot, *, thumbnail: bool = False) -> RunEntry:
         result=snap.result,
         failure=snap.failure,
         picture=picture,
+        photo=snap.photo_name,
         thumbnail=load_thumbnail(picture) if thumbnail and picture is not None else None,
     )
 

@@ -70,7 +70,8 @@ def failure_lines(entry: RunEntry) -> tuple[str, str]:
 
 def details_text(entry: RunEntry) -> str:
     w, h = entry.size
-    parts = [*entry.models, f"{w}×{h}", _tr("seed {seed}").format(seed=entry.seed)]
+    photo = [entry.photo] if entry.photo else []  # the photo's name, where the run has one
+    parts = [*photo, *entry.models, f"{w}×{h}", _tr("seed {seed}").format(seed=entry.seed)]
     return " · ".join(parts)
 
 
