@@ -161,7 +161,7 @@ def _until(app, done) -> None:  # noqa: ANN001
     end = time.perf_counter() + WAIT_CEILING_S
     while not done() and time.perf_counter() < end:
         app.processEvents()
-        time.sleep(0.001)  # not UI-thread CPU: the figure counts only the events handled
+        time.sleep(0.01)  # not UI-thread CPU: the figure counts only the events handled
     app.processEvents()
     if not done():
         raise RuntimeError("the result never showed")

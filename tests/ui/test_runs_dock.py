@@ -89,7 +89,7 @@ def test_a_failed_runs_entry_says_what_went_wrong_in_the_ui_language(
     qtbot.waitUntil(lambda: label.width() > 40)
     shown = label.text()
     assert label.fontMetrics().horizontalAdvance(shown) <= label.width()
-    assert shown == message or shown.endswith("…")
+    assert shown == message or ("…" in shown and shown[-3:] == message[-3:])  # end in view
     window.generation_panel.shutdown()
 
 

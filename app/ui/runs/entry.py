@@ -94,9 +94,15 @@ def default_actions(entry: RunEntry) -> tuple[str, ...]:
 class ElidedLabel(QLabel):
     """One line that ends in "…" when the panel is narrow; the whole text is the tooltip."""
 
-    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        text: str,
+        parent: QWidget | None = None,
+        mode: Qt.TextElideMode = Qt.TextElideMode.ElideRight,
+    ) -> None:
         super().__init__(parent)
         self.full_text = text
+        self._mode = mode
         self.setToolTip(text)
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self._elide()
@@ -107,9 +113,7 @@ class ElidedLabel(QLabel):
 
     def _elide(self) -> None:
         width = max(self.width(), 40)
-        self.setText(
-            self.fontMetrics().elidedText(self.full_text, Qt.TextElideMode.ElideRight, width)
-        )
+        self.setText(self.fontMetrics().elidedText(self.full_text, self._mode, width))
 
 
 class RunEntryWidget(QFrame):
@@ -141,7 +145,8 @@ class RunEntryWidget(QFrame):
         self.status_label.setObjectName("runs_status")
         message, hint = failure_lines(entry)
         # What went wrong, one elided line; the whole message and what to try as its tooltip.
-        self.failure_label = ElidedLabel(message, self)
+        # in the middle: a long path inside it leaves the sentence's start and end in view
+        self.failure_label = ElidedLabel(message, self, Qt.TextElideMode.ElideMiddle)
         self.failure_label.setObjectName("runs_failure")
         self.failure_label.setToolTip("\n".join(t for t in (message, hint) if t))
         self.failure_label.setVisible(bool(message))
