@@ -68,3 +68,40 @@ def test_only_the_pipeline_names_what_a_run_folder_holds() -> None:
                         continue
                     found.append(f"{path.relative_to(APP)}:{node.lineno} {s.value!r}")
     assert found == [], f"import the name from app/pipeline/run_records.py: {found}"
+
+
+def _names(tree: ast.AST) -> list[tuple[int, str]]:
+    """The string constants of a module that could be file names or their patterns (no
+    whitespace: not a docstring or a sentence), the literal parts of f-strings included."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):  # f"preview_{step:03d}.png" -> "preview_{}.png"
+            text = "".join(
+                str(part.value) if isinstance(part, ast.Constant) else "{}" for part in node.values
+            )
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value
+        else:
+            continue
+        if not any(c.isspace() for c in text):
+            found.append((node.lineno, text))
+    return found
+
+
+def test_only_run_records_knows_the_step_preview_name() -> None:
+    """The engine's preview_NNN.png (native/src/checkpoints.cpp) is written as a pattern once,
+    in app/pipeline/run_records.py; the strip and the run history ask it."""
+    owner = APP / "pipeline" / "run_records.py"
+    found = [
+        f"{path.relative_to(APP)}:{line} {text!r}"
+        for path, tree in _trees()
+        if path != owner
+        for line, text in _names(tree)
+        if "preview_" in text and ".png" in text
+    ]
+    assert found == [], f"use run_records.preview_file / preview_step: {found}"
+    assert run_records.preview_file(7) == "preview_007.png"
+    assert run_records.preview_step("preview_007.png") == 7
+    assert run_records.preview_step("preview_1234.png") == 1234
+    assert run_records.preview_step("decoded_007.png") is None
+    assert run_records.preview_step("preview_007.png.tmp") is None

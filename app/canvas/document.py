@@ -51,6 +51,9 @@ class MaskDocument(QObject):
         self.mask = np.zeros((0, 0), np.float32)
         self.image_path: Path | None = None
         self.mask_path: Path | None = None
+        # Files a picture was read from that stand for another (a run's copy of the user's
+        # photo): the name the user knows each by (image_title).
+        self._titles: dict[Path, str] = {}
         self.history = MaskHistory(history_limit_bytes)
         self._stroke: StrokeBackup | None = None
         self._stroke_label = ""
@@ -106,13 +109,25 @@ class MaskDocument(QObject):
 
     # --- whole-document changes -----------------------------------------------------------
 
-    def set_image(self, image: np.ndarray, path: Path | None = None) -> None:
-        """Starts a new document: an empty mask of the image's size and no history."""
+    @property
+    def image_title(self) -> str | None:
+        """The picture's name for the user (the window title, the run it makes): its file's,
+        or the photo's that the file is a copy of (set_image's `title`); None: no file."""
+        path = self.image_path
+        return None if path is None else self._titles.get(path, path.name)
+
+    def set_image(
+        self, image: np.ndarray, path: Path | None = None, title: str | None = None
+    ) -> None:
+        """Starts a new document: an empty mask of the image's size and no history. `title`:
+        the name the picture goes by when `path` is a copy (a resumed run's inputs/image.png)."""
         if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
             raise ValueError("image must be uint8 HxWx3")
         self.image = np.ascontiguousarray(image)
         self.mask = np.zeros(image.shape[:2], np.float32)
         self.image_path = path
+        if path is not None and title:
+            self._titles[path] = title
         self.mask_path = None
         self.history.clear()
         self._stroke = None

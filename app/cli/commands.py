@@ -51,7 +51,9 @@ def job_spec(args: argparse.Namespace, pipeline: PipelineAPI) -> JobSpec:
 def cmd_run(args: argparse.Namespace) -> int:
     pipeline = _pipeline(args)
     spec = job_spec(args, pipeline)
-    run = pipeline.create_run(spec, Path(args.run_dir) if args.run_dir else None)
+    folder = Path(args.run_dir) if args.run_dir else None
+    photo = Path(spec.image).name if spec.image else None  # the user's file: its name only
+    run = pipeline.create_run(spec, folder, photo_name=photo)
     print(f"run folder: {run.dir}", flush=True)
     code = execute(pipeline, run.dir)
     if code == Exit.OK and args.output:

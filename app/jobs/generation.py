@@ -215,7 +215,7 @@ class GenerationModel(QObject):
 
     def _launch(self, only: str | None, files: InputFiles | None) -> None:
         try:
-            run = self._run_for(self.spec(files))
+            run = self._run_for(self.spec(files), files.photo_name if files else None)
         except Exception as exc:  # noqa: BLE001 - the pipeline refused the job: say why
             self._refuse_exc(exc, "prepare")
             return
@@ -227,9 +227,10 @@ class GenerationModel(QObject):
                 return
         self._execute(stage)
 
-    def _run_for(self, spec: JobSpec) -> RunSnapshot:
+    def _run_for(self, spec: JobSpec, photo: str | None) -> RunSnapshot:
         """The current run when it describes the same result and is not finished (changes that
-        do not change the result, e.g. devices, are applied to it); else a new run."""
+        do not change the result, e.g. devices, are applied to it); else a new run. `photo`:
+        the name of the document the job's image is a copy of."""
         run = self.session.run
         if (
             run is not None
@@ -237,8 +238,8 @@ class GenerationModel(QObject):
             and (same_job(run.spec, spec) or self._updatable(run))
         ):
             changes = spec_changes(run.spec, spec)
-            return self.session.update_run(changes) if changes else run
-        return self.session.create_run(spec)
+            return self.session.update_run(changes, photo) if changes else run
+        return self.session.create_run(spec, photo)
 
     def _updatable(self, run: RunSnapshot) -> bool:
         """A run with no work of its own takes any change (no orphaned run is left behind):

@@ -11,6 +11,7 @@ and kept as pixels, in order; they are written the same way (`ref-<hash>.png`).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import logging
 from collections.abc import Callable
@@ -43,6 +44,7 @@ _TOO_MANY_REFS = "A job takes at most {max} reference images."
 _TOO_MANY_REFS_FIX = "Remove one before adding another."
 
 Source = Callable[[], tuple[np.ndarray | None, np.ndarray | None]]
+Name = Callable[[], str | None]
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,7 @@ class InputFiles:
     image: Path | None
     mask: Path | None
     refs: tuple[Path, ...] = ()
+    photo_name: str | None = None  # the document's file name: what the run is titled by
 
 
 @dataclass(frozen=True, eq=False)
@@ -138,6 +141,7 @@ class JobInputs(QObject):
         self._image: np.ndarray | None = None
         self._mask: np.ndarray | None = None
         self._source: Source | None = None
+        self._name: Name | None = None
         self._facts: MaskFacts | None = None
         self._refs: list[Reference] = []
 
@@ -184,7 +188,9 @@ class JobInputs(QObject):
     def writer(self, folder: Path, parent: QObject | None = None) -> InputWriter:
         """An InputWriter for everything the job needs: picture, mask and references."""
         image, mask = self.snapshot()
-        return InputWriter(folder, image, mask, parent, refs=self.ref_pixels())
+        writer = InputWriter(folder, image, mask, parent, refs=self.ref_pixels())
+        writer.photo_name = self.photo_name if image is not None else None
+        return writer
 
     def _refs_changed(self) -> None:
         self.refs_changed.emit()
@@ -202,11 +208,13 @@ class JobInputs(QObject):
             self._mask = None if mask is None else _mask_u8(mask)
         self.changed.emit()
 
-    def set_source(self, source: Source | None, facts: MaskFacts | None = None) -> None:
+    def set_source(
+        self, source: Source | None, facts: MaskFacts | None = None, name: Name | None = None
+    ) -> None:
         """Follows a live document: `source()` gives its (image, mask) when asked, `facts`
-        (the document's) its mask as uint8 and bounding boxes, cached; the caller emits
-        `changed` (through `document_changed`) when they change."""
-        self._source, self._facts = source, facts
+        (the document's) its mask as uint8 and bounding boxes, cached, `name()` its file name;
+        the caller emits `changed` (through `document_changed`) when they change."""
+        self._source, self._facts, self._name = source, facts, name
         self._image = self._mask = None
         self.changed.emit()
 
@@ -219,6 +227,11 @@ class JobInputs(QObject):
         if image is None:
             return None, None
         return np.array(image, dtype=np.uint8, copy=True), (None if mask is None else mask.copy())
+
+    @property
+    def photo_name(self) -> str | None:
+        """The followed document's file name (None: no name, e.g. a pasted picture)."""
+        return self._name() if self._name is not None else None
 
     @property
     def image(self) -> np.ndarray | None:
@@ -289,6 +302,7 @@ class InputWriter(QThread):
         super().__init__(parent)
         self.setObjectName("InputWriter")
         self._folder, self._image, self._mask, self._refs = folder, image, mask, refs
+        self.photo_name: str | None = None  # recorded with the written files
 
     def run(self) -> None:  # noqa: D102 - QThread entry point
         try:
@@ -297,4 +311,4 @@ class InputWriter(QThread):
             log_error(log, "writing the inputs failed", exc)
             self.failed.emit(user_text(exc))
             return
-        self.written.emit(files)
+        self.written.emit(dataclasses.replace(files, photo_name=self.photo_name))

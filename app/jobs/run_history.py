@@ -14,15 +14,19 @@ from PySide6.QtCore import QFile, QObject, Qt, QThread, Signal
 from PySide6.QtGui import QImage
 
 from app.pipeline.api import PipelineAPI, RunSnapshot
-from app.pipeline.failures import FailureKind
-from app.pipeline.run_records import CHECKPOINT_DIR, STEPS_DIR
+from app.pipeline.failures import Failure
+from app.pipeline.run_records import CHECKPOINT_DIR, STEPS_DIR, preview_step
 
 log = logging.getLogger(__name__)
 
 THUMBNAIL_PX = 96
-# Pictures a run folder holds, by step (the layout of ARCHITECTURE.md "Run folders").
-_PREVIEW = re.compile(r"preview_(\d+)\.png$")
+# The decoded steps a run folder holds (the layout of ARCHITECTURE.md "Run folders").
 _DECODED = re.compile(r"step_(\d+)\.png$")
+
+
+def _decoded_step(name: str) -> int | None:
+    match = _DECODED.search(name)
+    return int(match.group(1)) if match else None
 
 
 class RunStatus(StrEnum):
@@ -47,8 +51,9 @@ class RunEntry:
     seed: int
     resumable: bool
     result: Path | None
-    failure: FailureKind | None
+    failure: Failure | None  # why it stopped: kind, template and values (the UI renders it)
     picture: Path | None  # the newest picture: the result, a decoded step or a step preview
+    photo: str | None = None  # the name of the photo the run was made of, where recorded
     thumbnail: QImage | None = field(default=None, compare=False, repr=False)
 
     @property
@@ -61,17 +66,17 @@ def newest_picture(snap: RunSnapshot) -> Path | None:
     if snap.result is not None and snap.result.is_file():
         return snap.result
     best: tuple[int, int, Path] | None = None
-    for folder, pattern, rank in (
-        (snap.dir / CHECKPOINT_DIR, _PREVIEW, 0),
-        (snap.dir / STEPS_DIR, _DECODED, 1),
+    for folder, step_of, rank in (
+        (snap.dir / CHECKPOINT_DIR, preview_step, 0),
+        (snap.dir / STEPS_DIR, _decoded_step, 1),
     ):
         try:
-            names = [p for p in folder.iterdir() if pattern.search(p.name)]
+            found = [(step_of(p.name), p) for p in folder.iterdir()]
         except OSError:
             continue
-        for path in names:
-            match = pattern.search(path.name)
-            step = int(match.group(1)) if match else 0
+        for step, path in found:
+            if step is None:
+                continue
             if step <= max(snap.last_completed_step, 0) or rank == 1:
                 key = (step, rank, path)
                 if best is None or key[:2] > best[:2]:
@@ -104,8 +109,9 @@ def entry_of(snap: RunSnapshot, *, thumbnail: bool = False) -> RunEntry:
         seed=snap.spec.seed,
         resumable=snap.resumable,
         result=snap.result,
-        failure=snap.failure.kind if snap.failure is not None else None,
+        failure=snap.failure,
         picture=picture,
+        photo=snap.photo_name,
         thumbnail=load_thumbnail(picture) if thumbnail and picture is not None else None,
     )
 

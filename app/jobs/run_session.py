@@ -168,9 +168,10 @@ class RunSession(QObject):
         self.run_changed.emit(run)
         return run
 
-    def create_run(self, spec: JobSpec) -> RunSnapshot:
+    def create_run(self, spec: JobSpec, photo_name: str | None = None) -> RunSnapshot:
+        """A new run; `photo_name`: the document's file name (the job's image is a copy)."""
         self._require_idle()
-        run = self.pipeline.create_run(spec)
+        run = self.pipeline.create_run(spec, photo_name=photo_name)
         self._set_run(run)
         return run
 
@@ -180,12 +181,12 @@ class RunSession(QObject):
         self._set_run(run)
         return run
 
-    def update_run(self, changes: Mapping[str, Any]) -> RunSnapshot:
+    def update_run(self, changes: Mapping[str, Any], photo_name: str | None = None) -> RunSnapshot:
         """The current run's job changed in ways only some stages depend on."""
         self._require_idle()
         if self.run is None:
             raise RuntimeError("no run to update")
-        run = self.pipeline.update_run(self.run.dir, changes)
+        run = self.pipeline.update_run(self.run.dir, changes, photo_name=photo_name)
         self._set_run(run)
         return run
 

@@ -95,6 +95,9 @@ class RunSnapshot:
     model_input: ModelInput | None  # once prepare ran
     failure: Failure | None  # the last failure, if the run stopped with one
     accepted_step: int | None = None  # finished early from this step (app/pipeline/accept.py)
+    # The file name the user knows the picture by (the GUI's copy is named image.png): None in
+    # runs made before it was recorded, and where the job named none (app/pipeline/inputs.py).
+    photo_name: str | None = None
 
     @property
     def finished(self) -> bool:
@@ -147,16 +150,22 @@ class PipelineAPI(Protocol):
         """Samplers (with resumability) and schedulers, from the engine."""
         ...
 
-    def create_run(self, spec: JobSpec, run_dir: Path | None = None) -> RunSnapshot:
-        """A new run folder holding verified copies of the inputs."""
+    def create_run(
+        self, spec: JobSpec, run_dir: Path | None = None, *, photo_name: str | None = None
+    ) -> RunSnapshot:
+        """A new run folder holding verified copies of the inputs; `photo_name` is recorded as
+        the picture's name (its file name only), None records none."""
         ...
 
     def snapshot(self, run_dir: Path) -> RunSnapshot:
         """The run in `run_dir` as it is on disk now (DamagedFileError if it cannot be read)."""
         ...
 
-    def update_run(self, run_dir: Path, changes: Mapping[str, Any]) -> RunSnapshot:
-        """The job changed (JobSpec field → value); only the stages it affects run again."""
+    def update_run(
+        self, run_dir: Path, changes: Mapping[str, Any], *, photo_name: str | None = None
+    ) -> RunSnapshot:
+        """The job changed (JobSpec field → value); only the stages it affects run again. A new
+        image is recorded with `photo_name` as create_run records it."""
         ...
 
     def branch(self, run_dir: Path, from_step: int, changes: Mapping[str, Any]) -> RunSnapshot:

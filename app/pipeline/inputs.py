@@ -72,18 +72,21 @@ def _check_input_file(label: str, path: Path) -> None:
         )  # fmt: skip
 
 
-def copy_inputs(run: Run, spec: JobSpec) -> None:
-    """Copies image, mask and references into inputs/ and records their sha256."""
+def copy_inputs(run: Run, spec: JobSpec, photo_name: str | None = None) -> None:
+    """Copies image, mask and references into inputs/ and records their sha256, and the
+    image's `photo_name` (the user's file name, not its path: a shared run folder does not
+    tell where someone keeps their files; the GUI's copy of a document is named image-…)."""
     (run.dir / INPUTS_DIR).mkdir(parents=True, exist_ok=True)
 
-    def copy_in(src: str, name: str) -> InputFile:
+    def copy_in(src: str, name: str, title: str | None = None) -> InputFile:
         suffix = Path(src).suffix.lower() or ".png"
         rel = f"{INPUTS_DIR}/{name}{suffix}"
         copy_atomic(Path(src), run.dir / rel)
-        return InputFile(rel, file_sha256(run.dir / rel), str(src))
+        title = Path(title).name if title else ""
+        return InputFile(rel, file_sha256(run.dir / rel), str(src), title)
 
     run.inputs = RunInputs(
-        image=copy_in(spec.image, "image") if spec.image else None,
+        image=copy_in(spec.image, "image", photo_name) if spec.image else None,
         mask=copy_in(spec.mask, "mask") if spec.mask else None,
         refs=tuple(copy_in(r, f"ref_{i}") for i, r in enumerate(spec.refs)),
     )

@@ -23,7 +23,8 @@ run.json, format 2:
     {"format": 2, "id": str, "created": iso-8601,
      "spec": JobSpec as a dict (paths as the user gave them; a seed of -1 is drawn once),
      "inputs": {"image": {"file": rel, "sha256": hex, "source": str} | null, "mask": ... | null,
-                "refs": [...]},
+                "refs": [...]},   # image may hold "name": the user's photo's file name, never
+                                  # a path (absent in runs made before 2026-12-02: titled by file)
      "models": {"diffusion"|"llm"|"vae": {"path", "size", "mtime", "fingerprint"}},
      "engine": {"path": str|null, "version": str|null, "pin": str|null},  # pin: hello event
      "engine_pid": int|null,          # the sd-stage working on the run (orphan check)

@@ -13,7 +13,9 @@ An engine stage's record may hold (format 2, optional; absent in runs made befor
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 RUN_FORMAT = 2
@@ -41,6 +43,20 @@ INPUTS_DIR = "inputs"
 LOG_DIR = "logs"
 STEPS_DIR = "steps"
 PREVIEWS_DIR = "previews"  # the background decoder's decoded_NNN.png (jobs/preview_follow.py)
+# The engine's preview of each step in CHECKPOINT_DIR (native/src/checkpoints.cpp writes it).
+PREVIEW_FILE = "preview_{step:03d}.png"
+_PREVIEW_NAME = re.compile(r"^preview_(\d+)\.png$")
+
+
+def preview_file(step: int) -> str:
+    """The name of step `step`'s preview in CHECKPOINT_DIR."""
+    return PREVIEW_FILE.format(step=step)
+
+
+def preview_step(name: str) -> int | None:
+    """The step a preview's file name is of; None for any other name."""
+    match = _PREVIEW_NAME.match(name)
+    return int(match.group(1)) if match else None
 
 
 @dataclass
@@ -64,11 +80,14 @@ class FileRecord:
 
 @dataclass(frozen=True)
 class InputFile:
-    """A copy of one of the user's files in inputs/."""
+    """A copy of one of the user's files in inputs/; `name`: the file name the user knows the
+    picture by, never a path ("" where none was recorded: runs made before it, a job that
+    named none)."""
 
     file: str
     sha256: str
     source: str
+    name: str = ""
 
 
 @dataclass(frozen=True)
@@ -79,7 +98,10 @@ class RunInputs:
 
     def to_json(self) -> dict[str, Any]:
         def one(f: InputFile | None) -> dict[str, str] | None:
-            return None if f is None else {"file": f.file, "sha256": f.sha256, "source": f.source}
+            if f is None:
+                return None
+            named = {"name": f.name} if f.name else {}  # absent as in runs made before it
+            return {"file": f.file, "sha256": f.sha256, "source": f.source, **named}
 
         return {
             "image": one(self.image),
@@ -90,11 +112,10 @@ class RunInputs:
     @staticmethod
     def from_json(data: dict[str, Any]) -> RunInputs:
         def one(d: dict[str, Any] | None) -> InputFile | None:
-            return (
-                None
-                if d is None
-                else InputFile(str(d["file"]), str(d["sha256"]), str(d.get("source", "")))
-            )
+            if d is None:
+                return None
+            name = Path(str(d.get("name", ""))).name  # a name, even if a path was written
+            return InputFile(str(d["file"]), str(d["sha256"]), str(d.get("source", "")), name)
 
         refs = tuple(f for f in (one(r) for r in data["refs"]) if f is not None)
         return RunInputs(one(data["image"]), one(data["mask"]), refs)

@@ -101,6 +101,7 @@ def snapshot_of(run: Run) -> RunSnapshot:
         model_input=None if mi is None else ModelInput(mi.width, mi.height, mi.region),
         failure=run.failure,
         accepted_step=run.accepted_step,
+        photo_name=run.inputs.image.name or None if run.inputs.image is not None else None,
     )
 
 
@@ -182,8 +183,11 @@ class Pipeline:
         return run_keys(run, self.engine_version(engine), lambda: self._binary_version(engine))
 
     # ------------------------------------------------------------------ runs
-    def create_run(self, spec: JobSpec, run_dir: Path | None = None) -> RunSnapshot:
-        """A new run folder under paths.runs_dir (or `run_dir`) holding copies of the inputs."""
+    def create_run(
+        self, spec: JobSpec, run_dir: Path | None = None, *, photo_name: str | None = None
+    ) -> RunSnapshot:
+        """A new run folder under paths.runs_dir (or `run_dir`) holding copies of the inputs;
+        `photo_name`: the name the user knows the picture by (inputs.copy_inputs)."""
         # before the seed is drawn; the devices too, when there is an engine to ask
         preflight.check_job(spec, self._catalog_if_any(), self.device_names_if_any())
         spec = _with_seed(spec)
@@ -205,7 +209,7 @@ class Pipeline:
         # or "already holds a run") and never mixes its files with this one's.
         with RunLock(folder):
             run = create_run(self.paths.runs_dir, spec, folder)
-            copy_inputs(run, spec)
+            copy_inputs(run, spec, photo_name)
             run.save()
         return snapshot_of(run)
 
@@ -216,7 +220,9 @@ class Pipeline:
         """The live run (internal: the CLI's helpers; callers above use snapshot())."""
         return open_run(_dir(run_dir))
 
-    def update_run(self, run_dir: Path, changes: Mapping[str, Any]) -> RunSnapshot:
+    def update_run(
+        self, run_dir: Path, changes: Mapping[str, Any], *, photo_name: str | None = None
+    ) -> RunSnapshot:
         """Changes the job of an existing run; only the stages the change affects run again."""
         run = open_run(_dir(run_dir))
         changed = dataclasses.replace(run.spec, **dict(changes))
@@ -226,7 +232,7 @@ class Pipeline:
         if INPUT_FIELDS & set(changes):
             check_spec_inputs(spec)
             preflight.check_frame_fits(spec)
-            copy_inputs(run, spec)
+            copy_inputs(run, spec, photo_name)
         elif spec.prepare != run.spec.prepare and run.inputs.image is not None:
             preflight.check_frame_fits(spec, run.dir / run.inputs.image.file)
         run.spec_changed(spec)
@@ -244,37 +250,23 @@ class Pipeline:
         with RunLock(folder):
             checkpoints.allow_start_over(open_run(folder))
 
+    def _runs(self) -> Iterator[RunSnapshot]:
+        """Every run of the runs folder that opens, by folder name; damaged ones are left out."""
+        root = self.paths.runs_dir
+        for folder in sorted(root.iterdir()) if root.is_dir() else []:
+            if (folder / RUN_FILE).is_file():
+                try:
+                    yield snapshot_of(open_run(folder))
+                except (DamagedFileError, OSError):
+                    continue
+
     def unfinished_runs(self) -> list[RunSummary]:
         """Runs with something to resume and no result, oldest first."""
-        out: list[RunSummary] = []
-        root = self.paths.runs_dir
-        if not root.is_dir():
-            return out
-        for folder in sorted(root.iterdir()):
-            if not (folder / RUN_FILE).is_file():
-                continue
-            try:
-                snap = snapshot_of(open_run(folder))
-            except DamagedFileError:
-                continue
-            if snap.resumable:
-                out.append(RunSummary.of(snap))
-        return out
+        return [RunSummary.of(snap) for snap in self._runs() if snap.resumable]
 
     def list_runs(self) -> list[RunSnapshot]:
         """Every run that opens, newest first; damaged ones are left out."""
-        root = self.paths.runs_dir
-        if not root.is_dir():
-            return []
-        out: list[RunSnapshot] = []
-        for folder in root.iterdir():
-            if not (folder / RUN_FILE).is_file():
-                continue
-            try:
-                out.append(snapshot_of(open_run(folder)))
-            except (DamagedFileError, OSError):
-                continue
-        return sorted(out, key=lambda s: (s.created, s.id), reverse=True)
+        return sorted(self._runs(), key=lambda s: (s.created, s.id), reverse=True)
 
     def run_inputs(self, run_dir: Path) -> tuple[Path | None, Path | None]:
         """The run's verified copies of its image and mask (None where the job has none)."""

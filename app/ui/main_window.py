@@ -383,7 +383,7 @@ class MainWindow(QMainWindow):
 
     def _update_title(self) -> None:
         doc = self.document
-        name = doc.image_path.name if doc.image_path else self.tr("No image")
+        name = doc.image_title or self.tr("No image")
         self.setWindowTitle(f"{name}{' *' if doc.modified else ''} — Stepwise")
 
     def _update_enabled(self) -> None:

@@ -54,6 +54,7 @@ class _FakeRun:
     checkpoints: set[int] = field(default_factory=set)
     last_completed_step: int = 0
     failure: Failure | None = None
+    photo_name: str | None = None
 
     def __post_init__(self) -> None:
         if self.spec.image is None and not self.spec.refs:
@@ -99,7 +100,9 @@ class FakePipeline:
         )
 
     # --- runs ---
-    def create_run(self, spec: JobSpec, run_dir: Path | None = None) -> RunSnapshot:
+    def create_run(
+        self, spec: JobSpec, run_dir: Path | None = None, *, photo_name: str | None = None
+    ) -> RunSnapshot:
         check_catalog(spec, self.catalog())  # as the real one: the engine's samplers
         with self._lock:
             self._count += 1
@@ -107,14 +110,19 @@ class FakePipeline:
         folder = Path(run_dir) if run_dir is not None else self.root / run_id
         folder.mkdir(parents=True, exist_ok=True)
         run = _FakeRun(folder, run_id, time.strftime("%Y-%m-%dT%H:%M:%SZ"), spec)
+        run.photo_name = Path(photo_name).name if photo_name and spec.image else None
         self._runs[folder] = run
         return self._snap(run)
 
     def snapshot(self, run_dir: Path) -> RunSnapshot:
         return self._snap(self._run(run_dir))
 
-    def update_run(self, run_dir: Path, changes: Mapping[str, Any]) -> RunSnapshot:
+    def update_run(
+        self, run_dir: Path, changes: Mapping[str, Any], *, photo_name: str | None = None
+    ) -> RunSnapshot:
         run = self._run(run_dir)
+        if "image" in changes:
+            run.photo_name = Path(photo_name).name if photo_name else None
         changed = dataclasses.replace(run.spec, **dict(changes))
         check_catalog(changed, self.catalog())
         run.spec = changed
@@ -298,4 +306,5 @@ class FakePipeline:
             result=run.dir / "result.png" if finished else None,
             model_input=size,
             failure=run.failure,
+            photo_name=run.photo_name,
         )

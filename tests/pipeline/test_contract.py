@@ -209,6 +209,29 @@ def test_list_runs_newest_first_their_inputs_and_discard(
     assert api.list_runs() == []
 
 
+def test_the_photo_name_is_recorded_as_a_name_never_a_path(
+    api: PipelineAPI, models: ModelFiles, tmp_path: Path
+) -> None:
+    """The GUI's job names a copy of the document (image-….png); the run is titled by the
+    user's photo, recorded as its file name alone, through create_run and update_run."""
+    copy = tmp_path / "image-0123abcd.png"
+    copy.write_bytes(encode_png(np.full((64, 64, 3), 90, np.uint8)))
+    user_path = tmp_path / "holiday photos" / "海边 2026.jpg"
+    run = api.create_run(_spec(models, image=str(copy)), photo_name=str(user_path))
+    assert run.photo_name == "海边 2026.jpg"
+    assert api.snapshot(run.dir).photo_name == "海边 2026.jpg"
+    assert [s.photo_name for s in api.list_runs()] == ["海边 2026.jpg"]
+    other = tmp_path / "image-4567cdef.png"
+    other.write_bytes(encode_png(np.full((64, 64, 3), 30, np.uint8)))
+    updated = api.update_run(run.dir, {"image": str(other)}, photo_name="another.png")
+    assert updated.photo_name == "another.png"
+    assert api.create_run(_spec(models, image=str(copy))).photo_name is None  # none given
+    assert api.create_run(_spec(models), photo_name="x.png").photo_name is None  # no image
+    if isinstance(api, Pipeline):
+        text = (run.dir / "run.json").read_text(encoding="utf-8")
+        assert str(user_path.parent) not in text and "holiday photos" not in text
+
+
 # --- the fake's protocol faults (what the UI tests need it for) ---
 
 

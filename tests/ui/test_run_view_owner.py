@@ -56,7 +56,7 @@ def test_the_strip_and_the_result_follow_the_current_run(qtbot, make_panel) -> N
     # the step thumbnails are read off the UI thread (jobs/background): wait for them
     qtbot.waitUntil(lambda: view.strip.steps() == [1, 2, 3, 4], timeout=RUN_TIMEOUT_MS)
     assert _strip_dirs(view.strip) == {Path(first.dir)}
-    assert view.result_view.has_result()
+    qtbot.waitUntil(view.result_view.has_result, timeout=RUN_TIMEOUT_MS)  # read off the UI
     _click_step(qtbot, view.strip, 4)
     view.decode_button.click()
     wait_idle(qtbot, panel)

@@ -121,7 +121,7 @@ def test_the_runs_panel_lists_every_run_newest_first_and_shows_a_result(
     model = window.generation_panel.model
     assert model.run.dir == older and model.state is RunState.FINISHED
     run_view = window.generation_panel.run_view
-    assert run_view.result_view.has_result()
+    qtbot.waitUntil(run_view.result_view.has_result)  # result.png is read off the UI thread
     assert np.array_equal(window.document.image, load_image(image))  # its photo is back
     assert not run_view.resume_button.isEnabled()  # nothing is paused or stopped
     # A new run appears in the panel when it is made.

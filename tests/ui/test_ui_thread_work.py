@@ -22,6 +22,7 @@ from app.imaging.io import save_png_atomic
 from app.jobs.job_form import JobForm
 from app.pipeline.params import ONLY_MASKED, PROMPT
 from app.ui.generation import install_generation_panel
+from app.ui.generation import result as result_module
 from app.ui.generation import steps as steps_module
 from app.ui.main_window import MainWindow
 from app.ui.workspace import controller as controller_module
@@ -210,3 +211,55 @@ def test_step_previews_are_decoded_off_the_ui_thread_and_a_stale_load_is_dropped
     assert view.strip.steps() == [1, 2]
     assert view.strip.path(1) == str(new_run / "checkpoints" / "preview_001.png")
     assert threads and ui_thread not in threads
+
+
+def test_a_runs_result_is_decoded_off_the_ui_thread_and_a_stale_one_never_lands(
+    window,  # noqa: ANN001
+    qtbot,  # noqa: ANN001
+    tmp_path: Path,
+    monkeypatch,  # noqa: ANN001
+) -> None:
+    """The Run tab's result box reads result.png in a worker when the shown run changes; the
+    read of a run no longer shown is dropped, never shown over the newer run's."""
+    old_run, new_run = tmp_path / "old", tmp_path / "new"
+    for folder, value in ((old_run, 10), (new_run, 200)):
+        folder.mkdir()
+        save_png_atomic(folder / "result.png", np.full((60, 80, 3), value, np.uint8))
+    ui_thread = threading.get_ident()
+    threads: list[int] = []
+    release_old = threading.Event()
+    real = getattr(result_module, "read_result", None)
+
+    def read(path: Path, max_px: int):  # noqa: ANN202
+        threads.append(threading.get_ident())
+        if path.parent == old_run:
+            release_old.wait(WAIT_MS / 1000)
+        assert real is not None
+        return real(path, max_px)
+
+    monkeypatch.setattr(result_module, "read_result", read, raising=False)
+    view = window.generation_panel.run_view
+
+    def finished(folder: Path) -> SimpleNamespace:
+        return SimpleNamespace(
+            dir=folder, stages=(), finished=True, result=folder / "result.png",
+            last_completed_step=0, steps=None, checkpoints=(),
+        )  # fmt: skip
+
+    view._run_changed(finished(old_run))
+    assert not view.result_view.has_result()  # nothing decoded on the UI thread
+    view._run_changed(finished(new_run))
+    qtbot.waitUntil(view.result_view.has_result, timeout=WAIT_MS)
+    release_old.set()
+    qtbot.waitUntil(lambda: view.result_view.reads.dropped == 1, timeout=WAIT_MS)
+    QApplication.processEvents()
+    shown = view.result_view.current.pixmap().toImage()
+    assert shown.pixelColor(0, 0).red() == 200  # the newer run's, not the stale one's
+    assert threads and ui_thread not in threads
+    # Cleared (no run) while a read is under way: nothing lands.
+    view._run_changed(None)
+    view._run_changed(finished(old_run))
+    view._run_changed(None)
+    qtbot.waitUntil(lambda: view.result_view.reads.pending == 0, timeout=WAIT_MS)
+    QApplication.processEvents()
+    assert not view.result_view.has_result()

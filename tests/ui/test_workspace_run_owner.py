@@ -115,5 +115,9 @@ def test_after_cancel_one_button_continues(qtbot, window) -> None:  # noqa: ANN0
     view.cancel_button.click()
     wait_idle(qtbot, win)
     assert panel.model.state is RunState.CANCELLED
+    k = panel.model.run.last_completed_step
+    caption = win.workspace_area.bar.caption.text()
+    assert k >= 2 and not caption.startswith("Step 1 of"), caption  # the canvas stays at k
+    assert caption.startswith(f"Step {k} of 30") or win.workspace.shown is None, caption
     continuing = [b for b in (view.resume_button, panel.all_button) if b.isEnabled()]
     assert len(continuing) == 1, [b.text() for b in continuing]

@@ -285,6 +285,7 @@ class GenerationPanel(QWidget):
         self.model.form.save_now()
         self.memory_plan.stop()
         self.run_view.strip.reads.stop()
+        self.run_view.result_view.reads.stop()
         return self.model.shutdown()
 
 

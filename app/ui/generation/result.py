@@ -4,6 +4,8 @@ workspace); here a thumbnail of the original and of the newest preview or the re
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import QCoreApplication, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QImage, QPainter, QPaintEvent, QPixmap
 from PySide6.QtWidgets import (
@@ -13,6 +15,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from app.jobs.background import LatestOnly
 
 THUMB_PANE_PX = 96
 
@@ -99,6 +103,22 @@ class ImagePane(QWidget):
         painter.drawText(caption_rect, int(Qt.AlignmentFlag.AlignCenter), self._caption)
 
 
+def read_result(path: Path, max_px: int) -> QImage | None:
+    """The picture at `path` fitted into max_px × max_px (never enlarged), None if unreadable:
+    for a worker thread (QImage), so a 8192² result never decodes on the UI thread."""
+    image = QImage(str(path))
+    if image.isNull():
+        return None
+    if max(image.width(), image.height()) > max_px > 0:
+        image = image.scaled(
+            max_px,
+            max_px,
+            Qt.AspectRatioMode.KeepAspectRatio,
+            Qt.TransformationMode.SmoothTransformation,
+        )
+    return image
+
+
 class GenerationResultView(QWidget):
     """A small reminder of what the run made (the canvas is where pictures are seen): the
     original and the newest preview or the result as thumbnails, and "Save result…", which is
@@ -136,6 +156,8 @@ class GenerationResultView(QWidget):
         layout.addStretch(1)
         self.save_button.clicked.connect(self.save_requested)
         self._result_image = QImage()
+        self.reads = LatestOnly("RunResult", self)  # a run's result.png, read off the UI thread
+        self._result_of: Path | None = None  # the run folder whose result is being read
 
     # --- content ---------------------------------------------------------------------------
 
@@ -158,10 +180,27 @@ class GenerationResultView(QWidget):
         self.current.set_image(image, _tr("Result"))
         self.save_button.setEnabled(not image.isNull())
 
+    def load_result(self, run_dir: Path, path: Path) -> None:
+        """The result of the run in `run_dir`, read and fitted to the pane off the UI thread;
+        shown when it arrives only if no other run's result was asked for or cleared since."""
+        pane = self.current
+        max_px = int(max(pane.width(), pane.height(), THUMB_PANE_PX) * pane.devicePixelRatioF())
+        self._result_of = Path(run_dir)
+        self.reads.request(
+            lambda: read_result(Path(path), max_px),
+            lambda image: self._result_read(Path(run_dir), image),
+        )
+
+    def _result_read(self, run_dir: Path, image: QImage | None) -> None:
+        if image is not None and run_dir == self._result_of:
+            self.show_result(image)
+
     def has_result(self) -> bool:
         return not self._result_image.isNull()
 
     def clear_result(self) -> None:
+        self.reads.cancel()  # a read under way belongs to the run shown before
+        self._result_of = None
         self._result_image = QImage()
         self.save_button.setEnabled(False)
         self.current.set_image(None)

@@ -398,8 +398,9 @@ class RunView(QWidget):
     # --- results ----------------------------------------------------------------------------
 
     def _show_result_of(self, run: RunSnapshot | None) -> None:
-        if run is not None and run.result is not None and run.result.is_file():
-            self.result_view.show_result(QImage(str(run.result)))
+        """The run's result.png, decoded off the UI thread (keyed by the run's folder)."""
+        if run is not None and run.result is not None:
+            self.result_view.load_result(Path(run.dir), Path(run.result))
 
     def save_result_dialog(self) -> None:
         from app.ui.generation.run_save import save_result_dialog

@@ -53,6 +53,7 @@ def follow_document(model: GenerationModel, document: MaskDocument) -> None:
     model.inputs.set_source(
         lambda: (None, None) if document.is_empty() else (document.image, document.mask),
         getattr(document, "facts", None),  # the mask's uint8 and boxes, cached per revision
+        lambda: getattr(document, "image_title", None),  # what the run is titled by
     )
     settle = QTimer(model)
     settle.setSingleShot(True)

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.jobs.background import LatestOnly
+from app.pipeline.run_records import preview_file
 from app.ui.generation.stages import format_seconds
 
 THUMB_PX = 72
@@ -153,7 +154,7 @@ def read_step_previews(folder: Path, last: int) -> list[tuple[int, str, QImage]]
     scaled to the strip's size (QImage: fine off the UI thread)."""
     found = []
     for step in range(1, last + 1):
-        path = folder / f"preview_{step:03d}.png"
+        path = folder / preview_file(step)
         image = QImage(str(path))
         if not image.isNull():
             thumb = image.scaled(

@@ -145,6 +145,8 @@ class RunsController(QObject):
         document = self.window.document
         try:
             image_path, mask_path = self.model.session.run_inputs(run_dir)
+            # the copy is inputs/image.png: the document goes by the user's photo's name
+            title = self.model.session.pipeline.snapshot(run_dir).photo_name
         except Exception as exc:  # noqa: BLE001 - a damaged run folder: say which and why
             show_error(self._parent(), _tr("The run cannot be opened"), exc, run_dir)
             return False
@@ -156,7 +158,7 @@ class RunsController(QObject):
             return False
         try:
             picture = canvas_files.read_picture(image_path)
-            document.set_image(picture, image_path)
+            document.set_image(picture, image_path, title)
             if mask_path is not None:
                 mask = canvas_files.read_mask(mask_path, (document.width, document.height))
                 document.replace_mask(_tr("Mask of the run"), mask)

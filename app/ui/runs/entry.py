@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.jobs.run_history import THUMBNAIL_PX, RunEntry, RunStatus
-from app.ui.texts import failure_title
+from app.ui.texts import failure_hint, failure_message, failure_title
 
 PROMPT_CHARS = 90
 # Action names (the buttons' object names are "runs_<action>").
@@ -55,15 +55,23 @@ def status_text(entry: RunEntry) -> str:
     if entry.status is RunStatus.STOPPED:
         return _tr("Stopped after step {step} of {steps}").format(step=entry.step, steps=steps)
     if entry.status is RunStatus.FAILED:
-        why = failure_title(entry.failure) if entry.failure is not None else ""
+        why = failure_title(entry.failure.kind) if entry.failure is not None else ""
         text = _tr("Failed after step {step} of {steps}").format(step=entry.step, steps=steps)
         return f"{text}: {why}" if why else text
     return _tr("Not started")
 
 
+def failure_lines(entry: RunEntry) -> tuple[str, str]:
+    """A failed run's message and what to try, in the UI's language ("" where there is none)."""
+    if entry.failure is None:
+        return "", ""
+    return failure_message(entry.failure), failure_hint(entry.failure)
+
+
 def details_text(entry: RunEntry) -> str:
     w, h = entry.size
-    parts = [*entry.models, f"{w}×{h}", _tr("seed {seed}").format(seed=entry.seed)]
+    photo = [entry.photo] if entry.photo else []  # the photo's name, where the run has one
+    parts = [*photo, *entry.models, f"{w}×{h}", _tr("seed {seed}").format(seed=entry.seed)]
     return " · ".join(parts)
 
 
@@ -86,9 +94,15 @@ def default_actions(entry: RunEntry) -> tuple[str, ...]:
 class ElidedLabel(QLabel):
     """One line that ends in "…" when the panel is narrow; the whole text is the tooltip."""
 
-    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        text: str,
+        parent: QWidget | None = None,
+        mode: Qt.TextElideMode = Qt.TextElideMode.ElideRight,
+    ) -> None:
         super().__init__(parent)
         self.full_text = text
+        self._mode = mode
         self.setToolTip(text)
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self._elide()
@@ -99,9 +113,7 @@ class ElidedLabel(QLabel):
 
     def _elide(self) -> None:
         width = max(self.width(), 40)
-        self.setText(
-            self.fontMetrics().elidedText(self.full_text, Qt.TextElideMode.ElideRight, width)
-        )
+        self.setText(self.fontMetrics().elidedText(self.full_text, self._mode, width))
 
 
 class RunEntryWidget(QFrame):
@@ -131,6 +143,13 @@ class RunEntryWidget(QFrame):
         self.prompt_label.setFont(font)
         self.status_label = ElidedLabel(f"{status_text(entry)} · {local_date(entry.created)}", self)
         self.status_label.setObjectName("runs_status")
+        message, hint = failure_lines(entry)
+        # What went wrong, one elided line; the whole message and what to try as its tooltip.
+        # in the middle: a long path inside it leaves the sentence's start and end in view
+        self.failure_label = ElidedLabel(message, self, Qt.TextElideMode.ElideMiddle)
+        self.failure_label.setObjectName("runs_failure")
+        self.failure_label.setToolTip("\n".join(t for t in (message, hint) if t))
+        self.failure_label.setVisible(bool(message))
         self.details_label = ElidedLabel(details_text(entry), self)
         self.details_label.setObjectName("runs_details")
         self.details_label.setToolTip(f"{details_text(entry)}\n{entry.dir}")
@@ -149,6 +168,7 @@ class RunEntryWidget(QFrame):
         text.setSpacing(2)
         text.addWidget(self.prompt_label)
         text.addWidget(self.status_label)
+        text.addWidget(self.failure_label)
         text.addWidget(self.details_label)
         text.addStretch(1)
         text.addLayout(row)

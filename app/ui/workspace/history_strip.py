@@ -3,6 +3,7 @@ runs of the same photo, as thumbnails; a click shows one on the canvas."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ class HistoryEntry:
     prompt: str
     seed: int
     accepted: bool = False  # a result finished early at `step` (app/pipeline/accept.py)
+    photo: str = ""  # the name of the photo the run was made of ("" where none is recorded)
 
     def caption(self) -> str:
         if self.kind == "result" and self.accepted:
@@ -60,13 +62,15 @@ class HistoryEntry:
             if self.kind == "result"
             else _tr("Step {step}, decoded, of the run of {created}")
         ).format(step=self.step, created=self.created.replace("T", " ")[:16])
-        return f"{what}\n{prompt}\n" + _tr("Seed {seed}").format(seed=self.seed)
+        photo = f"{self.photo}\n" if self.photo else ""
+        return f"{what}\n{photo}{prompt}\n" + _tr("Seed {seed}").format(seed=self.seed)
 
 
 def entries_of(run: RunSnapshot) -> list[HistoryEntry]:
     """A run's decoded steps (in step order) and its result, as far as they are on disk."""
     out: list[HistoryEntry] = []
     created, prompt, seed = run.created, run.spec.prompt, run.spec.seed
+    photo = run.photo_name or ""
     try:
         names = sorted(p.name for p in (Path(run.dir) / STEPS_DIR).iterdir())
     except OSError:
@@ -76,7 +80,8 @@ def entries_of(run: RunSnapshot) -> list[HistoryEntry]:
         if match:
             path = Path(run.dir) / STEPS_DIR / name
             step = int(match.group(1))
-            out.append(HistoryEntry(Path(run.dir), "decoded", step, path, created, prompt, seed))
+            entry = HistoryEntry(Path(run.dir), "decoded", step, path, created, prompt, seed)
+            out.append(dataclasses.replace(entry, photo=photo))
     if run.result is not None and Path(run.result).is_file():
         accepted = run.accepted_step is not None
         steps = run.steps or run.spec.steps
@@ -84,7 +89,9 @@ def entries_of(run: RunSnapshot) -> list[HistoryEntry]:
             steps = run.accepted_step
         result = Path(run.result)
         out.append(
-            HistoryEntry(Path(run.dir), "result", steps, result, created, prompt, seed, accepted)
+            HistoryEntry(
+                Path(run.dir), "result", steps, result, created, prompt, seed, accepted, photo
+            )
         )
     return out
 
