@@ -263,3 +263,56 @@ def test_a_runs_result_is_decoded_off_the_ui_thread_and_a_stale_one_never_lands(
     qtbot.waitUntil(lambda: view.result_view.reads.pending == 0, timeout=WAIT_MS)
     QApplication.processEvents()
     assert not view.result_view.has_result()
+
+
+def test_the_canvas_reads_an_opened_runs_result_off_the_ui_thread(
+    window,  # noqa: ANN001
+    qtbot,  # noqa: ANN001
+    tmp_path: Path,
+    monkeypatch,  # noqa: ANN001
+) -> None:
+    """The canvas layer decodes an opened run's result.png in a worker (an 8192² PNG took a
+    second on the UI thread); a read overtaken by another run is dropped, never shown."""
+    old_run, new_run = tmp_path / "old", tmp_path / "new"
+    for folder, value in ((old_run, 10), (new_run, 200)):
+        folder.mkdir()
+        save_png_atomic(folder / "result.png", np.full((60, 80, 3), value, np.uint8))
+    ui_thread = threading.get_ident()
+    threads: list[int] = []
+    release_old = threading.Event()
+    real = controller_module.load_image
+
+    def read(path: Path):  # noqa: ANN202
+        threads.append(threading.get_ident())
+        if Path(path).parent == old_run:
+            release_old.wait(WAIT_MS / 1000)
+        return real(path)
+
+    monkeypatch.setattr(controller_module, "load_image", read)
+    workspace = window.workspace
+
+    def finished(folder: Path) -> SimpleNamespace:
+        return SimpleNamespace(
+            dir=folder, finished=True, result=folder / "result.png", steps=4,
+            spec=SimpleNamespace(image=None, steps=4),
+        )  # fmt: skip
+
+    workspace._run_changed(finished(old_run))
+    assert workspace.shown is None and workspace.file_reads.busy  # not decoded on the UI thread
+    workspace._run_changed(finished(new_run))
+    qtbot.waitUntil(lambda: workspace.shown is not None, timeout=WAIT_MS)
+    release_old.set()
+    qtbot.waitUntil(lambda: workspace.file_reads.pending == 0, timeout=WAIT_MS)
+    QApplication.processEvents()
+    assert workspace.shown.path == new_run / "result.png"
+    assert int(workspace.shown.frame[0, 0, 0]) == 200  # the newer run's, not the stale one's
+    assert threads and ui_thread not in threads
+    # Back to the photo while a read is under way: nothing lands over it.
+    workspace._run_changed(None)
+    release_old.clear()
+    workspace._run_changed(finished(old_run))
+    workspace.show_photo()
+    release_old.set()
+    qtbot.waitUntil(lambda: workspace.file_reads.pending == 0, timeout=WAIT_MS)
+    QApplication.processEvents()
+    assert workspace.shown is None and not window.canvas_view.layer.visible

@@ -233,6 +233,7 @@ def test_history_lists_the_runs_of_this_photo(qtbot, window, tmp_path) -> None: 
     qtbot.mouseClick(
         strip.viewport(), Qt.MouseButton.LeftButton, pos=strip.visualItemRect(item).center()
     )
+    qtbot.waitUntil(lambda: not win.workspace.file_reads.busy)  # read off the UI thread
     assert np.array_equal(on_screen(win), load_image(first.result))
     assert not np.array_equal(load_image(first.result), load_image(second.result))
     assert strip.currentRow() == 0  # the entry on show is marked
@@ -259,6 +260,7 @@ def test_decode_this_step_shows_full_size_on_the_canvas(qtbot, window) -> None: 
         strip.viewport(), Qt.MouseButton.LeftButton, pos=strip.visualItemRect(item).center()
     )
     assert strip.selected_step() == 2
+    qtbot.waitUntil(lambda: not win.workspace.file_reads.busy)  # the file is read off the UI
     layer = win.canvas_view.layer  # the step's preview goes on the canvas, blended in
     assert layer.caption == "Step 2 of 3 · preview" and not layer.standalone
     far = far_from_mask(mask())

@@ -38,6 +38,7 @@ def test_use_as_new_image_only_for_decoded_pictures(qtbot, window) -> None:  # n
     assert workspace.shown.kind == "result" and bar.use.isEnabled()
     before = win.document.image.copy()
     click_step(qtbot, win.generation_panel.run_view.strip, 2)  # a step's (small) preview
+    qtbot.waitUntil(lambda: not workspace.file_reads.busy)  # read off the UI thread
     assert workspace.shown.kind == "preview"
     assert not bar.use.isEnabled()
     assert not workspace.use_as_new_image()

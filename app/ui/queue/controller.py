@@ -95,7 +95,13 @@ class QueueController(QObject):
             )
 
         self.add_button.setEnabled(False)
-        adder = self.model.add(pictures, spec_of, self.count.value(), self.random_seeds.isChecked())
+        adder = self.model.add(
+            pictures,
+            spec_of,
+            self.count.value(),
+            self.random_seeds.isChecked(),
+            photo_name=inputs.photo_name if inputs.image is not None else None,
+        )
         adder.finished.connect(lambda: self.add_button.setEnabled(True))
 
     def _added(self, count: int) -> None:
@@ -161,7 +167,7 @@ class QueueController(QObject):
         results = [e for e in entries_of(run) if e.kind == "result"]
         if not results:
             return None
-        workspace.show_entry(results[-1])
+        workspace.show_entry(results[-1], at_once=True)  # Use / Save take it next
         return workspace
 
     def _use(self, dialog: CompareDialog, run: RunSnapshot) -> None:

@@ -23,6 +23,7 @@ from app.jobs.background import LatestOnly
 from app.pipeline.api import RunSnapshot
 from app.pipeline.run_records import DECODED, PREPARED_DIR
 from app.ui.canvas_view import CanvasView
+from app.ui.messages import describe_error
 from app.ui.workspace.area import WorkspaceArea
 from app.ui.workspace.before_after import BeforeAfterKey
 from app.ui.workspace.history_strip import HistoryEntry, entries_of, entry_thumbnail
@@ -78,6 +79,9 @@ class WorkspaceController(QObject):
         self._decoding: int | None = None
         self._result_shown = False  # a late preview of this run must not hide its result
         self.history_scans = LatestOnly("HistoryScan", self)
+        # A result or step read from its file (an opened run, a history or step click) is
+        # decoded off the UI thread (an 8192² PNG takes a second); the newest read wins.
+        self.file_reads = LatestOnly("CanvasFile", self)
         bar = area.bar
         bar.raw.toggled.connect(lambda _on: self._redisplay())
         bar.color_match.toggled.connect(lambda _on: self._redisplay())
@@ -113,6 +117,7 @@ class WorkspaceController(QObject):
             # Another run is current: nothing the layer showed stays under its caption; an
             # opened finished run shows its result.
             self.current_run = key
+            self.file_reads.cancel()
             self.shown = None
             self._redisplay()
             result = run.result if run is not None and run.finished else None
@@ -125,6 +130,7 @@ class WorkspaceController(QObject):
         # The canvas shows previews at the photo's resolution: the worker must not shrink them
         # to the side panel's size.
         runner.set_preview_max_px(0)
+        self.file_reads.cancel()  # a read for the run shown before must not cover this one's
         runner.run_ended.connect(lambda _kind: self.refresh_history())
         if kind == "decode":
             self._decoding = self.model.decoding if self.model is not None else None
@@ -171,38 +177,73 @@ class WorkspaceController(QObject):
         caption = _tr("Step {step} of {steps} · preview").format(step=step, steps=steps)
         self._show_file(run, "preview", step, Path(path), caption)
 
-    def _decoded_loaded(self, path: str, _image: QImage) -> None:
+    def _decoded_loaded(self, path: str, image: QImage) -> None:
         run = self.model.run if self.model is not None else None
         step = self._decoding or 0
         self._decoding = None
         if run is not None:
             caption = _tr("Step {step}, decoded").format(step=step)
-            self._show_file(run, "decoded", step, Path(path), caption)
+            self._show_decoded(run, "decoded", step, Path(path), caption, image)
 
-    def _result_loaded(self, path: str, _image: QImage) -> None:
+    def _result_loaded(self, path: str, image: QImage) -> None:
         run = self.model.run if self.model is not None else None
         if run is not None and self._follow:
             self._result_shown = True
-            self._show_file(run, "result", run.steps or run.spec.steps, Path(path), _tr("Result"))
+            steps = run.steps or run.spec.steps
+            self._show_decoded(run, "result", steps, Path(path), _tr("Result"), image)
 
-    def show_entry(self, entry: HistoryEntry) -> None:
-        """A history thumbnail was clicked: that picture goes on the canvas."""
+    def _show_decoded(
+        self, run: RunSnapshot, kind: str, step: int, path: Path, caption: str, image: QImage
+    ) -> None:
+        """A picture the runner decoded in its thread (full size: set_preview_max_px(0))."""
+        if image.isNull():
+            self._show_file(run, kind, step, path, caption)
+            return
+        self.file_reads.cancel()
+        self._show(Shown(run, kind, step, qimage_to_array(image), caption, path))
+        self.area.history.select_path(path)
+
+    def show_entry(self, entry: HistoryEntry, *, at_once: bool = False) -> None:
+        """A history thumbnail was clicked: that picture goes on the canvas (read in a worker;
+        `at_once`: read now, for a caller that uses or saves it next)."""
         try:
             run = self._snapshot(entry.run_dir)
         except Exception as exc:  # noqa: BLE001 - a damaged run folder: say so, keep going
             self.status.emit(_tr("That run cannot be read: {reason}").format(reason=str(exc)))
             return
         self._follow = False  # looking back: new previews do not push this away
-        self._show_file(run, entry.kind, entry.step, entry.path, entry.caption())
+        self._show_file(run, entry.kind, entry.step, entry.path, entry.caption(), at_once)
 
-    def _show_file(self, run: RunSnapshot, kind: str, step: int, path: Path, caption: str) -> None:
-        try:
-            frame = load_image(path)
-        except (StepwiseError, OSError) as exc:
-            self.status.emit(str(exc))
+    def _show_file(
+        self,
+        run: RunSnapshot,
+        kind: str,
+        step: int,
+        path: Path,
+        caption: str,
+        at_once: bool = False,
+    ) -> None:
+        """`path` decoded in a worker, then shown, unless something else was shown or asked
+        for meanwhile (another run, a newer click, the photo); `at_once`: decoded here."""
+
+        def read() -> np.ndarray | Exception:
+            try:
+                return load_image(path)
+            except (StepwiseError, OSError) as exc:  # a file gone or damaged: said, not shown
+                return exc
+
+        def deliver(frame: np.ndarray | Exception) -> None:
+            if isinstance(frame, Exception):
+                self.status.emit(describe_error(frame, path))
+                return
+            self._show(Shown(run, kind, step, frame, caption, path))
+            self.area.history.select_path(path)
+
+        if at_once:
+            self.file_reads.cancel()
+            deliver(read())
             return
-        self._show(Shown(run, kind, step, frame, caption, path))
-        self.area.history.select_path(path)
+        self.file_reads.request(read, deliver)
 
     # --- showing ----------------------------------------------------------------------------
 
@@ -270,12 +311,14 @@ class WorkspaceController(QObject):
     def show_photo(self) -> None:
         """Back to the photo and its mask; previews stay off until the next run."""
         self._follow = False
+        self.file_reads.cancel()
         self.shown = None
         self.area.history.select_path(None)
         self._redisplay()
 
     def _dismissed(self) -> None:
         self._follow = False
+        self.file_reads.cancel()
         self.shown = None
         self.area.bar.set_shown("", has_photo=not self.document.is_empty())
 
@@ -336,6 +379,7 @@ class WorkspaceController(QObject):
 
     def _photo_changed(self) -> None:
         # Another photo (opened, or back by undo): what was shown belongs to the old one.
+        self.file_reads.cancel()
         self.shown = None
         self._redisplay()
         self.refresh_history()
@@ -364,5 +408,6 @@ class WorkspaceController(QObject):
         self.area.history.select_path(self.shown.path if self.shown is not None else None)
 
     def shutdown(self) -> None:
-        """A scan in flight is dropped and waited for (the application quits)."""
+        """A scan or read in flight is dropped and waited for (the application quits)."""
         self.history_scans.stop()
+        self.file_reads.stop()
