@@ -37,7 +37,8 @@ def cmd_add(args: argparse.Namespace) -> int:
     specs, tags = variations(spec, args.variations, args.random_seeds, prompts)
     for one in specs:
         preflight.check_job(one, catalog)  # a bad value is said now, not at 3 in the morning
-    added = _queue().add(specs, tags)
+    photo = Path(spec.image).name if spec.image else None  # the run's title, as `run` has it
+    added = _queue().add(specs, tags, photo_name=photo)
     if args.json:
         print(json.dumps([_job_json(job) for job in added], indent=1, ensure_ascii=False))
         return Exit.OK

@@ -86,9 +86,11 @@ class QueueAdder(QThread):
         count: int,
         random_seeds: bool,
         parent: QObject | None = None,
+        photo_name: str | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("QueueAdder")
+        self._photo_name = photo_name
         self._queue, self._folder, self._pictures = queue, folder, pictures
         self._spec_of, self._count, self._random = spec_of, count, random_seeds
 
@@ -99,7 +101,7 @@ class QueueAdder(QThread):
             if image is not None or refs:
                 files = write_inputs(self._folder, image, mask, refs)
             specs, tags = variations(self._spec_of(files), self._count, self._random, None)
-            added = self._queue.add(specs, tags)
+            added = self._queue.add(specs, tags, photo_name=self._photo_name)
         except Exception as exc:  # noqa: BLE001 - said to the user with the file named
             log_error(log, "adding to the queue failed", exc)
             self.failed.emit(user_text(exc))
@@ -175,9 +177,14 @@ class QueueModel(QObject):
         spec_of: Callable[[InputFiles | None], JobSpec],
         count: int = 1,
         random_seeds: bool = False,
+        photo_name: str | None = None,
     ) -> QueueAdder:
+        """Adds `count` jobs off the UI thread; `photo_name`: the picture's file name, which
+        their runs are titled by."""
         folder = self.paths.cache_dir / QUEUE_INPUTS_FOLDER
-        adder = QueueAdder(self.queue, folder, pictures, spec_of, count, random_seeds, self)
+        adder = QueueAdder(
+            self.queue, folder, pictures, spec_of, count, random_seeds, self, photo_name
+        )
         adder.added.connect(self._added)
         adder.failed.connect(self.failed)
         adder.finished.connect(lambda: self._adder_done(adder))

@@ -22,7 +22,9 @@ queue.json, format 1:
                              "seeds": "given"|"consecutive"|"random", "prompt_line": int|null}
                             | null,
                "outcome": {"state": "done"|"failed", "run_dir": str, "failure": str|null,
-                           "finished": iso-8601} | null}, ...],   # in queue order
+                           "finished": iso-8601} | null,
+               "photo_name": the picture's file name (run.json's inputs.image.name) | null
+                             (absent: none; queues written before it)}, ...],  # queue order
      "checksum": sha256 of the canonical JSON of everything else}
 
 A job's run folder is the runs folder's `<job id>` (so a job is found again after any kill);
@@ -177,9 +179,15 @@ class JobQueue:
 
     # --- changing
     def add(
-        self, specs: Sequence[JobSpec], variations: Sequence[Variation | None] | None = None
+        self,
+        specs: Sequence[JobSpec],
+        variations: Sequence[Variation | None] | None = None,
+        *,
+        photo_name: str | None = None,
     ) -> list[QueuedJob]:
-        """Appends one job per spec (inputs copied in by hash); seeds of -1 drawn now."""
+        """Appends one job per spec (inputs copied in by hash); seeds of -1 drawn now.
+        `photo_name`: the name the user knows the picture by (its copy here is a hash), which
+        each job's run records (Pipeline.create_run)."""
         if variations is not None and len(variations) != len(specs):
             raise ValueError("one variation per spec")
         for spec in specs:
@@ -209,6 +217,7 @@ class JobQueue:
                     mask=mask,
                     refs=refs,
                     variation=None if variations is None else variations[i],
+                    photo_name=Path(photo_name).name or None if image and photo_name else None,
                 )
                 data["jobs"].append(job.to_json())
                 added.append(job)

@@ -100,6 +100,7 @@ class QueuedJob:
     refs: tuple[QueuedInput, ...] = ()
     variation: Variation | None = None
     outcome: Outcome | None = None
+    photo_name: str | None = None  # the picture's file name, recorded with the run's image
 
     def inputs(self) -> list[QueuedInput]:
         return [f for f in (self.image, self.mask, *self.refs) if f is not None]
@@ -119,6 +120,7 @@ class QueuedJob:
             },
             "variation": None if self.variation is None else self.variation.to_json(),
             "outcome": None if self.outcome is None else self.outcome.to_json(),
+            "photo_name": self.photo_name,
         }
 
     @staticmethod
@@ -139,7 +141,16 @@ class QueuedJob:
             refs=tuple(QueuedInput.from_json(r) for r in inputs["refs"]),
             variation=None if data["variation"] is None else Variation.from_json(data["variation"]),
             outcome=None if data["outcome"] is None else Outcome.from_json(data["outcome"]),
+            photo_name=_photo_name(data.get("photo_name")),  # absent in older queue files
         )
+
+
+def _photo_name(value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or "/" in value or "\\" in value:
+        raise ValueError(f"bad photo name {value!r}")
+    return value or None
 
 
 @dataclass(frozen=True)

@@ -110,7 +110,11 @@ def yield_job(
 
     run_dir: Path | None = None
     try:
-        run_dir = make_run_folder(queue, job, pipeline.create_run)
+        run_dir = make_run_folder(
+            queue,
+            job,
+            lambda spec, folder: pipeline.create_run(spec, folder, photo_name=job.photo_name),
+        )
     except StepwiseError as exc:
         # The job cannot become a run (an input changed, a bad value, no room): it failed.
         failure = failure_for(exc, "prepare")

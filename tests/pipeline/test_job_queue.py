@@ -192,3 +192,31 @@ def test_queue_file_is_written_atomically_with_a_checksum(queue: JobQueue) -> No
     data = json.loads((queue.dir / QUEUE_FILE).read_text())
     assert data["format"] == 1 and len(data["checksum"]) == 64
     assert not [p for p in queue.dir.rglob("*.tmp")]
+
+
+def test_a_jobs_photo_name_is_kept_and_titles_its_run(
+    queue: JobQueue,
+    tmp_path: Path,
+    tiny_models,  # noqa: ANN001
+) -> None:
+    """The GUI queues a copy of the picture (its name says nothing); the name the user knows it
+    by is kept in queue.json and recorded in the job's run, as `run` records it."""
+    from app.pipeline.control import RunControl
+    from app.pipeline.queue_worker import yield_job
+    from app.pipeline.runner import Pipeline
+
+    image = tmp_path / "0123abcd.png"  # the inputs' copy
+    Image.fromarray(np.full((32, 48, 3), 90, np.uint8)).save(image)
+    models = ModelFiles(str(tiny_models.diffusion), str(tiny_models.llm), str(tiny_models.vae))
+    job_spec = JobSpec(models=models, prompt="a red house", image=str(image))
+    (job,) = queue.add([job_spec], photo_name="holiday 海边.jpg")
+    (text_job,) = queue.add([_spec()], photo_name="ignored.png")  # no picture: no name
+    again = {j.id: j for j in JobQueue(app_paths()).read().jobs}  # read back from queue.json
+    assert again[job.id].photo_name == "holiday 海边.jpg"
+    assert again[text_job.id].photo_name is None
+    pipeline = Pipeline(app_paths(), engine=tmp_path / "no-engine", cache_limit_mb=16)
+    claim = queue.claim_next()
+    assert claim is not None and claim.job.id == job.id
+    with claim:
+        yield_job(pipeline, queue, claim.job, RunControl(), None)  # fails: no engine
+    assert pipeline.snapshot(queue.run_dir_of(job.id)).photo_name == "holiday 海边.jpg"
