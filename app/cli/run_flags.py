@@ -17,7 +17,7 @@ from app.core.errors import StepwiseError
 from app.pipeline import params as P
 from app.pipeline.failures import Note
 from app.pipeline.params import PARAMS, Param, check_value, clean_values, default_values
-from app.pipeline.preflight import check_text
+from app.pipeline.preflight import check_text, named
 from app.pipeline.presets import SLOT, preset, slot, with_preset
 from app.pipeline.sdcli_import import RUN_COMPAT_FLAGS, import_words
 
@@ -107,7 +107,7 @@ def values_from_args(
         if hasattr(args, dest(p)):
             given = getattr(args, dest(p))
             if isinstance(given, str):
-                check_text(p.name, p.flags[0], given)  # before it is printed anywhere
+                check_text(named(p), given)  # before it is printed anywhere
             ok, value = check_value(p, given)
             if not ok:
                 ranged = p.minimum is not None and p.maximum is not None

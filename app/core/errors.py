@@ -42,10 +42,17 @@ class StepwiseError(Exception):
         """The values the templates are filled from ({path} included when there is one)."""
         return {"path": self.path if self.path is not None else "", **self.values}
 
-    def user_message(self, translate: Callable[[str], str] | None = None) -> str:
+    def user_message(
+        self,
+        translate: Callable[[str], str] | None = None,
+        *,
+        values: Mapping[str, object] | None = None,
+    ) -> str:
         """The whole text: message, the file when the message does not name it, the fix.
-        `translate` maps a template to its translation (the UI passes Qt's translate)."""
-        return render_error(self.message, self.fields(), translate, fix=self.fix)
+        `translate` maps a template to its translation (the UI passes Qt's translate);
+        `values`, when given, replace the error's own (the UI's words for a parameter)."""
+        fields = self.fields() if values is None else {**self.fields(), **values}
+        return render_error(self.message, fields, translate, fix=self.fix)
 
 
 def fill_template(

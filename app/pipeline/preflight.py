@@ -115,12 +115,11 @@ def check_engine_limits(spec: JobSpec) -> None:
         at_least = prompt_tokens_at_least(text)
         if at_least > MAX_PROMPT_TOKENS or len(text.encode("utf-8", "replace")) > MAX_PROMPT_BYTES:
             raise InputError(
-                "{name} ({flag}) is too long: at least {tokens} tokens with the text encoder's "
+                "{name} is too long: at least {tokens} tokens with the text encoder's "
                 "template; it takes at most {maximum}.",
                 fix="Shorten it (about {words} English words fit).",
                 values={
-                    "name": p.name,
-                    "flag": _flag(p),
+                    **named(p),
                     "tokens": at_least,
                     "maximum": MAX_PROMPT_TOKENS,
                     "words": MAX_PROMPT_TOKENS * 3 // 4 - 30,
@@ -139,14 +138,20 @@ def _flag(p: P.Param) -> str:
     return p.flags[0] if p.flags else p.name
 
 
+def named(p: P.Param) -> dict[str, str]:
+    """How an error names a parameter: {name} reads "vae_model (--vae)" (the CLI and the log);
+    {param} is the row's name, by which the GUI puts its own words in (ui/texts.param_label)."""
+    return {"name": f"{p.name} ({_flag(p)})", "param": p.name, "flag": _flag(p)}
+
+
 def check_values(spec: JobSpec) -> None:
     """Each value against its row's kind, choices and range (params.py owns the limits)."""
     values = P.values_from_spec(spec)
     for p in P.PARAMS:
         if isinstance(values[p.name], str):
-            check_text(p.name, _flag(p), values[p.name])
+            check_text(named(p), values[p.name])
     for name, flag, path in _input_paths(spec):
-        check_text(name, flag, path)
+        check_text({"name": f"{name} ({flag})", "flag": flag}, path)
     for p in P.PARAMS:
         if p in MODEL_ROWS or p is P.LORA_DIR:
             continue  # paths: check_models
@@ -156,7 +161,7 @@ def check_values(spec: JobSpec) -> None:
             continue
         ranged = p.minimum is not None or p.maximum is not None
         raise InputError(
-            "{name} ({flag}) cannot be {value}.",
+            "{name} cannot be {value}.",
             fix=(
                 "Choose one of: {allowed}."
                 if p.choices is not None
@@ -165,8 +170,7 @@ def check_values(spec: JobSpec) -> None:
                 else "Use a {kind} value."
             ),
             values={
-                "name": p.name,
-                "flag": _flag(p),
+                **named(p),
                 "value": repr(value),
                 "allowed": ", ".join(str(c) for c in p.choices or ()),
                 "minimum": _num(p.minimum),
@@ -182,16 +186,17 @@ def _input_paths(spec: JobSpec) -> list[tuple[str, str, str]]:
     return [(name, flag, path) for name, flag, path in found if isinstance(path, str)]
 
 
-def check_text(name: str, flag: str, text: str) -> None:
+def check_text(what: Mapping[str, str], text: str) -> None:
     """`text` is clean text: no NUL, no lone surrogate (invalid UTF-8 on a command line).
-    The message shows the character escaped, never the text itself (it would not print)."""
+    The message shows the character escaped, never the text itself (it would not print).
+    `what` names the value (`named(p)` for a parameter)."""
     at = P.unclean_char(text)
     if at is None:
         return
     raise InputError(
-        "{name} ({flag}) holds a character that is not text at position {position}: {character}.",
+        "{name} holds a character that is not text at position {position}: {character}.",
         fix="Type or paste it again as plain text (UTF-8, no control characters).",
-        values={"name": name, "flag": flag, "position": at + 1, "character": ascii(text[at])},
+        values={**what, "position": at + 1, "character": ascii(text[at])},
     )
 
 
@@ -206,20 +211,20 @@ def check_catalog(spec: JobSpec, catalog: EngineCatalog) -> None:
     samplers = tuple(s.name for s in catalog.samplers)
     if samplers and spec.sampler not in samplers:
         raise InputError(
-            "sampler ({flag}) {value} is not one the engine offers.",
+            "{name} {value} is not one the engine offers.",
             fix="Choose one of: {allowed}.",
             values={
-                "flag": _flag(P.SAMPLER),
+                **named(P.SAMPLER),
                 "value": repr(spec.sampler),
                 "allowed": ", ".join(samplers),
             },
         )
     if catalog.schedulers and spec.scheduler not in catalog.schedulers:
         raise InputError(
-            "scheduler ({flag}) {value} is not one the engine offers.",
+            "{name} {value} is not one the engine offers.",
             fix="Choose one of: {allowed}.",
             values={
-                "flag": _flag(P.SCHEDULER),
+                **named(P.SCHEDULER),
                 "value": repr(spec.scheduler),
                 "allowed": ", ".join(catalog.schedulers),
             },
@@ -235,14 +240,13 @@ def check_devices(spec: JobSpec, devices: Iterable[str]) -> None:
         if device in listed:
             continue
         raise DeviceMissingError(
-            "The device {device} chosen for {name} ({flag}) is not one the engine finds now "
+            "The device {device} chosen for {name} is not one the engine finds now "
             "(it finds: {listed}).",
             fix="Choose one of them under Devices in the Generate tab, or with {flag} "
             "(cpu always works); if it is a GPU, check that it and its driver are there.",
             values={
                 "device": device,
-                "name": p.name,
-                "flag": _flag(p),
+                **named(p),
                 "listed": ", ".join(listed) or "—",
             },
         )
@@ -267,30 +271,28 @@ def check_models(spec: JobSpec) -> None:
     lora_dir = spec.models.lora_dir
     if lora_dir and not Path(lora_dir).is_dir():
         raise InputError(
-            "lora_dir ({flag}): {path} is not a folder.",
+            "{name}: {path} is not a folder.",
             path=lora_dir,
             fix="Name the folder that holds the LoRA files, or leave it empty.",
-            values={"flag": _flag(P.LORA_DIR)},
+            values=named(P.LORA_DIR),
         )
 
 
 def check_model_file(p: P.Param, path: str) -> None:
-    what = {"name": p.name, "flag": _flag(p)}
+    what = named(p)
     if not path:
-        raise ModelFileError(
-            "No {name} ({flag}) is given.", fix="Name the file with {flag}.", values=what
-        )
+        raise ModelFileError("No {name} is given.", fix="Name the file with {flag}.", values=what)
     file = Path(path)
     if not file.exists():
         raise ModelFileError(
-            "The {name} ({flag}) {path} does not exist.",
+            "The {name} {path} does not exist.",
             path=path,
             fix="Check the path.",
             values=what,
         )
     if not file.is_file():
         raise ModelFileError(
-            "The {name} ({flag}) {path} is not a file.",
+            "The {name} {path} is not a file.",
             path=path,
             fix="Name the model file itself.",
             values=what,
@@ -299,14 +301,14 @@ def check_model_file(p: P.Param, path: str) -> None:
         looks_right = model_header_ok(file)
     except OSError as exc:
         raise ModelFileError(
-            "The {name} ({flag}) {path} cannot be read: {reason}.",
+            "The {name} {path} cannot be read: {reason}.",
             path=path,
             fix="Check its permissions.",
             values={**what, "reason": exc.strerror or exc},
         ) from exc
     if not looks_right:
         raise ModelFileError(
-            "The {name} ({flag}) {path} is not a GGUF or safetensors model.",
+            "The {name} {path} is not a GGUF or safetensors model.",
             path=path,
             fix="Choose the model file (.gguf or .safetensors); this one is truncated or other.",
             values=what,
@@ -315,13 +317,15 @@ def check_model_file(p: P.Param, path: str) -> None:
     found = model_kind(file) if wanted else None
     if wanted and found and found != wanted:
         raise ModelFileError(
-            "The {name} ({flag}) {path} holds a {found}, not a {wanted}.",
+            "The {name} {path} holds a {found}, not a {wanted}.",
             path=path,
             fix="Give that file with {found_flag} and name the {wanted} with {flag}.",
             values={
                 **what,
                 "found": KIND_NAMES[found],
                 "wanted": KIND_NAMES[wanted],
+                "found_kind": found,  # the GUI names the kinds in its own words
+                "wanted_kind": wanted,
                 "found_flag": KIND_FLAGS[found],
             },
         )

@@ -9,7 +9,8 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from app.core.errors import ERROR_CONTEXT, StepwiseError, error_text
+from app.core.errors import ERROR_CONTEXT, StepwiseError
+from app.ui.texts import sentence, window_values
 
 log = logging.getLogger(__name__)
 TR_CONTEXT = "Messages"
@@ -27,7 +28,7 @@ def translate_error(template: str) -> str:
 def describe_error(exc: BaseException, path: Path | str | None = None) -> str:
     """A sentence or two for the user; never a traceback."""
     if isinstance(exc, StepwiseError):
-        return error_text(exc, translate_error)
+        return sentence(exc.user_message(translate_error, values=window_values(exc.values)))
     where = f" ({path})" if path else ""
     if isinstance(exc, MemoryError):
         return (

@@ -8,11 +8,12 @@ file or flag) is shown beside it as is.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from PySide6.QtCore import QCoreApplication
 
-from app.core.errors import ERROR_CONTEXT
-from app.pipeline.failures import Failure, FailureKind, Note, NoteCode
+from app.core.errors import ERROR_CONTEXT, fill_template
+from app.pipeline.failures import Failure, FailureKind, Note, NoteCode, json_values
 
 
 def QT_TRANSLATE_NOOP(context: str, source: str) -> str:  # noqa: N802 - Qt's name, typed
@@ -201,10 +202,63 @@ def _tr_error(text: str) -> str:
     return QCoreApplication.translate(ERROR_CONTEXT, text)
 
 
+# A parameter inside a failure's sentence, by its row's name (the values' {param}: pipeline
+# preflight.named); a row not here keeps the CLI's "name (--flag)".
+_PARAM_WORDS: dict[str, str] = {
+    "prompt": QT_TRANSLATE_NOOP("Texts", "the prompt"),
+    "negative_prompt": QT_TRANSLATE_NOOP("Texts", "the negative prompt"),
+    "sampler": QT_TRANSLATE_NOOP("Texts", "the sampler"),
+    "scheduler": QT_TRANSLATE_NOOP("Texts", "the scheduler"),
+    "llm_device": QT_TRANSLATE_NOOP("Texts", "the text encoder (LLM)"),
+    "diffusion_device": QT_TRANSLATE_NOOP("Texts", "the diffusion model"),
+    "vae_device": QT_TRANSLATE_NOOP("Texts", "the VAE"),
+    "lora_dir": QT_TRANSLATE_NOOP("Texts", "LoRA folder"),
+}
+
+
+def param_words(param: str) -> str | None:
+    """A parameter as words in the UI's sentences (the model files by their kind), or None."""
+    kind = param.removesuffix("_model")
+    if param.endswith("_model") and kind in _MODEL_KIND:
+        return model_kind_name(kind)
+    return _tr(_PARAM_WORDS[param]) if param in _PARAM_WORDS else None
+
+
+# An error's fix that names command-line flags, as this window says it (by the fix template).
+_WINDOW_FIXES: dict[str, str] = {
+    "Give that file with {found_flag} and name the {wanted} with {flag}.": QT_TRANSLATE_NOOP(
+        "Texts", "Choose that file as the {found} under Model files, and choose the {wanted} file."
+    ),
+}
+
+
+def window_values(values: Mapping[str, object]) -> dict[str, object]:
+    """An error's values with its parameter and model kinds named as this window names them
+    (the prompt, the VAE), not by their CLI flags ("vae_model (--vae)")."""
+    out = dict(values)
+    words = param_words(str(out.get("param", "")))
+    if words is not None:
+        out["name"] = words
+    for key in ("found", "wanted"):
+        kind = out.get(f"{key}_kind")
+        if isinstance(kind, str) and kind in _MODEL_KIND:
+            out[key] = model_kind_name(kind)
+    return out
+
+
+def sentence(text: str) -> str:
+    """A message as a sentence ("the prompt is too long" begins one)."""
+    return text[:1].upper() + text[1:]
+
+
+def _in_window_words(failure: Failure) -> Failure:
+    return replace(failure, values=json_values(window_values(failure.values)))
+
+
 def failure_message(failure: Failure) -> str:
     """What went wrong, in the UI's language: the error's template translated and filled (an
     old run.json has only its English detail, shown as it is)."""
-    return failure.text(_tr_error)
+    return sentence(_in_window_words(failure).text(_tr_error))
 
 
 # Kinds whose hint names the place in this window to fix it (Devices, Settings, Run all), which
@@ -227,6 +281,9 @@ def failure_hint(failure: Failure) -> str:
     kind_hint = _tr(_FAILURES[failure.kind][1])
     if failure.kind in _WINDOW_HINT_FIRST:
         return kind_hint
+    failure = _in_window_words(failure)
+    if failure.fix in _WINDOW_FIXES:  # a fix that names flags, as this window says it
+        return fill_template(_WINDOW_FIXES[failure.fix], failure.values, _tr)
     return failure.fix_text(_tr_error) or kind_hint
 
 

@@ -143,7 +143,7 @@ def test_the_scan_finds_the_templates_and_the_f_strings() -> None:
     # Known ones, from core, the preflight and the engine locator.
     assert "The disk is full while writing {path}." in texts
     assert (
-        "The device {device} chosen for {name} ({flag}) is not one the engine finds now "
+        "The device {device} chosen for {name} is not one the engine finds now "
         "(it finds: {listed})." in texts
     )
     assert "The engine sd-stage is being built right now ({progress})." in texts

@@ -196,3 +196,42 @@ def test_the_memory_plan_line_for_a_model_the_engine_cannot_load(zh_cn) -> None:
     assert "生成 \u25b8 配置 \u25b8 模型" in text and "设置" not in text
     english = ENGLISH.findall(text.replace("failed to load model: fix the path", ""))
     assert english == []
+
+
+def _raised(check) -> BaseException:  # noqa: ANN001
+    try:
+        check()
+    except Exception as exc:  # noqa: BLE001 - the error under test
+        return exc
+    raise AssertionError("the check passed")
+
+
+def test_a_parameter_is_named_in_the_windows_words_not_by_its_flag(zh_cn, tmp_path) -> None:  # noqa: ANN001
+    """A preflight error names its parameter as the CLI does ("vae_model (--vae)"); the GUI
+    says it in its own words, in Chinese too, and never shows the row's name or the flag."""
+    from app.pipeline import params as P
+    from app.pipeline import preflight
+    from app.pipeline.spec import JobSpec, ModelFiles
+    from app.ui.messages import describe_error
+
+    gone = tmp_path / "vae.safetensors"
+    missing_vae = _raised(lambda: preflight.check_model_file(P.VAE_MODEL, str(gone)))
+    assert missing_vae.user_message() == (
+        f"The vae_model (--vae) {gone} does not exist. Check the path."
+    )  # the CLI's words are kept
+    spec = JobSpec(models=ModelFiles("d", "l", "v"), prompt="word " * 600)
+    long_prompt = _raised(lambda: preflight.check_engine_limits(spec))
+    for exc, words in ((missing_vae, "VAE"), (long_prompt, "提示词")):
+        failure = failure_for(exc, "prepare")
+        shown = texts.failure_text(failure) + texts.failure_hint(failure) + describe_error(exc)
+        assert words in shown, shown
+        for cli in (failure.values["param"], failure.values["flag"]):
+            assert cli not in shown, shown
+    QCoreApplication.removeTranslator(zh_cn)
+    try:
+        english = texts.failure_message(failure_for(missing_vae, "prepare"))
+        assert english == f"The VAE {gone} does not exist."
+        too_long = texts.failure_message(failure_for(long_prompt, "prepare"))
+        assert too_long.startswith("The prompt is too long: at least"), too_long
+    finally:
+        QCoreApplication.installTranslator(zh_cn)

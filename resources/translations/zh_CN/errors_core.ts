@@ -84,8 +84,8 @@
         <translation>请指定模型文件本身。</translation>
     </message>
     <message>
-        <source>No {name} ({flag}) is given.</source>
-        <translation>未指定 {name}（{flag}）。</translation>
+        <source>No {name} is given.</source>
+        <translation>未指定 {name}。</translation>
     </message>
     <message>
         <source>Read the build log; the README lists the compilers and packages it needs.</source>
@@ -96,8 +96,8 @@
         <translation>构建脚本 {path} 不存在。</translation>
     </message>
     <message>
-        <source>The device {device} chosen for {name} ({flag}) is not one the engine finds now (it finds: {listed}).</source>
-        <translation>为 {name}（{flag}）选择的设备 {device} 现在引擎找不到（它找到的设备：{listed}）。</translation>
+        <source>The device {device} chosen for {name} is not one the engine finds now (it finds: {listed}).</source>
+        <translation>为 {name} 选择的设备 {device} 现在引擎找不到（它找到的设备：{listed}）。</translation>
     </message>
     <message>
         <source>The disk is full while writing {path}.</source>
@@ -144,20 +144,20 @@
         <translation>无法写入运行文件夹 {path}：{existing} 是只读的。</translation>
     </message>
     <message>
-        <source>The {name} ({flag}) {path} cannot be read: {reason}.</source>
-        <translation>无法读取 {name}（{flag}）{path}：{reason}。</translation>
+        <source>The {name} {path} cannot be read: {reason}.</source>
+        <translation>无法读取 {name} {path}：{reason}。</translation>
     </message>
     <message>
-        <source>The {name} ({flag}) {path} does not exist.</source>
-        <translation>{name}（{flag}）{path} 不存在。</translation>
+        <source>The {name} {path} does not exist.</source>
+        <translation>{name} {path} 不存在。</translation>
     </message>
     <message>
-        <source>The {name} ({flag}) {path} is not a GGUF or safetensors model.</source>
-        <translation>{name}（{flag}）{path} 不是 GGUF 或 safetensors 模型。</translation>
+        <source>The {name} {path} is not a GGUF or safetensors model.</source>
+        <translation>{name} {path} 不是 GGUF 或 safetensors 模型。</translation>
     </message>
     <message>
-        <source>The {name} ({flag}) {path} is not a file.</source>
-        <translation>{name}（{flag}）{path} 不是文件。</translation>
+        <source>The {name} {path} is not a file.</source>
+        <translation>{name} {path} 不是文件。</translation>
     </message>
     <message>
         <source>Use a value from {minimum} to {maximum}.</source>
@@ -172,8 +172,8 @@
         <translation>请等待构建完成（启动构建的终端会显示进度）；引擎一就绪 Stepwise 就会使用它。</translation>
     </message>
     <message>
-        <source>lora_dir ({flag}): {path} is not a folder.</source>
-        <translation>lora_dir（{flag}）：{path} 不是文件夹。</translation>
+        <source>{name}: {path} is not a folder.</source>
+        <translation>{name}：{path} 不是文件夹。</translation>
     </message>
     <message>
         <source>native/build.py printed a path, but it ({path}) does not exist.</source>
@@ -184,16 +184,12 @@
         <translation>native/build.py 给出了路径，但它（{path}）不可执行。</translation>
     </message>
     <message>
-        <source>sampler ({flag}) {value} is not one the engine offers.</source>
-        <translation>采样器（{flag}）{value} 不是引擎提供的采样器。</translation>
+        <source>{name} {value} is not one the engine offers.</source>
+        <translation>{name} {value} 不是引擎提供的选项。</translation>
     </message>
     <message>
-        <source>scheduler ({flag}) {value} is not one the engine offers.</source>
-        <translation>调度器（{flag}）{value} 不是引擎提供的调度器。</translation>
-    </message>
-    <message>
-        <source>{name} ({flag}) cannot be {value}.</source>
-        <translation>{name}（{flag}）不能是 {value}。</translation>
+        <source>{name} cannot be {value}.</source>
+        <translation>{name} 不能是 {value}。</translation>
     </message>
 </context>
 </TS>

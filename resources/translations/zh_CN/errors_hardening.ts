@@ -12,8 +12,8 @@
         <translation>用 `resume --start-over {run_dir}` 重新开始扩散（届时会删除这些检查点），或从该运行创建分支，在新运行旁保留它们。</translation>
     </message>
     <message>
-        <source>{name} ({flag}) holds a character that is not text at position {position}: {character}.</source>
-        <translation>{name}（{flag}）在第 {position} 个位置含有非文本字符：{character}。</translation>
+        <source>{name} holds a character that is not text at position {position}: {character}.</source>
+        <translation>{name} 在第 {position} 个位置含有非文本字符：{character}。</translation>
     </message>
     <message>
         <source>Type or paste it again as plain text (UTF-8, no control characters).</source>
@@ -28,8 +28,8 @@
         <translation>请移除其中 {extra} 张。</translation>
     </message>
     <message>
-        <source>The {name} ({flag}) {path} holds a {found}, not a {wanted}.</source>
-        <translation>{name}（{flag}）{path} 是{found}，而不是{wanted}。</translation>
+        <source>The {name} {path} holds a {found}, not a {wanted}.</source>
+        <translation>{name} {path} 是{found}，而不是{wanted}。</translation>
     </message>
     <message>
         <source>Give that file with {found_flag} and name the {wanted} with {flag}.</source>
@@ -60,8 +60,8 @@
         <translation>请指定一个可写文件夹中的 PNG 文件。</translation>
     </message>
     <message>
-        <source>{name} ({flag}) is too long: at least {tokens} tokens with the text encoder's template; it takes at most {maximum}.</source>
-        <translation>{name}（{flag}）太长：加上文本编码器的模板至少有 {tokens} 个词元；最多只能有 {maximum} 个。</translation>
+        <source>{name} is too long: at least {tokens} tokens with the text encoder's template; it takes at most {maximum}.</source>
+        <translation>{name} 太长：加上文本编码器的模板至少有 {tokens} 个词元；最多只能有 {maximum} 个。</translation>
     </message>
     <message>
         <source>Shorten it (about {words} English words fit).</source>

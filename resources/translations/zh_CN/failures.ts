@@ -27,6 +27,38 @@
         <source>LoRA folder</source>
         <translation>LoRA 文件夹</translation>
     </message>
+    <message>
+        <source>the prompt</source>
+        <translation>提示词</translation>
+    </message>
+    <message>
+        <source>the negative prompt</source>
+        <translation>反向提示词</translation>
+    </message>
+    <message>
+        <source>the sampler</source>
+        <translation>采样器</translation>
+    </message>
+    <message>
+        <source>the scheduler</source>
+        <translation>调度器</translation>
+    </message>
+    <message>
+        <source>the text encoder (LLM)</source>
+        <translation>文本编码器（LLM）</translation>
+    </message>
+    <message>
+        <source>the diffusion model</source>
+        <translation>扩散模型</translation>
+    </message>
+    <message>
+        <source>the VAE</source>
+        <translation>VAE</translation>
+    </message>
+    <message>
+        <source>Choose that file as the {found} under Model files, and choose the {wanted} file.</source>
+        <translation>请在“模型文件”中把该文件选为{found}，再选择{wanted}文件。</translation>
+    </message>
 </context>
 <context>
     <name>JobSettings</name>
