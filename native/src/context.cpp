@@ -109,6 +109,7 @@ SDCtxPtr load_context(Run& run, int modules, const std::string& model_key, const
     SDCtxPtr ctx;
     {
         Control::Busy busy(run.control);  // a stop request during the load exits at once
+        test_hook_slow_load();
         ctx.reset(sd_stage_new_ctx(&params, modules, run.opt.model_version.c_str()));
     }
     run.control.gate();

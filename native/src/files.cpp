@@ -121,7 +121,7 @@ std::string sha256_file(const std::string& path) {
     return sha.hex();
 }
 
-void write_file_atomic(const std::string& path, const void* data, size_t size) {
+void write_file_atomic(const std::string& path, const void* data, size_t size, bool durable) {
     namespace fs  = std::filesystem;
     fs::path tmp  = fs::u8path(path);
     tmp          += ".tmp";
@@ -132,9 +132,9 @@ void write_file_atomic(const std::string& path, const void* data, size_t size) {
     }
     bool ok = std::fwrite(data, 1, size, f) == size && std::fflush(f) == 0;
 #ifdef _WIN32
-    ok = ok && _commit(_fileno(f)) == 0;
+    ok = ok && (!durable || _commit(_fileno(f)) == 0);
 #else
-    ok = ok && fsync(fileno(f)) == 0;
+    ok = ok && (!durable || fsync(fileno(f)) == 0);
 #endif
     int err = errno;
     ok      = (std::fclose(f) == 0) && ok;

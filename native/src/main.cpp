@@ -1,5 +1,7 @@
 // sd-stage entry point: flags (sd-cli's plus the stage flags), then one stage (stages.cpp).
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <new>
@@ -9,6 +11,27 @@
 
 
 namespace stage {
+
+// Ends the process once its work is done, without destructors: control.cpp's stdin reader is a
+// detached thread that may be inside Control (a "cancel" arriving, or the front end closing the
+// pipe, as the stage returns) and would lock a destroyed mutex (std::system_error, then abort: a
+// crash reported for a stage that had ended); freeing the weights and the device is the OS's
+// work at exit (a Vulkan device's teardown took up to 0.6 s per stage). Every output was written
+// and renamed before this; the events were flushed.
+void leave_process(int code) {
+    // stdout and stderr by name, not fflush(nullptr): that locks every stream, stdin too, which
+    // the reader thread holds while it waits for a line (a hang at exit).
+    std::cout.flush();
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::_Exit(code);
+}
+
+void stage_done(Run& run, double seconds, nlohmann::json outputs) {
+    run.events.emit("done", {{"seconds", seconds}, {"outputs", std::move(outputs)}});
+    leave_process(EXIT_OK);
+}
+
 namespace {
 
 ArgOptions stage_options(StageOptions& opt, bool* help) {
@@ -116,27 +139,7 @@ int bad_usage(Run& run, const std::string& message) {
     return EXIT_USAGE;
 }
 
-}  // namespace
-}  // namespace stage
-
-int main(int argc, const char* argv[]) {
-    using namespace stage;
-    if (argc > 1 && std::strcmp(argv[1], "--version") == 0) {
-        std::cout << SD_STAGE_VERSION_STRING << "\n";
-        return EXIT_OK;
-    }
-    if (argc > 1 && std::strcmp(argv[1], "--list-devices") == 0) {
-        // One JSON array on one line, so a front end can offer devices before any stage runs.
-        std::cout << list_devices().dump() << "\n";
-        return EXIT_OK;
-    }
-    if (argc > 1 && std::strcmp(argv[1], "--list-samplers") == 0) {
-        // One JSON object on one line: what --sampling-method / --scheduler accept, and which
-        // samplers --resume-step can continue bit-exactly (sd_stage_sampler_resumable decides).
-        std::cout << list_samplers().dump() << "\n";
-        return EXIT_OK;
-    }
-    Run run;
+int run_main(Run& run, int argc, const char* argv[]) {
     bool help = false;
     std::vector<ArgOptions> options = {stage_options(run.opt, &help), run.ctx.get_options(), run.gen.get_options()};
     bool parsed                      = false;
@@ -205,4 +208,28 @@ int main(int argc, const char* argv[]) {
         std::fprintf(stderr, "sd-stage: error: %s\n", message.c_str());
         return EXIT_INTERNAL;
     }
+}
+
+}  // namespace
+}  // namespace stage
+
+int main(int argc, const char* argv[]) {
+    using namespace stage;
+    if (argc > 1 && std::strcmp(argv[1], "--version") == 0) {
+        std::cout << SD_STAGE_VERSION_STRING << "\n";
+        return EXIT_OK;
+    }
+    if (argc > 1 && std::strcmp(argv[1], "--list-devices") == 0) {
+        // One JSON array on one line, so a front end can offer devices before any stage runs.
+        std::cout << list_devices().dump() << "\n";
+        return EXIT_OK;
+    }
+    if (argc > 1 && std::strcmp(argv[1], "--list-samplers") == 0) {
+        // One JSON object on one line: what --sampling-method / --scheduler accept, and which
+        // samplers --resume-step can continue bit-exactly (sd_stage_sampler_resumable decides).
+        std::cout << list_samplers().dump() << "\n";
+        return EXIT_OK;
+    }
+    Run run;
+    leave_process(run_main(run, argc, argv));
 }

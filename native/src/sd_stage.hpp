@@ -126,7 +126,9 @@ struct Run {
 
 // files.cpp
 std::string sha256_file(const std::string& path);
-void write_file_atomic(const std::string& path, const void* data, size_t size);  // throws StageError(8)
+// durable = false: no fsync before the rename (a step preview, the folder's write test: a crash
+// may lose it, never leave half of it); outputs and checkpoints are always durable.
+void write_file_atomic(const std::string& path, const void* data, size_t size, bool durable = true);  // throws StageError(8)
 nlohmann::json file_identity(const std::string& path);                           // {path, size, mtime}
 SDStageTensors read_tensors(const std::string& path, const std::string& flag);   // throws StageError(5)
 void write_tensors(const std::string& path, const SDStageTensors& tensors);       // throws StageError(8)
@@ -156,6 +158,10 @@ void plan_begin();
 bool planning();
 nlohmann::json plan_report(Run& run);
 ExitCode finish_plan(Run& run, nlohmann::json extra = nlohmann::json::object());  // prints the report
+// main.cpp: the stage's outputs are written: the `done` event, then the process ends at once
+// with exit 0 (leave_process: the model and the device are not torn down; the OS frees them).
+[[noreturn]] void stage_done(Run& run, double seconds, nlohmann::json outputs);
+[[noreturn]] void leave_process(int code);
 // Stand-ins for inputs a planned stage's predecessor has not written yet: zeros of the shape the
 // flags imply (a latent of -W x -H; a conditioning of --plan-tokens tokens, 512 by default).
 sd::Tensor<float> plan_latent(Run& run, const std::string& stage);

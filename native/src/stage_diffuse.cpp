@@ -113,7 +113,7 @@ fs::path prepare_checkpoint_dir(StageOptions& opt) {
         throw StageError(EXIT_WRITE_FAILED, "--checkpoint-dir '" + opt.checkpoint_dir + "' cannot be created: choose a writable folder");
     }
     std::string probe = (dir / ".sd-stage-write-test").string();
-    write_file_atomic(probe, "ok", 2);
+    write_file_atomic(probe, "ok", 2, false);
     fs::remove(fs::u8path(probe), ec);
     return dir;
 }
@@ -220,7 +220,7 @@ private:
         SDImageOwner owner(image);
         auto png         = encode_image_to_vector(EncodedImageFormat::PNG, image.data, image.width, image.height, image.channel);
         std::string path = (dir_ / preview_file_name(k)).string();
-        write_file_atomic(path, png.data(), png.size());
+        write_file_atomic(path, png.data(), png.size(), false);  // a sketch: the next step's replaces it
         run_.events.emit("preview", {{"step", k}, {"path", path}});
     }
 
@@ -293,8 +293,7 @@ ExitCode run_diffuse(Run& run) {
         library_failure(EXIT_INTERNAL, "sampling failed (see the log above)");
     }
     write_tensors(run.opt.save_latent, {{"latent", final_latent}});
-    run.events.emit("done", {{"seconds", seconds_since(t0)}, {"outputs", {{"latent", run.opt.save_latent}}}});
-    return EXIT_OK;
+    stage_done(run, seconds_since(t0), {{"latent", run.opt.save_latent}});
 }
 
 }  // namespace stage

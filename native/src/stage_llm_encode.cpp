@@ -39,8 +39,7 @@ ExitCode run_llm_encode(Run& run) {
         return finish_plan(run);
     }
     write_tensors(run.opt.save_embeddings, condition);
-    run.events.emit("done", {{"seconds", seconds_since(t0)}, {"outputs", {{"embeddings", run.opt.save_embeddings}}}});
-    return EXIT_OK;
+    stage_done(run, seconds_since(t0), {{"embeddings", run.opt.save_embeddings}});
 }
 
 }  // namespace stage

@@ -49,8 +49,7 @@ ExitCode run_vae_decode(Run& run) {
         throw StageError(EXIT_INTERNAL, "PNG encoding failed (a bug: please report it with the log)");
     }
     write_file_atomic(run.opt.output, png.data(), png.size());
-    run.events.emit("done", {{"seconds", seconds_since(t0)}, {"outputs", {{"image", run.opt.output}}}});
-    return EXIT_OK;
+    stage_done(run, seconds_since(t0), {{"image", run.opt.output}});
 }
 
 }  // namespace stage

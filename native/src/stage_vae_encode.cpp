@@ -90,8 +90,8 @@ ExitCode run_vae_encode(Run& run) {
     if (planning()) {
         return finish_plan(run, {{"images", (run.gen.init_image_path.empty() ? 0 : 1) + static_cast<int>(run.gen.ref_images.size())}});
     }
-    run.events.emit("done", {{"seconds", seconds_since(t0)}, {"outputs", write_latents(run, init_latent, ref_latents)}});
-    return EXIT_OK;
+    nlohmann::json outputs = write_latents(run, init_latent, ref_latents);
+    stage_done(run, seconds_since(t0), outputs);
 }
 
 }  // namespace stage

@@ -55,10 +55,12 @@ void test_hook_oom_decode(const Run& run);  // SD_STAGE_TEST_OOM_DECODE
 // test_hook_oom_after_sample(*fired) then fails the run as a real out-of-memory does.
 void test_hook_oom_at_step(SDStageSampleRequest& req, int start_step, bool* fired);
 void test_hook_oom_after_sample(bool fired);
+void test_hook_slow_load();  // SD_STAGE_TEST_SLOW_LOAD
 #else
 inline void test_hook_oom_decode(const Run&) {}
 inline void test_hook_oom_at_step(SDStageSampleRequest&, int, bool*) {}
 inline void test_hook_oom_after_sample(bool) {}
+inline void test_hook_slow_load() {}
 #endif
 
 // One file per stage: stage_vae_encode.cpp, stage_llm_encode.cpp, stage_diffuse.cpp,

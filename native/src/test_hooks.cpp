@@ -4,9 +4,11 @@
 // --test-hooks); in a release build stages.hpp makes every hook an empty inline function.
 #ifdef SD_STAGE_TEST_HOOKS
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 #include "sd_stage.hpp"
 #include "stages.hpp"
@@ -52,6 +54,18 @@ void test_hook_oom_at_step(SDStageSampleRequest& req, int start_step, bool* fire
 void test_hook_oom_after_sample(bool fired) {
     if (fired) {
         injected_out_of_memory("SD_STAGE_TEST_OOM_AT_STEP", "sampling failed (see the log above)");
+    }
+}
+
+// SD_STAGE_TEST_SLOW_LOAD=1: a model load lasts until a stop request ends the process (at most
+// 60 s), so a test's stop is read during the load however the threads are scheduled.
+void test_hook_slow_load() {
+    const char* value = std::getenv("SD_STAGE_TEST_SLOW_LOAD");
+    if (planning() || value == nullptr || std::string(value) != "1") {
+        return;
+    }
+    for (int i = 0; i < 600; i++) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
 }
 

@@ -7,6 +7,7 @@ paused leaves a valid checkpoint that resumes to the same latent. The real engin
 from __future__ import annotations
 
 import json
+import os
 import queue
 import subprocess
 import threading
@@ -33,10 +34,11 @@ def corpus(sd_stage: Path, tiny_models, tmp_path_factory: pytest.TempPathFactory
 class Engine:
     """sd-stage behind pipes, as a front end drives it."""
 
-    def __init__(self, argv: list[str], log: Path) -> None:
+    def __init__(self, argv: list[str], log: Path, env: dict[str, str] | None = None) -> None:
         self._log = open(log, "wb")  # noqa: SIM115 (closed in wait)
         self.proc = subprocess.Popen(
             argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log,
+            env=None if env is None else {**os.environ, **env},
             **platform.child_popen_kwargs(),
         )  # fmt: skip
         self.events: list[dict] = []
@@ -133,10 +135,13 @@ def test_cancel_during_vae_decode_returns_at_once(corpus, tmp_path):
 
 
 def test_cancel_during_model_load_returns_at_once(corpus, tmp_path):
-    # The command is in the pipe when the engine starts: it is read while the model loads (a
-    # cancel sent after `hello` raced the tiny model's whole run under load and found the pipe
-    # closed). Read before the load starts, it ends the stage at the load's gate all the same.
-    engine = Engine(corpus.diffuse_argv(tmp_path), tmp_path / "run.log")
+    # The tiny model loads in milliseconds: under load the engine's stdin reader was not even
+    # scheduled before the load ended and sampling began. The test hook makes the load last
+    # until the stop ends the process, so the cancel is read during the load, as on a real model.
+    engine = Engine(
+        corpus.diffuse_argv(tmp_path), tmp_path / "run.log", env={"SD_STAGE_TEST_SLOW_LOAD": "1"}
+    )
+    engine.until("hello")
     latency = _stop_latency(engine, engine.send("cancel"))
     assert engine.wait() == 7
     assert "progress" not in engine.types() and "done" not in engine.types()
