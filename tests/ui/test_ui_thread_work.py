@@ -213,6 +213,15 @@ def test_step_previews_are_decoded_off_the_ui_thread_and_a_stale_load_is_dropped
     assert threads and ui_thread not in threads
 
 
+def _two_finished_runs(tmp_path: Path) -> tuple[Path, Path]:
+    """Two run folders with a result.png each: the old one's pixels 10, the new one's 200."""
+    old_run, new_run = tmp_path / "old", tmp_path / "new"
+    for folder, value in ((old_run, 10), (new_run, 200)):
+        folder.mkdir()
+        save_png_atomic(folder / "result.png", np.full((60, 80, 3), value, np.uint8))
+    return old_run, new_run
+
+
 def test_a_runs_result_is_decoded_off_the_ui_thread_and_a_stale_one_never_lands(
     window,  # noqa: ANN001
     qtbot,  # noqa: ANN001
@@ -221,10 +230,7 @@ def test_a_runs_result_is_decoded_off_the_ui_thread_and_a_stale_one_never_lands(
 ) -> None:
     """The Run tab's result box reads result.png in a worker when the shown run changes; the
     read of a run no longer shown is dropped, never shown over the newer run's."""
-    old_run, new_run = tmp_path / "old", tmp_path / "new"
-    for folder, value in ((old_run, 10), (new_run, 200)):
-        folder.mkdir()
-        save_png_atomic(folder / "result.png", np.full((60, 80, 3), value, np.uint8))
+    old_run, new_run = _two_finished_runs(tmp_path)
     ui_thread = threading.get_ident()
     threads: list[int] = []
     release_old = threading.Event()
@@ -273,10 +279,7 @@ def test_the_canvas_reads_an_opened_runs_result_off_the_ui_thread(
 ) -> None:
     """The canvas layer decodes an opened run's result.png in a worker (an 8192² PNG took a
     second on the UI thread); a read overtaken by another run is dropped, never shown."""
-    old_run, new_run = tmp_path / "old", tmp_path / "new"
-    for folder, value in ((old_run, 10), (new_run, 200)):
-        folder.mkdir()
-        save_png_atomic(folder / "result.png", np.full((60, 80, 3), value, np.uint8))
+    old_run, new_run = _two_finished_runs(tmp_path)
     ui_thread = threading.get_ident()
     threads: list[int] = []
     release_old = threading.Event()
