@@ -49,6 +49,24 @@ bool stdin_is_front_end() {
 #endif
 }
 
+#ifdef SD_STAGE_TEST_HOOKS
+// SD_STAGE_TEST_PAUSE_AT_STEP=k (a test build; PROTOCOL.md, "Test hooks"): the gate after step
+// k's checkpoint pauses as a "pause" command read then would, once per process.
+bool pause_hook_fires(int step) {
+    static bool fired = false;
+    const char* value = std::getenv("SD_STAGE_TEST_PAUSE_AT_STEP");
+    if (fired || value == nullptr || *value == '\0' || std::atoi(value) != step) {
+        return false;
+    }
+    fired = true;
+    return true;
+}
+#else
+bool pause_hook_fires(int) {
+    return false;
+}
+#endif
+
 int exit_code_for(const std::string& reason) {
     return reason == "cancelled" ? EXIT_CANCELLED : EXIT_SUSPENDED;
 }
@@ -116,6 +134,9 @@ std::string Control::checkpoint_gate(int step) {
     std::unique_lock<std::mutex> lock(mutex_);
     last_step_.store(step);
     poll_sigint();
+    if (pause_hook_fires(step)) {
+        paused_ = true;
+    }
     if (paused_ && stop_.empty()) {
         events_->emit("paused", {{"step", step}});
         while (paused_ && stop_.empty()) {

@@ -14,6 +14,7 @@ import pytest
 from PIL import Image
 
 from tests.cli.conftest import REPO_ROOT, run_cli, status_json
+from tests.engine.pause_hook import suspend_at
 
 sys.path.insert(0, str(REPO_ROOT / "bench"))
 
@@ -119,7 +120,6 @@ def _stopped_run(tmp_path: Path, tiny_models, sd_stage, inputs, steps: int) -> P
     """A run suspended after its first checkpoints (not all its steps)."""
     from app.core.paths import app_paths
     from app.pipeline import events as ev
-    from app.pipeline.control import RunControl
     from app.pipeline.runner import Pipeline
     from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles
 
@@ -135,13 +135,7 @@ def _stopped_run(tmp_path: Path, tiny_models, sd_stage, inputs, steps: int) -> P
     )
     pipeline = Pipeline(app_paths(), sd_stage)
     run = pipeline.create_run(spec, tmp_path / "run")
-    control = RunControl()
-    terminal = None
-    for event in pipeline.execute(run.dir, control):
-        if isinstance(event, ev.CheckpointSaved) and event.step >= 1:
-            control.suspend()
-        if isinstance(event, ev.TERMINAL_EVENTS):
-            terminal = event
+    terminal = suspend_at(pipeline, run.dir, 1)[-1]
     assert isinstance(terminal, ev.RunSuspended), terminal
     assert terminal.step < steps
     return run.dir

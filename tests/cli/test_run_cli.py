@@ -17,6 +17,7 @@ from app.pipeline.control import RunControl
 from app.pipeline.runner import STAGES, Pipeline
 from app.pipeline.spec import JobSpec, ModelFiles
 from tests.cli.conftest import run_cli, status_json
+from tests.engine.pause_hook import engines_pause_at, suspend_at
 
 ENGINE_STAGES = ("vae-encode", "llm-encode", "diffuse", "vae-decode")
 
@@ -86,21 +87,21 @@ def _spec(tiny_models, inputs, steps: int) -> JobSpec:
 
 
 def _interrupt(pipeline: Pipeline, run, how: str) -> list:
-    """Runs until the first checkpoint after step 1, then pauses and kills the engine
-    (how="kill") or suspends it (how="suspend"); returns the events."""
+    """Runs until the engine pauses after step 1's checkpoint (the test build's
+    SD_STAGE_TEST_PAUSE_AT_STEP: a pause sent from here raced the tiny steps under load and the
+    run finished first), then kills the engine (how="kill") or suspends it (how="suspend");
+    returns the events. The hook is set for this run's engine only, not for the resume."""
+    if how == "suspend":
+        return suspend_at(pipeline, run.dir, 1)
     control = RunControl()
     seen = []
-    for event in pipeline.execute(run, control):
-        seen.append(event)
-        if isinstance(event, ev.CheckpointSaved) and event.step >= 1 and not control.paused:
-            if how == "kill":
-                control.pause()
-            else:
-                control.suspend()
-        if isinstance(event, ev.Paused) and how == "kill":
-            pid = control.process_id
-            assert pid is not None
-            psutil.Process(pid).kill()
+    with engines_pause_at(1):
+        for event in pipeline.execute(run, control):
+            seen.append(event)
+            if isinstance(event, ev.Paused):
+                pid = control.process_id
+                assert pid is not None
+                psutil.Process(pid).kill()
     return seen
 
 

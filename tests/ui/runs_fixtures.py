@@ -15,6 +15,7 @@ from app.pipeline import events as ev
 from app.pipeline.control import RunControl
 from app.pipeline.runner import Pipeline
 from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles
+from tests.engine.pause_hook import suspend_at
 from tests.models.forms import tiny_job_form
 
 
@@ -46,15 +47,10 @@ def spec(tiny_models, prompt: str, steps: int, image: Path | None = None, mask: 
 
 
 def stopped_run(pipeline: Pipeline, job: JobSpec, after_step: int) -> tuple[Path, int]:
-    """A run suspended once `after_step` is done (the engine may finish the step under way):
-    its folder and the step it stopped after."""
+    """A run suspended after step `after_step` (tests/engine/pause_hook): its folder and the
+    step it stopped after."""
     run = pipeline.create_run(job)
-    control = RunControl()
-    last = None
-    for event in pipeline.execute(run.dir, control):
-        last = event
-        if isinstance(event, ev.CheckpointSaved) and event.step >= after_step:
-            control.suspend()
+    last = suspend_at(pipeline, run.dir, after_step)[-1]
     assert isinstance(last, ev.RunSuspended), last
     return run.dir, last.step
 

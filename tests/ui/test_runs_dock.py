@@ -24,6 +24,7 @@ from app.pipeline.runner import Pipeline
 from app.pipeline.spec import JobSpec, ModelFiles
 from app.ui import texts
 from app.ui.i18n import TsTranslator
+from tests.engine.pause_hook import suspend_at
 from tests.ui.runs_fixtures import main_window, pipeline, spec, write_photo
 
 pytestmark = pytest.mark.slow
@@ -123,10 +124,7 @@ def test_a_resumed_run_is_titled_by_its_photo(qtbot, tmp_path, sd_stage, tiny_mo
     photo, mask = users_photo(tmp_path)
     api = pipeline(sd_stage)
     run = api.create_run(spec(tiny_models, "a door by the sea", 4, photo, mask), photo_name=PHOTO)
-    control = RunControl()
-    for event in api.execute(run.dir, control):
-        if isinstance(event, ev.CheckpointSaved) and event.step >= 2:
-            control.suspend()
+    assert isinstance(suspend_at(api, run.dir, 2)[-1], ev.RunSuspended)
     assert api.snapshot(run.dir).resumable
     window = main_window(qtbot, sd_stage, tiny_models)
     controller = window.runs_controller
