@@ -31,6 +31,16 @@ def stepwise_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
+@pytest.fixture(autouse=True)
+def no_engine_pause_hook_left():
+    """A test that set the engine's pause hook (tests/engine/pause_hook) and failed before it
+    held must not leave it to the next test's engines."""
+    yield
+    from tests.engine.pause_hook import PAUSE_AT_STEP_ENV
+
+    os.environ.pop(PAUSE_AT_STEP_ENV, None)
+
+
 # --- the real engine and the tiny models, built once per session and cached across runs ---
 
 BUILD_TIMEOUT_S = 3600
