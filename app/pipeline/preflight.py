@@ -140,7 +140,7 @@ def _flag(p: P.Param) -> str:
 
 def named(p: P.Param) -> dict[str, str]:
     """How an error names a parameter: {name} reads "vae_model (--vae)" (the CLI and the log);
-    {param} is the row's name, by which the GUI puts its own words in (ui/texts.param_label)."""
+    {param} is the row's name, by which the GUI puts its own words in (ui/texts.window_values)."""
     return {"name": f"{p.name} ({_flag(p)})", "param": p.name, "flag": _flag(p)}
 
 

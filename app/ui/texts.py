@@ -212,15 +212,20 @@ _PARAM_WORDS: dict[str, str] = {
     "llm_device": QT_TRANSLATE_NOOP("Texts", "the text encoder (LLM)"),
     "diffusion_device": QT_TRANSLATE_NOOP("Texts", "the diffusion model"),
     "vae_device": QT_TRANSLATE_NOOP("Texts", "the VAE"),
-    "lora_dir": QT_TRANSLATE_NOOP("Texts", "LoRA folder"),
+}
+# The model-file rows, by the kind their files are named by (_MODEL_KIND).
+_PARAM_KINDS = {
+    "diffusion_model": "diffusion",
+    "llm_model": "llm",
+    "vae_model": "vae",
+    "lora_dir": "lora",
 }
 
 
 def param_words(param: str) -> str | None:
     """A parameter as words in the UI's sentences (the model files by their kind), or None."""
-    kind = param.removesuffix("_model")
-    if param.endswith("_model") and kind in _MODEL_KIND:
-        return model_kind_name(kind)
+    if param in _PARAM_KINDS:
+        return model_kind_name(_PARAM_KINDS[param])
     return _tr(_PARAM_WORDS[param]) if param in _PARAM_WORDS else None
 
 

@@ -235,3 +235,18 @@ def test_a_parameter_is_named_in_the_windows_words_not_by_its_flag(zh_cn, tmp_pa
         assert too_long.startswith("The prompt is too long: at least"), too_long
     finally:
         QCoreApplication.installTranslator(zh_cn)
+
+
+def test_a_model_of_the_wrong_kind_is_said_in_the_windows_words(zh_cn, tiny_models) -> None:  # noqa: ANN001
+    """A VAE chosen as the diffusion model: both kinds in Chinese, and the fix says where in
+    this window to choose them, not which flags to pass."""
+    from app.pipeline import params as P
+    from app.pipeline import preflight
+
+    error = _raised(lambda: preflight.check_model_file(P.DIFFUSION_MODEL, str(tiny_models.vae)))
+    assert "--vae" in error.user_message()  # the CLI's fix names the flags
+    failure = failure_for(error, "prepare")
+    message, hint = texts.failure_text(failure), texts.failure_hint(failure)
+    assert "扩散模型" in message and "VAE" in message, message
+    assert "模型文件" in hint and "--" not in hint and "{" not in hint, hint
+    assert _english_left(message, failure) == [] and ENGLISH.findall(hint) == [], (message, hint)

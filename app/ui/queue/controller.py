@@ -100,7 +100,7 @@ class QueueController(QObject):
             spec_of,
             self.count.value(),
             self.random_seeds.isChecked(),
-            photo_name=inputs.photo_name if inputs.image is not None else None,
+            photo_name=inputs.photo_name,  # kept only with a picture (JobQueue.add)
         )
         adder.finished.connect(lambda: self.add_button.setEnabled(True))
 
