@@ -14,7 +14,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QObject, Signal
+from PySide6.QtCore import QObject, Signal
 
 from app.jobs.workers import EngineWorker
 
@@ -29,12 +29,9 @@ class BackgroundCall(EngineWorker):
     done = Signal(int, object)
 
     def __init__(self, token: int, work: Callable[[], Any], name: str) -> None:
-        # Owned by the application, not by the requester: a window closed while the thread
-        # reads must not destroy a running QThread. It deletes itself once finished.
-        super().__init__(QCoreApplication.instance())
+        super().__init__()  # an AppThread: a window closed while it reads cannot destroy it
         self.setObjectName(name)
         self._token, self._work = token, work
-        self.finished.connect(self.deleteLater)
 
     def work(self) -> None:
         try:

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import logging
 
-from PySide6.QtCore import QObject, QThread, Signal
+from PySide6.QtCore import QObject, Signal
 
 from app.core.paths import AppPaths
+from app.jobs.workers import AppThread
 from app.pipeline.demo import prepare_demo
 
 log = logging.getLogger(__name__)
 
 
-class DemoSetup(QThread):
+class DemoSetup(AppThread):
     """Runs prepare_demo in a thread; exactly one of demo_ready / demo_failed is emitted."""
 
     demo_ready = Signal(object)  # DemoSet

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QObject, QThread, Signal
+from PySide6.QtCore import QObject, Signal
 
 from app.canvas.mask_facts import ANY_THRESHOLD, MaskFacts, to_u8
 from app.core.atomic import write_bytes_atomic
@@ -28,6 +28,7 @@ from app.imaging.geometry import Rect, Size
 from app.imaging.io import encode_png, load_image
 from app.imaging.mask_ops import BINARY_THRESHOLD, bounding_box
 from app.jobs.run_state import log_error, user_text
+from app.jobs.workers import AppThread
 
 log = logging.getLogger(__name__)
 
@@ -285,7 +286,7 @@ def _mask_u8(mask: np.ndarray) -> np.ndarray:
     return to_u8(mask)
 
 
-class InputWriter(QThread):
+class InputWriter(AppThread):
     """Writes a job's inputs off the UI thread; exactly one of written / failed."""
 
     written = Signal(object)  # InputFiles

@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QObject, QThread, QTimer, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.core.paths import AppPaths
 from app.jobs.job_inputs import InputFiles, write_inputs
 from app.jobs.run_session import make_pipeline
 from app.jobs.run_state import log_error, user_text
-from app.jobs.workers import suspend_and_wait
+from app.jobs.workers import AppThread, suspend_and_wait
 from app.pipeline import events as ev
 from app.pipeline.api import PipelineAPI
 from app.pipeline.control import RunControl
@@ -47,7 +47,7 @@ class Progress:
     seconds_per_step: float
 
 
-class QueueWorker(QThread):
+class QueueWorker(AppThread):
     """`run_queue` off the UI thread; `ended(reason)` once, with the worker's reason."""
 
     job_event = Signal(str, object)  # job id, app.pipeline.events event
@@ -71,7 +71,7 @@ class QueueWorker(QThread):
         self.ended.emit(reason)
 
 
-class QueueAdder(QThread):
+class QueueAdder(AppThread):
     """Writes the painted inputs, makes the variations and adds them, off the UI thread."""
 
     added = Signal(int)

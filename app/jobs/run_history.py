@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
-from PySide6.QtCore import QFile, QObject, Qt, QThread, Signal
+from PySide6.QtCore import QFile, QObject, Qt, Signal
 from PySide6.QtGui import QImage
 
+from app.jobs.workers import AppThread
 from app.pipeline.api import PipelineAPI, RunSnapshot
 from app.pipeline.failures import Failure
 from app.pipeline.run_records import CHECKPOINT_DIR, STEPS_DIR, preview_step
@@ -135,7 +136,7 @@ def list_entries(pipeline: PipelineAPI, *, unfinished_only: bool = False) -> lis
     return out
 
 
-class RunLister(QThread):
+class RunLister(AppThread):
     """Lists the runs off the UI thread (many run folders are many file reads)."""
 
     listed = Signal(list)  # list[RunEntry]

@@ -23,9 +23,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
+from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtGui import QImage
 
+from app.jobs.workers import AppThread
 from app.pipeline import events as ev
 from app.pipeline.failure_kinds import failure_for
 from app.pipeline.failures import Failure, FailureKind
@@ -54,7 +55,7 @@ class Control(Protocol):
 EventSource = Callable[["RunControl"], Iterator[ev.Event]]
 
 
-class StageRunner(QThread):
+class StageRunner(AppThread):
     """Runs `source(control)` in a worker thread and re-emits its events as signals."""
 
     stage_started = Signal(str)  # stage

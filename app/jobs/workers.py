@@ -1,21 +1,64 @@
-"""The base of every worker thread that starts the engine: its owner can stop it, and the
+"""The app's worker threads.
+
+`AppThread` is the base of every QThread of the app: it has no Qt parent and is kept alive
+while it runs, so no owner (a window, a session, a test's model) destroyed while it runs can
+destroy a running QThread, which makes Qt abort the whole process (`QThread: Destroyed while
+thread is still running`; seen in CI: a Runs-panel listing started by a closed window's debounce
+timer outlived the window). The owner still holds it, stops it and waits for it at shutdown;
+once it has finished it lives as long as its owner holds it.
+
+`EngineWorker` is the base of every worker that starts the engine: its owner can stop it, and the
 engine children it started are ended and reaped before the worker is destroyed
 (app/engine/children.py is the mechanism; issue 20)."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
-from PySide6.QtCore import QObject, QThread
+import shiboken6
+from PySide6.QtCore import QObject, QThread, QTimer, Slot
 
 from app.engine.children import ChildGroup, WorkerStopped
 
-__all__ = ["STOP_WAIT_MS", "EngineWorker", "WorkerStopped", "suspend_and_wait"]
+__all__ = ["STOP_WAIT_MS", "AppThread", "EngineWorker", "WorkerStopped", "suspend_and_wait"]
 
 STOP_WAIT_MS = 30_000  # the thread ends as soon as its engine child is gone: far below this
 
+_RUNNING: set[QThread] = set()  # started and not yet released: what keeps them alive
 
-class EngineWorker(QThread):
+
+class AppThread(QThread):
+    """A QThread no owner can destroy while it runs (see the module's docstring).
+
+    `owner` is who holds and stops it; it is not the Qt parent, as a parent deletes its children
+    when it is destroyed, running or not.
+    """
+
+    def __init__(self, owner: QObject | None = None) -> None:
+        super().__init__(None)
+        self.owner = owner
+        self.finished.connect(self._release)  # queued: runs on the thread that owns the object
+
+    def start(self, *args: Any) -> None:  # noqa: D102 - QThread.start
+        for thread in list(_RUNNING):  # those deleted before their `finished` was delivered
+            if not shiboken6.isValid(thread):
+                _RUNNING.discard(thread)
+        _RUNNING.add(self)
+        super().start(*args)
+
+    @Slot()
+    def _release(self) -> None:
+        # Not here: dropping the last reference inside its own slot would delete the object
+        # while Qt still dispatches to it. The next turn of the event loop lets it go.
+        QTimer.singleShot(0, lambda: _RUNNING.discard(self))
+
+
+def running_app_threads() -> int:
+    """How many app threads are kept alive for running (tests)."""
+    return len(_RUNNING)
+
+
+class EngineWorker(AppThread):
     """Subclasses implement work(); run() calls it with this worker's children in scope."""
 
     def __init__(self, parent: QObject | None = None) -> None:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
 
-from PySide6.QtCore import QCoreApplication, QObject, Qt, QThread, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -19,6 +19,7 @@ from app.core.errors import StepwiseError
 from app.core.logs import setup_logging
 from app.core.paths import AppPaths, app_paths
 from app.core.settings import Settings, load_settings, save_settings
+from app.jobs.workers import AppThread
 from app.pipeline.api import DeviceInfo
 from app.pipeline.engine_info import engine_build_progress
 from app.ui.generation import install_generation_panel
@@ -115,7 +116,7 @@ class SettingsAutosave(QObject):
             log.warning("Could not save settings to %s: %s", self.path, exc)
 
 
-class _BuildPoll(QThread):
+class _BuildPoll(AppThread):
     found = Signal(object)  # str | None
 
     def run(self) -> None:  # noqa: D102 - QThread entry point

@@ -9,6 +9,9 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
 
 from app.pipeline import events as ev
 from app.pipeline.api import PipelineAPI
@@ -38,3 +41,18 @@ def suspend_at(pipeline: PipelineAPI, run_dir: Path, step: int) -> list[ev.Event
             if isinstance(event, ev.Paused):
                 control.suspend()
     return seen
+
+
+def hold_session_at_step(session: Any, step: int) -> None:
+    """The diffuse engine of the session's (a jobs/run_session.RunSession) next run pauses itself
+    after step `step`. A pause sent when the step's event arrived raced the tiny steps under
+    load: all of them were done first and the run then held between stages, with no engine.
+    The hook is cleared once the engine holds, so the engine of a resume does not hold again."""
+    os.environ[PAUSE_AT_STEP_ENV] = str(step)
+
+    def held(_step: int) -> None:
+        os.environ.pop(PAUSE_AT_STEP_ENV, None)
+
+    session.runner_started.connect(
+        lambda r: r.paused.connect(held, Qt.ConnectionType.DirectConnection)
+    )

@@ -30,6 +30,7 @@ from app.pipeline.params import (
     STEPS,
     VAE_MODEL,
 )
+from tests.engine.pause_hook import hold_session_at_step
 
 REPO = Path(__file__).resolve().parents[2]
 RUN_TIMEOUT_MS = 180_000
@@ -128,6 +129,9 @@ def test_pause_then_resume_finishes_the_run(qtbot, make_model) -> None:
     model = make_model(steps=12)
     states: list[RunState] = []
     model.state_changed.connect(states.append)
+    # The user's pause on step 1's event; the engine holds there by itself too (the test hook),
+    # so the pause cannot arrive after the tiny steps have all run.
+    hold_session_at_step(model.session, 1)
     model.runner_started.connect(
         lambda runner, _kind: runner.step_progress.connect(
             lambda step, *_: model.pause() if step == 1 else None
@@ -145,11 +149,10 @@ def test_pause_then_resume_finishes_the_run(qtbot, make_model) -> None:
 @pytest.mark.slow
 def test_suspend_then_resume_in_a_new_session(qtbot, make_model) -> None:
     model = make_model(steps=12)
+    hold_session_at_step(model.session, 2)  # the engine holds after step 2 ...
     model.runner_started.connect(
-        lambda runner, _kind: runner.step_progress.connect(
-            lambda step, *_: model.suspend() if step == 2 else None
-        )
-    )
+        lambda runner, _kind: runner.paused.connect(lambda _step: model.suspend())
+    )  # ... and is suspended there
     model.run_all()
     wait_state(qtbot, model, RunState.SUSPENDED)
     run_dir = model.run.dir

@@ -6,7 +6,6 @@ reaching the engine (bug 1) and the sampler warning from the engine's catalog (b
 from __future__ import annotations
 
 import contextlib
-import os
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +24,7 @@ from app.jobs.run_state import RunState
 from app.pipeline.selftest import selftest_images as _selftest_images
 from app.ui.generation import GenerationPanel, install_generation_panel
 from app.ui.main_window import MainWindow
-from tests.engine.pause_hook import PAUSE_AT_STEP_ENV
+from tests.engine.pause_hook import hold_session_at_step
 from tests.jobs.guard import child_pids
 from tests.models.forms import tiny_job_form
 
@@ -112,19 +111,8 @@ def test_a_full_job_clicking_through_the_stages(qtbot, make_panel) -> None:
 
 
 def hold_at_step(panel, step: int) -> None:  # noqa: ANN001
-    """The run's diffuse engine pauses itself after step `step` (the test build's
-    SD_STAGE_TEST_PAUSE_AT_STEP, tests/engine/pause_hook). A pause sent when the step's event
-    arrived raced the tiny steps under load: all of them were done first and the run then held
-    between stages, with no engine. The hook is cleared once the engine holds, so the engine of
-    a resume does not hold again."""
-    os.environ[PAUSE_AT_STEP_ENV] = str(step)
-
-    def held(_step: int) -> None:
-        os.environ.pop(PAUSE_AT_STEP_ENV, None)
-
-    panel.model.session.runner_started.connect(
-        lambda r: r.paused.connect(held, Qt.ConnectionType.DirectConnection)
-    )
+    """The panel's next run's diffuse engine pauses itself after step `step`."""
+    hold_session_at_step(panel.model.session, step)
 
 
 def test_pause_then_resume(qtbot, make_panel) -> None:

@@ -188,18 +188,25 @@ def install(window: MainWindow, paths: AppPaths, settings: Settings) -> Generati
     workspace.attach(model, step_strip=panel.run_view.strip)
     previews.decoded.connect(workspace.show_decoded_preview)
     panel.settings_requested.connect(lambda: open_settings(panel, settings, paths))
+    ended = False
+
+    def shut_down() -> None:
+        """Once, when the window closes or the app quits: nothing of it starts work after."""
+        nonlocal ended
+        if ended:
+            return
+        ended = True
+        demo.wait()
+        runs.shutdown()
+        previews.stop()
+        panel.shutdown()
+        if workspace is not None:
+            workspace.shutdown()
+
+    window.closed.connect(shut_down)
     app = QCoreApplication.instance()
     if app is not None:
-
-        def quitting() -> None:
-            demo.wait()
-            runs.shutdown()
-            previews.stop()
-            panel.shutdown()
-            if workspace is not None:
-                workspace.shutdown()
-
-        app.aboutToQuit.connect(quitting)
+        app.aboutToQuit.connect(shut_down)
     action = window.help_menu.addAction(_tr("Try with demo models"))
 
     def try_demo() -> None:
@@ -209,8 +216,6 @@ def install(window: MainWindow, paths: AppPaths, settings: Settings) -> Generati
 
     action.triggered.connect(try_demo)
     window.close_guards.append(lambda: confirm_quit_during_run(panel))
-    # a plan in flight is stopped, its `--plan` child reaped
-    window.closed.connect(panel.memory_plan.stop)
     window.generation_panel = panel
     window.generation_demo = demo
     window.runs_controller = runs

@@ -48,14 +48,15 @@ class RunsController(QObject):
         self.runs_dock: QDockWidget | None = None
         self._listing = False
         self._again = False
+        self._ended = False
         self._refresh = QTimer(self)
         self._refresh.setSingleShot(True)
         self._refresh.setInterval(REFRESH_DEBOUNCE_MS)
         self._refresh.timeout.connect(self.refresh)
         runs_panel.action_requested.connect(self.act)
         runs_panel.refresh_requested.connect(self.refresh)
-        self.model.runner_ended.connect(lambda _kind: self._refresh.start())
-        self.model.run_changed.connect(lambda _run: self._refresh.start())
+        self.model.runner_ended.connect(lambda _kind: self._schedule())
+        self.model.run_changed.connect(lambda _run: self._schedule())
 
     # --- listing (off the UI thread) ---------------------------------------------------------
 
@@ -75,8 +76,14 @@ class RunsController(QObject):
         self.dialog.action_requested.connect(self.act)
         self.dialog.show()
 
+    def _schedule(self) -> None:
+        if not self._ended:
+            self._refresh.start()
+
     def refresh(self) -> None:
         """Re-lists every run for the Runs panel (one lister at a time)."""
+        if self._ended:
+            return
         if self._listing:
             self._again = True
             return
@@ -210,6 +217,9 @@ class RunsController(QObject):
         return self.window if isinstance(self.window, QWidget) else self.panel
 
     def shutdown(self) -> None:
+        """The window closed: no listing starts after (a runner's end delivered later would
+        start one for a window that is gone)."""
+        self._ended = True
         self._refresh.stop()
         if self.dialog is not None:
             self.dialog.close()
