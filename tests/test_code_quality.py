@@ -141,3 +141,17 @@ def test_no_test_asserts_a_duration() -> None:
         for line in duration_asserts(path.read_text(encoding="utf-8")):
             offenders.append(f"{path.relative_to(ROOT)}:{line}")
     assert offenders == [], offenders
+
+
+def test_every_app_thread_is_an_app_thread() -> None:
+    """A QThread with a Qt parent dies with it, running or not, and Qt then aborts the process:
+    every thread of the app derives from jobs/workers.AppThread (no parent, kept alive while it
+    runs), never from QThread itself."""
+    direct = []
+    for path in sorted((ROOT / "app").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and node.name != "AppThread":
+                bases = [ast.unparse(b) for b in node.bases]
+                if any(b.split(".")[-1] == "QThread" for b in bases):
+                    direct.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
+    assert direct == [], direct
