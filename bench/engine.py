@@ -1,7 +1,7 @@
 """Engine benchmark: staged vs monolithic, cached conditioning vs encoding, checkpoint cost.
 
     python bench/engine.py [--sd-stage PATH] [--size 128] [--steps 6] [--repeat 1]
-                           [--app-repo DIR ...]
+                           [--app-repo DIR ...] [--vulkan]
 
 Runs everything side by side in one process on the same machine and prints a table of ratios:
 
@@ -12,6 +12,9 @@ Runs everything side by side in one process on the same machine and prints a tab
   another checkout's app too, e.g. main beside a branch, measured in the same rounds);
 - a cached conditioning (reading the tensor file) against running llm-encode;
 - writing a checkpoint against one sampling step (from the diffuse stage's own events).
+
+`--vulkan`: every stage, sd-cli and the app on the first Vulkan device (GGML_VK_VISIBLE_DEVICES=0,
+so Mesa's lavapipe is listed where no GPU is; give a Vulkan build with --sd-stage).
 
 The models are the tiny random-weight klein set (tests/models), so absolute numbers are small;
 the ratios are what to watch. sd-stage is found like the app finds it, or built with
@@ -32,7 +35,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from app.engine.argv import build_argv  # noqa: E402
+from app.engine.argv import VISIBLE_DEVICES_ENV, Placement, build_argv  # noqa: E402
 from app.engine.events import Checkpoint, Progress  # noqa: E402
 from app.engine.locate import EngineNotFound, build_engine, find_sd_stage  # noqa: E402
 from app.engine.tensorfile import read_tensors  # noqa: E402
@@ -72,7 +75,12 @@ def main(argv: list[str] | None = None) -> int:
         default=[],
         help="another checkout whose `python -m app run` gets its own row (repeatable)",
     )
+    parser.add_argument(
+        "--vulkan", action="store_true", help="everything on Vulkan device 0 (lavapipe here)"
+    )
     args = parser.parse_args(argv)
+    if args.vulkan:
+        os.environ[VISIBLE_DEVICES_ENV] = "0"  # every child inherits it: lavapipe is listed
 
     sd_stage = _engine(args.sd_stage)
     sd_cli = sd_stage.with_name("sd-cli.exe" if os.name == "nt" else "sd-cli")
@@ -90,12 +98,22 @@ def main(argv: list[str] | None = None) -> int:
             ref_images=(images.ref,),
         )
         repos = [REPO, *(r.resolve() for r in args.app_repo)]
-        rows = _measure(sd_stage, sd_cli, models, job, tmp, args.repeat, repos)
+        device = VULKAN if args.vulkan else None
+        rows = _measure(sd_stage, sd_cli, models, job, tmp, args.repeat, repos, device)
     _print_table(rows, sd_stage, args)
     return 0
 
 
-def _run_app(sd_stage: Path, models, job, out: Path, repo: Path = REPO) -> float:
+VULKAN = "vulkan0"
+
+
+def _placement(device: str | None) -> Placement | None:
+    return Placement(device, device, device) if device else None
+
+
+def _run_app(
+    sd_stage: Path, models, job, out: Path, repo: Path = REPO, device: str | None = None
+) -> float:
     """The same job through the app's CLI (prepare, plans, stages, composite), a fresh
     STEPWISE_HOME each time so nothing comes from the cache."""
     argv = [
@@ -108,6 +126,8 @@ def _run_app(sd_stage: Path, models, job, out: Path, repo: Path = REPO) -> float
     ]  # fmt: skip
     for ref in job.ref_images:
         argv += ["-r", str(ref)]
+    if device:
+        argv += ["--device", device]
     env = {**os.environ, "STEPWISE_HOME": str(out / "home"), "PYTHONPATH": str(repo)}
     started = time.perf_counter()
     subprocess.run(argv, cwd=repo, env=env, capture_output=True, check=True)
@@ -115,7 +135,7 @@ def _run_app(sd_stage: Path, models, job, out: Path, repo: Path = REPO) -> float
 
 
 def _measure(
-    sd_stage, sd_cli, models, job, tmp: Path, repeat: int, repos: list[Path]
+    sd_stage, sd_cli, models, job, tmp: Path, repeat: int, repos: list[Path], device=None
 ) -> list[tuple]:
     staged_wall, mono_wall, staged_rss, mono_rss = [], [], [], []
     app_wall: dict[Path, list[float]] = {repo: [] for repo in repos}
@@ -130,10 +150,10 @@ def _measure(
                 mono_wall.append(run_monolithic(sd_cli, models, job, out, dump=False))
                 for k, repo in enumerate(repos if i % 2 == 0 else repos[::-1]):
                     app_out = tmp / f"app-{i}-{k}"
-                    app_wall[repo].append(_run_app(sd_stage, models, job, app_out, repo))
+                    app_wall[repo].append(_run_app(sd_stage, models, job, app_out, repo, device))
                 continue
             total = 0.0
-            for name, stage in stage_args(models, job, out).items():
+            for name, stage in stage_args(models, job, out, _placement(device)).items():
                 run = run_stage(sd_stage, stage, out / f"{name}.log")
                 total += run.wall_s
                 if name == "llm-encode":
@@ -154,7 +174,7 @@ def _measure(
         rss_out.mkdir()
         peaks = [
             peak_rss_kib(build_argv(sd_stage, stage), rss_out / f"{name}.log")
-            for name, stage in stage_args(models, job, rss_out).items()
+            for name, stage in stage_args(models, job, rss_out, _placement(device)).items()
         ]
         staged_rss.append(max(peaks))
         mono_dir = tmp / f"rss-mono-{i}"
@@ -192,8 +212,9 @@ def _repo_label(repo: Path) -> str:
 
 def _print_table(rows: list[tuple], sd_stage: Path, args: argparse.Namespace) -> None:
     print(f"sd-stage: {sd_stage}")
+    devices = f"{VULKAN} ({VISIBLE_DEVICES_ENV}=0)" if args.vulkan else "the engine's default"
     print(f"job: img2img + mask + 1 ref, {args.size}x{args.size}, {args.steps} steps, "
-          f"tiny klein models, median of {args.repeat}")  # fmt: skip
+          f"tiny klein models, median of {args.repeat}; devices: {devices}")  # fmt: skip
     print(f"{'measure':42} {'a':>12} {'b':>12} {'a/b':>8}")
     for name, a, b, unit in rows:
         ratio = a / b if b else float("nan")

@@ -21,6 +21,7 @@ from app.engine.argv import (
     CommonArgs,
     DiffuseArgs,
     LlmEncodeArgs,
+    Placement,
     StageArgs,
     VaeDecodeArgs,
     VaeEncodeArgs,
@@ -99,9 +100,12 @@ def run_stage(
     return StageRun(events, code, log_path, time.monotonic() - started, error)
 
 
-def stage_args(models: ModelSet, job: Job, out: Path) -> dict[str, StageArgs]:
-    """The four stages' arguments of `job`, writing into `out` (the names of the dump files)."""
-    common = CommonArgs(threads=THREADS)
+def stage_args(
+    models: ModelSet, job: Job, out: Path, placement: Placement | None = None
+) -> dict[str, StageArgs]:
+    """The four stages' arguments of `job`, writing into `out` (the names of the dump files);
+    `placement`: the devices (the engine's default when None)."""
+    common = CommonArgs(threads=THREADS, placement=placement or Placement())
     stages: dict[str, StageArgs] = {}
     if job.init_image is not None or job.ref_images:
         stages["vae-encode"] = VaeEncodeArgs(
