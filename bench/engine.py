@@ -14,7 +14,9 @@ Runs everything side by side in one process on the same machine and prints a tab
 - writing a checkpoint against one sampling step (from the diffuse stage's own events).
 
 `--vulkan`: every stage, sd-cli and the app on the first Vulkan device (GGML_VK_VISIBLE_DEVICES=0,
-so Mesa's lavapipe is listed where no GPU is; give a Vulkan build with --sd-stage).
+so Mesa's lavapipe is listed where no GPU is; the pinned sd-cli has no per-module --backend, and
+its --clip-on-cpu crashed on lavapipe here, so the LLM runs there too: slow). Give --sd-stage a
+Vulkan build.
 
 The models are the tiny random-weight klein set (tests/models), so absolute numbers are small;
 the ratios are what to watch. sd-stage is found like the app finds it, or built with
@@ -30,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -38,6 +41,7 @@ sys.path.insert(0, str(REPO))
 from app.engine.argv import VISIBLE_DEVICES_ENV, Placement, build_argv  # noqa: E402
 from app.engine.events import Checkpoint, Progress  # noqa: E402
 from app.engine.locate import EngineNotFound, build_engine, find_sd_stage  # noqa: E402
+from app.engine.process import engine_environment  # noqa: E402
 from app.engine.tensorfile import read_tensors  # noqa: E402
 from tests.engine.real_engine import (  # noqa: E402
     COND,
@@ -76,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         help="another checkout whose `python -m app run` gets its own row (repeatable)",
     )
     parser.add_argument(
-        "--vulkan", action="store_true", help="everything on Vulkan device 0 (lavapipe here)"
+        "--vulkan", action="store_true", help="every stage on Vulkan device 0 (lavapipe here)"
     )
     args = parser.parse_args(argv)
     if args.vulkan:
@@ -98,21 +102,34 @@ def main(argv: list[str] | None = None) -> int:
             ref_images=(images.ref,),
         )
         repos = [REPO, *(r.resolve() for r in args.app_repo)]
-        device = VULKAN if args.vulkan else None
-        rows = _measure(sd_stage, sd_cli, models, job, tmp, args.repeat, repos, device)
+        split = ON_VULKAN if args.vulkan else ENGINE_DEFAULT
+        rows = _measure(sd_stage, sd_cli, models, job, tmp, args.repeat, repos, split)
     _print_table(rows, sd_stage, args)
     return 0
 
 
-VULKAN = "vulkan0"
+@dataclass(frozen=True)
+class Split:
+    """Where the modules run, as each side is told: the stages, sd-cli and the app."""
+
+    label: str
+    placement: Placement | None = None
+    sd_cli: tuple[str, ...] = ()
+    app: tuple[str, ...] = ()
 
 
-def _placement(device: str | None) -> Placement | None:
-    return Placement(device, device, device) if device else None
+VK = "vulkan0"
+ENGINE_DEFAULT = Split("the engine's default")
+ON_VULKAN = Split(
+    f"every stage on {VK} ({VISIBLE_DEVICES_ENV}=0)",
+    Placement(te=VK, diffusion=VK, vae=VK),
+    (),  # sd-cli of a Vulkan build puts everything on its first device
+    ("--device", VK),
+)
 
 
 def _run_app(
-    sd_stage: Path, models, job, out: Path, repo: Path = REPO, device: str | None = None
+    sd_stage: Path, models, job, out: Path, repo: Path = REPO, split: Split = ENGINE_DEFAULT
 ) -> float:
     """The same job through the app's CLI (prepare, plans, stages, composite), a fresh
     STEPWISE_HOME each time so nothing comes from the cache."""
@@ -126,8 +143,7 @@ def _run_app(
     ]  # fmt: skip
     for ref in job.ref_images:
         argv += ["-r", str(ref)]
-    if device:
-        argv += ["--device", device]
+    argv += split.app
     env = {**os.environ, "STEPWISE_HOME": str(out / "home"), "PYTHONPATH": str(repo)}
     started = time.perf_counter()
     subprocess.run(argv, cwd=repo, env=env, capture_output=True, check=True)
@@ -135,7 +151,7 @@ def _run_app(
 
 
 def _measure(
-    sd_stage, sd_cli, models, job, tmp: Path, repeat: int, repos: list[Path], device=None
+    sd_stage, sd_cli, models, job, tmp: Path, repeat: int, repos: list[Path], split: Split
 ) -> list[tuple]:
     staged_wall, mono_wall, staged_rss, mono_rss = [], [], [], []
     app_wall: dict[Path, list[float]] = {repo: [] for repo in repos}
@@ -147,14 +163,17 @@ def _measure(
             out = tmp / f"{side}-{i}"
             out.mkdir()
             if side == "mono":
-                mono_wall.append(run_monolithic(sd_cli, models, job, out, dump=False))
+                mono_wall.append(
+                    run_monolithic(sd_cli, models, job, out, dump=False, extra=split.sd_cli)
+                )
                 for k, repo in enumerate(repos if i % 2 == 0 else repos[::-1]):
                     app_out = tmp / f"app-{i}-{k}"
-                    app_wall[repo].append(_run_app(sd_stage, models, job, app_out, repo, device))
+                    app_wall[repo].append(_run_app(sd_stage, models, job, app_out, repo, split))
                 continue
             total = 0.0
-            for name, stage in stage_args(models, job, out, _placement(device)).items():
-                run = run_stage(sd_stage, stage, out / f"{name}.log")
+            for name, stage in stage_args(models, job, out, split.placement).items():
+                env = engine_environment(stage.common.environment())  # as the app's
+                run = run_stage(sd_stage, stage, out / f"{name}.log", env=env)
                 total += run.wall_s
                 if name == "llm-encode":
                     encode_wall.append(run.wall_s)
@@ -173,15 +192,19 @@ def _measure(
         rss_out = tmp / f"rss-{i}"
         rss_out.mkdir()
         peaks = [
-            peak_rss_kib(build_argv(sd_stage, stage), rss_out / f"{name}.log")
-            for name, stage in stage_args(models, job, rss_out, _placement(device)).items()
+            peak_rss_kib(
+                build_argv(sd_stage, stage),
+                rss_out / f"{name}.log",
+                env=engine_environment(stage.common.environment()),
+            )
+            for name, stage in stage_args(models, job, rss_out, split.placement).items()
         ]
         staged_rss.append(max(peaks))
         mono_dir = tmp / f"rss-mono-{i}"
         mono_dir.mkdir()
         mono_rss.append(
             peak_rss_kib(
-                monolithic_argv(sd_cli, models, job, mono_dir),
+                monolithic_argv(sd_cli, models, job, mono_dir, split.sd_cli),
                 mono_dir / "sd-cli.log",
                 env={**os.environ, "SD_STAGE_DUMP_DIR": str(mono_dir)},
             )
@@ -212,7 +235,7 @@ def _repo_label(repo: Path) -> str:
 
 def _print_table(rows: list[tuple], sd_stage: Path, args: argparse.Namespace) -> None:
     print(f"sd-stage: {sd_stage}")
-    devices = f"{VULKAN} ({VISIBLE_DEVICES_ENV}=0)" if args.vulkan else "the engine's default"
+    devices = (ON_VULKAN if args.vulkan else ENGINE_DEFAULT).label
     print(f"job: img2img + mask + 1 ref, {args.size}x{args.size}, {args.steps} steps, "
           f"tiny klein models, median of {args.repeat}; devices: {devices}")  # fmt: skip
     print(f"{'measure':42} {'a':>12} {'b':>12} {'a/b':>8}")

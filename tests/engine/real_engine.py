@@ -159,7 +159,9 @@ def run_staged(
     return runs
 
 
-def monolithic_argv(sd_cli: Path, models: ModelSet, job: Job, out: Path) -> list[str]:
+def monolithic_argv(
+    sd_cli: Path, models: ModelSet, job: Job, out: Path, extra: Sequence[str] = ()
+) -> list[str]:
     argv = [
         str(sd_cli),
         "--diffusion-model", str(models.diffusion),
@@ -183,11 +185,17 @@ def monolithic_argv(sd_cli: Path, models: ModelSet, job: Job, out: Path) -> list
         argv += ["--mask", str(job.mask)]
     for ref in job.ref_images:
         argv += ["-r", str(ref)]
-    return argv
+    return argv + list(extra)
 
 
 def run_monolithic(
-    sd_cli: Path, models: ModelSet, job: Job, out: Path, *, dump: bool = True
+    sd_cli: Path,
+    models: ModelSet,
+    job: Job,
+    out: Path,
+    *,
+    dump: bool = True,
+    extra: Sequence[str] = (),
 ) -> float:
     """One reference sd-cli run dumping its tensors into `out` (`dump`: the test build's hook;
     off for timing); returns the wall time."""
@@ -196,7 +204,7 @@ def run_monolithic(
     started = time.monotonic()
     with open(out / "sd-cli.log", "wb") as log:
         result = subprocess.run(
-            monolithic_argv(sd_cli, models, job, out),
+            monolithic_argv(sd_cli, models, job, out, extra),
             stdout=log,
             stderr=subprocess.STDOUT,
             env=env,
