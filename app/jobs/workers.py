@@ -30,13 +30,13 @@ _RUNNING: set[QThread] = set()  # started and not yet released: what keeps them 
 class AppThread(QThread):
     """A QThread no owner can destroy while it runs (see the module's docstring).
 
-    `owner` is who holds and stops it; it is not the Qt parent, as a parent deletes its children
-    when it is destroyed, running or not.
+    `owner` (who holds and stops it) is neither the Qt parent, as a parent deletes its children
+    when it is destroyed, running or not, nor kept: a thread must not keep its owner alive.
     """
 
     def __init__(self, owner: QObject | None = None) -> None:
+        del owner
         super().__init__(None)
-        self.owner = owner
         self.finished.connect(self._release)  # queued: runs on the thread that owns the object
 
     def start(self, *args: Any) -> None:  # noqa: D102 - QThread.start
