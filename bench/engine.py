@@ -1,7 +1,7 @@
 """Engine benchmark: staged vs monolithic, cached conditioning vs encoding, checkpoint cost.
 
     python bench/engine.py [--sd-stage PATH] [--size 128] [--steps 6] [--repeat 1]
-                           [--app-repo DIR ...] [--vulkan]
+                           [--app-repo DIR ...] [--vulkan | --vulkan-dit]
 
 Runs everything side by side in one process on the same machine and prints a table of ratios:
 
@@ -9,14 +9,19 @@ Runs everything side by side in one process on the same machine and prints a tab
   monolithic sd-cli run of the same img2img + mask + reference job (without the test build's
   tensor dump), and the same job through `python -m app run` (prepare, memory plans, stages,
   composite; nothing cached) against that sd-cli run (`--app-repo DIR`: the same row for
-  another checkout's app too, e.g. main beside a branch, measured in the same rounds);
+  another checkout's app too, e.g. main beside a branch, measured in the same rounds), and
+  through the app in a process already running (the CLI's entry point called in this process,
+  as the GUI and the queue run a job: no interpreter start, no imports);
 - a cached conditioning (reading the tensor file) against running llm-encode;
 - writing a checkpoint against one sampling step (from the diffuse stage's own events).
 
 `--vulkan`: every stage, sd-cli and the app on the first Vulkan device (GGML_VK_VISIBLE_DEVICES=0,
-so Mesa's lavapipe is listed where no GPU is; the pinned sd-cli has no per-module --backend, and
-its --clip-on-cpu crashed on lavapipe here, so the LLM runs there too: slow). Give --sd-stage a
-Vulkan build.
+so Mesa's lavapipe is listed where no GPU is; the pinned sd-cli has no per-module --backend, so
+the LLM runs there too: minutes). On lavapipe the pinned sd-cli dies in its VAE decode after
+sampling there (heap corruption inside libvulkan_lvp, with or without --clip-on-cpu), so this
+split has no sd-cli figure here. `--vulkan-dit`: the user's split, as bench/gpu_check.py --quick
+runs it: the DiT on Vulkan device 0, the LLM and the VAE on the CPU (sd-cli --clip-on-cpu
+--vae-on-cpu; the app's --llm-device / --vae-device cpu). Give --sd-stage a Vulkan build.
 
 The models are the tiny random-weight klein set (tests/models), so absolute numbers are small;
 the ratios are what to watch. sd-stage is found like the app finds it, or built with
@@ -32,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,11 +85,15 @@ def main(argv: list[str] | None = None) -> int:
         default=[],
         help="another checkout whose `python -m app run` gets its own row (repeatable)",
     )
-    parser.add_argument(
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
         "--vulkan", action="store_true", help="every stage on Vulkan device 0 (lavapipe here)"
     )
+    where.add_argument(
+        "--vulkan-dit", action="store_true", help="the DiT on Vulkan device 0, the rest on the CPU"
+    )
     args = parser.parse_args(argv)
-    if args.vulkan:
+    if args.vulkan or args.vulkan_dit:
         os.environ[VISIBLE_DEVICES_ENV] = "0"  # every child inherits it: lavapipe is listed
 
     sd_stage = _engine(args.sd_stage)
@@ -102,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
             ref_images=(images.ref,),
         )
         repos = [REPO, *(r.resolve() for r in args.app_repo)]
-        split = ON_VULKAN if args.vulkan else ENGINE_DEFAULT
+        split = _split(args)
         rows = _measure(sd_stage, sd_cli, models, job, tmp, args.repeat, repos, split)
     _print_table(rows, sd_stage, args)
     return 0
@@ -128,26 +138,70 @@ ON_VULKAN = Split(
 )
 
 
-def _run_app(
-    sd_stage: Path, models, job, out: Path, repo: Path = REPO, split: Split = ENGINE_DEFAULT
-) -> float:
-    """The same job through the app's CLI (prepare, plans, stages, composite), a fresh
-    STEPWISE_HOME each time so nothing comes from the cache."""
+def _app_args(sd_stage: Path, models, job, out: Path, split: Split) -> list[str]:
+    """`app run`'s arguments for the job, its run folder under `out`."""
     argv = [
-        sys.executable, "-m", "app", "run", "--engine", str(sd_stage),
+        "run", "--engine", str(sd_stage),
         "--diffusion-model", str(models.diffusion), "--llm", str(models.llm),
         "--vae", str(models.vae), "-p", job.prompt, "--steps", str(job.steps),
         "--seed", str(job.seed), "--strength", str(job.strength), "-t", str(THREADS),
         "-i", str(job.init_image), "--mask", str(job.mask), "--run-dir", str(out / "run"),
         "--sampling-method", job.sampling_method,
+        # the engine job the stages and sd-cli run: the app's defaults differ (flash attention,
+        # the soft mask, projected step previews), and flash attention alone changes the cost
+        "--no-diffusion-fa", "--mask-mode", "hard", "--preview", "none",
     ]  # fmt: skip
     for ref in job.ref_images:
         argv += ["-r", str(ref)]
-    argv += split.app
+    return argv + list(split.app)
+
+
+DIT_ON_VULKAN = Split(
+    f"the DiT on {VK} ({VISIBLE_DEVICES_ENV}=0), the LLM and the VAE on the CPU",
+    Placement(te="cpu", diffusion=VK, vae="cpu"),
+    ("--clip-on-cpu", "--vae-on-cpu"),
+    ("--diffusion-device", VK, "--llm-device", "cpu", "--vae-device", "cpu"),
+)
+
+
+def _split(args: argparse.Namespace) -> Split:
+    if args.vulkan:
+        return ON_VULKAN
+    return DIT_ON_VULKAN if args.vulkan_dit else ENGINE_DEFAULT
+
+
+def _run_app(
+    sd_stage: Path, models, job, out: Path, repo: Path = REPO, split: Split = ENGINE_DEFAULT
+) -> float:
+    """The same job through the app's CLI (prepare, plans, stages, composite), a fresh
+    STEPWISE_HOME each time so nothing comes from the cache."""
+    argv = [sys.executable, "-m", "app", *_app_args(sd_stage, models, job, out, split)]
     env = {**os.environ, "STEPWISE_HOME": str(out / "home"), "PYTHONPATH": str(repo)}
     started = time.perf_counter()
     subprocess.run(argv, cwd=repo, env=env, capture_output=True, check=True)
     return time.perf_counter() - started
+
+
+def _run_app_in_process(sd_stage: Path, models, job, out: Path, split: Split) -> float:
+    """The same job through the app in a process that is already running, as the GUI and the
+    queue run every job after their first: the CLI's entry point called in this process (its
+    modules imported before the clock starts), a fresh STEPWISE_HOME, nothing cached. What
+    separates it from the `python -m app run` row is the interpreter's start and the imports."""
+    from app import cli  # imported before timing, as a running app has it
+
+    old_env = dict(os.environ)
+    os.environ["STEPWISE_HOME"] = str(out / "home")
+    try:
+        with open(os.devnull, "w") as sink, redirect_stdout(sink), redirect_stderr(sink):
+            started = time.perf_counter()
+            code = cli.main(_app_args(sd_stage, models, job, out, split))
+            seconds = time.perf_counter() - started
+    finally:
+        os.environ.clear()
+        os.environ.update(old_env)
+    if code != 0:
+        raise SystemExit(f"app run in this process failed (exit {code}); see {out / 'home'}")
+    return seconds
 
 
 def _measure(
@@ -155,6 +209,7 @@ def _measure(
 ) -> list[tuple]:
     staged_wall, mono_wall, staged_rss, mono_rss = [], [], [], []
     app_wall: dict[Path, list[float]] = {repo: [] for repo in repos}
+    resident_wall: list[float] = []
     encode_wall, cached_read, step_s, checkpoint_s = [], [], [], []
     for i in range(repeat):
         # Alternate the order so neither side always runs on a warm page cache.
@@ -169,6 +224,10 @@ def _measure(
                 for k, repo in enumerate(repos if i % 2 == 0 else repos[::-1]):
                     app_out = tmp / f"app-{i}-{k}"
                     app_wall[repo].append(_run_app(sd_stage, models, job, app_out, repo, split))
+                resident_out = tmp / f"app-resident-{i}"
+                resident_wall.append(
+                    _run_app_in_process(sd_stage, models, job, resident_out, split)
+                )
                 continue
             total = 0.0
             for name, stage in stage_args(models, job, out, split.placement).items():
@@ -218,6 +277,7 @@ def _measure(
              med(app_wall[repo]), med(mono_wall), "s")
             for repo in repos
         ),
+        ("wall time: app in a running process / mono", med(resident_wall), med(mono_wall), "s"),
         ("peak RSS: largest stage / monolithic", med(staged_rss) / 1024, med(mono_rss) / 1024,
          "MiB"),
         ("conditioning: cached read / llm-encode", med(cached_read), med(encode_wall), "s"),
@@ -235,7 +295,7 @@ def _repo_label(repo: Path) -> str:
 
 def _print_table(rows: list[tuple], sd_stage: Path, args: argparse.Namespace) -> None:
     print(f"sd-stage: {sd_stage}")
-    devices = (ON_VULKAN if args.vulkan else ENGINE_DEFAULT).label
+    devices = _split(args).label
     print(f"job: img2img + mask + 1 ref, {args.size}x{args.size}, {args.steps} steps, "
           f"tiny klein models, median of {args.repeat}; devices: {devices}")  # fmt: skip
     print(f"{'measure':42} {'a':>12} {'b':>12} {'a/b':>8}")

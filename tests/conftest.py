@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from app.engine.argv import NO_DRIVER_ENVS
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
@@ -81,7 +83,7 @@ def _given_engine(variable: str) -> Path | None:
 # The Vulkan loader finds no driver: ggml-vulkan makes no instance and lists no device, so the
 # Vulkan build computes on the CPU alone, as the CPU build does (~8 ms more per process; with
 # GGML_VK_VISIBLE_DEVICES= an instance is still made and lavapipe enumerated: ~150 ms).
-NO_VULKAN_DRIVER = "VK_ICD_FILENAMES=/dev/null VK_DRIVER_FILES=/dev/null"
+NO_VULKAN_DRIVER = " ".join(f"{var}=/dev/null" for var in NO_DRIVER_ENVS)
 
 
 def _vulkan_build_as_cpu(folder: Path) -> Path | None:

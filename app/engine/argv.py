@@ -6,6 +6,7 @@ by hand. `--events jsonl` is always added: the client reads nothing else from st
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,6 +33,11 @@ PLACEMENT_MODULES = ("te", "diffusion", "vae")
 # "", so no platform's handling of empty variables matters).
 VISIBLE_DEVICES_ENV = "GGML_VK_VISIBLE_DEVICES"
 NO_VISIBLE_DEVICES = "none"
+# ... and its Vulkan loader is given no driver (the newer and the older variable; the null device
+# is no driver manifest), so no driver is loaded: the instance and the device listing ggml-vulkan
+# makes even with no device visible cost ~25 ms per process with Mesa's lavapipe here, and a GPU
+# driver's start-up is dearer. A loader that ignores them still shows no device (above).
+NO_DRIVER_ENVS = ("VK_DRIVER_FILES", "VK_ICD_FILENAMES")
 
 
 @dataclass(frozen=True)
@@ -80,6 +86,7 @@ class CommonArgs:
         env: dict[str, str] = {}
         if self.placement.cpu_only():
             env[VISIBLE_DEVICES_ENV] = NO_VISIBLE_DEVICES
+            env.update(dict.fromkeys(NO_DRIVER_ENVS, os.devnull))
         if self.max_alloc_bytes is None:
             return env
         if self.max_alloc_bytes < 1:

@@ -209,7 +209,11 @@ def test_settings_reach_the_engine_flags_and_the_cap_the_environment(tmp_path: P
     assert vae[vae.index("--vae-tile-size") + 1] == "16x16" and "--vae-tiling" in vae
     # a stage on the CPU sees no GPU (the pinned sd.cpp refuses diffusion=cpu beside one)
     cpu_env = common_args(make_run(tmp_path / "b").spec, "vae").environment()
-    assert cpu_env == {"GGML_VK_VISIBLE_DEVICES": "none"}
+    assert cpu_env == {
+        "GGML_VK_VISIBLE_DEVICES": "none",
+        "VK_DRIVER_FILES": os.devnull,
+        "VK_ICD_FILENAMES": os.devnull,
+    }
     on_gpu = StageSettings("vulkan0", False)
     assert common_args(make_run(tmp_path / "c").spec, "vae", on_gpu).environment() == {}
 
