@@ -138,6 +138,20 @@ ON_VULKAN = Split(
 )
 
 
+DIT_ON_VULKAN = Split(
+    f"the DiT on {VK} ({VISIBLE_DEVICES_ENV}=0), the LLM and the VAE on the CPU",
+    Placement(te="cpu", diffusion=VK, vae="cpu"),
+    ("--clip-on-cpu", "--vae-on-cpu"),
+    ("--diffusion-device", VK, "--llm-device", "cpu", "--vae-device", "cpu"),
+)
+
+
+def _split(args: argparse.Namespace) -> Split:
+    if args.vulkan:
+        return ON_VULKAN
+    return DIT_ON_VULKAN if args.vulkan_dit else ENGINE_DEFAULT
+
+
 def _app_args(sd_stage: Path, models, job, out: Path, split: Split) -> list[str]:
     """`app run`'s arguments for the job, its run folder under `out`."""
     argv = [
@@ -154,20 +168,6 @@ def _app_args(sd_stage: Path, models, job, out: Path, split: Split) -> list[str]
     for ref in job.ref_images:
         argv += ["-r", str(ref)]
     return argv + list(split.app)
-
-
-DIT_ON_VULKAN = Split(
-    f"the DiT on {VK} ({VISIBLE_DEVICES_ENV}=0), the LLM and the VAE on the CPU",
-    Placement(te="cpu", diffusion=VK, vae="cpu"),
-    ("--clip-on-cpu", "--vae-on-cpu"),
-    ("--diffusion-device", VK, "--llm-device", "cpu", "--vae-device", "cpu"),
-)
-
-
-def _split(args: argparse.Namespace) -> Split:
-    if args.vulkan:
-        return ON_VULKAN
-    return DIT_ON_VULKAN if args.vulkan_dit else ENGINE_DEFAULT
 
 
 def _run_app(
