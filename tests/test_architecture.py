@@ -8,12 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.test_code_quality import already_linted, run_check
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@already_linted
 def test_import_rules_hold() -> None:
-    lint = Path(sys.executable).with_name("lint-imports")
-    result = subprocess.run([str(lint), "--no-cache"], cwd=ROOT, capture_output=True, text=True)
+    result = run_check("import contracts")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "0 broken" in result.stdout, result.stdout
 

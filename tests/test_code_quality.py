@@ -5,10 +5,14 @@ native sources, and no test that asserts a duration (timings belong in bench/, i
 from __future__ import annotations
 
 import ast
+import importlib.util
+import os
 import re
 import subprocess
-import sys
 from pathlib import Path
+from types import ModuleType
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 # "No module in app/ over ~400 lines" (ARCHITECTURE.md); the few over it say why below.
@@ -17,32 +21,32 @@ LONGER_MODULES: dict[str, str] = {}
 LONGER_LIMIT = 450  # even an excepted module stays readable
 
 
-def _tool(name: str) -> str:
-    return str(Path(sys.executable).with_name(name))
+def _load_lint() -> ModuleType:
+    """scripts/lint.py owns the fast checks' commands (./test.sh runs them before the build)."""
+    spec = importlib.util.spec_from_file_location("stepwise_lint", ROOT / "scripts" / "lint.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def test_ruff_check_passes() -> None:
-    result = subprocess.run(
-        [_tool("ruff"), "check", "app", "tests", "bench", "scripts", "native/build.py"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
-    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
+LINT = _load_lint()
+# ./test.sh ran these on this tree a moment ago; running them again costs ~a minute.
+already_linted = pytest.mark.skipif(
+    os.environ.get(LINT.PASSED_ENV) == "1", reason="./test.sh ran scripts/lint.py before the suite"
+)
 
 
-def test_ruff_format_is_applied() -> None:
-    result = subprocess.run(
-        [_tool("ruff"), "format", "--check", "app", "tests", "bench", "scripts", "native/build.py"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
-    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
+def run_check(name: str) -> subprocess.CompletedProcess[str]:
+    tool, args = next((tool, args) for n, tool, args in LINT.CHECKS if n == name)
+    return subprocess.run(LINT.command(tool, args), cwd=ROOT, capture_output=True, text=True)
 
 
-def test_app_type_checks() -> None:
-    result = subprocess.run([_tool("mypy"), "app"], cwd=ROOT, capture_output=True, text=True)
+@already_linted
+@pytest.mark.parametrize("name", [c[0] for c in LINT.CHECKS if c[1] != "lint-imports"])
+def test_fast_check_passes(name: str) -> None:
+    """ruff check, ruff format --check, mypy (tests/test_architecture.py: the import rules)."""
+    result = run_check(name)
     assert result.returncode == 0, result.stdout[-8000:] + result.stderr[-2000:]
 
 
