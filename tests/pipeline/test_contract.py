@@ -21,6 +21,7 @@ from app.pipeline.control import RunControl
 from app.pipeline.failures import FailureKind
 from app.pipeline.runner import Pipeline
 from app.pipeline.spec import JobSpec, ModelFiles
+from tests.engine.pause_hook import suspend_at
 from tests.fakes.fake_pipeline import FakePipeline
 
 PROTOCOL_METHODS = (
@@ -134,12 +135,7 @@ def test_cancel_before_the_first_stage(api: PipelineAPI, models: ModelFiles) -> 
 
 def test_suspend_then_resume(api: PipelineAPI, models: ModelFiles) -> None:
     run = api.create_run(_spec(models, steps=6))
-    control = RunControl()
-    events = []
-    for event in api.execute(run.dir, control):
-        events.append(event)
-        if isinstance(event, ev.CheckpointSaved) and not control.suspend_requested:
-            control.suspend()
+    events = suspend_at(api, run.dir, 2)  # the engine (or the fake) holds after step 2
     suspended = events[-1]
     assert isinstance(suspended, ev.RunSuspended), events[-3:]
     assert 1 <= suspended.step < 6
