@@ -119,3 +119,29 @@ def test_all_there_is_ready(fake_system: Path, capfd: pytest.CaptureFixture[str]
     _tool(fake_system, "dpkg-query", "echo 'install ok installed'")
     assert _setup_env().system_ready("test") is True
     assert capfd.readouterr().err == ""
+
+
+def test_run_sh_keeps_stdout_for_the_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """`./run.sh queue list --json` is JSON: the set-up says everything on stderr, the engine
+    build's output and the path build.py prints included (issue 30, item 12)."""
+    setup = _setup_env()
+    fake_build = tmp_path / "native" / "build.py"
+    fake_build.parent.mkdir()
+    # not built yet (--print-path fails), then a build that talks and prints its path
+    fake_build.write_text(
+        "import sys\n"
+        "if '--print-path' in sys.argv: sys.exit(1)\n"
+        "print('[100%] Built target sd-stage')\n"
+        "print('/cache/build/cpu-0123/bin/sd-stage')\n"
+    )
+    monkeypatch.setattr(setup, "ROOT", tmp_path)
+    monkeypatch.setattr(setup, "ensure_venv", lambda: Path(sys.executable))
+    monkeypatch.setattr(setup, "install", lambda py, mode: None)
+    monkeypatch.setattr(setup, "system_ready", lambda mode: True)
+    monkeypatch.setattr(sys, "argv", ["setup_env.py", "app"])
+    assert setup.main() == 0
+    out, err = capfd.readouterr()
+    assert out == ""
+    assert "/cache/build/cpu-0123/bin/sd-stage" in err and "first start" in err
