@@ -98,12 +98,19 @@ def install(py: Path, mode: str) -> None:
     stamp.write_text(digest)
 
 
+# A package whose command is already on PATH (a CMake from pip or snap, a compiler from
+# elsewhere) is not missing.
+COMMAND_OF = {"cmake": "cmake", "g++": "g++", "glslc": "glslc"}
+
+
 def missing_debian_packages(names: list[str]) -> list[str]:
     """The packages of `names` dpkg does not list as installed (none off Debian)."""
     if not sys.platform.startswith("linux") or shutil.which("dpkg-query") is None:
         return []
     missing = []
     for name in names:
+        if name in COMMAND_OF and shutil.which(COMMAND_OF[name]):
+            continue
         r = subprocess.run(
             ["dpkg-query", "-W", "-f=${Status}", name], capture_output=True, text=True
         )

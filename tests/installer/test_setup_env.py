@@ -76,6 +76,7 @@ def test_test_mode_stops_before_the_build_with_one_line(
     stop = [line for line in err.splitlines() if "cannot set up the tests" in line]
     assert len(stop) == 1
     assert "run: sudo apt-get install -y " in stop[0] and "libvulkan-dev glslc" in stop[0]
+    assert "cmake" not in stop[0]  # on PATH already (the fake one): not missing
 
 
 def test_a_user_who_is_not_root_is_told_the_command(
