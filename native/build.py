@@ -148,7 +148,9 @@ def patch_series_hash() -> str:
 
 
 def native_hash() -> str:
-    return hash_tree(NATIVE, ["CMakeLists.txt", "src/*"])
+    # Every file CMake builds from, src/sd/ included (src/* once missed it: an edited hook file
+    # kept the old build).
+    return hash_tree(NATIVE, SNAPSHOT_FILES)
 
 
 def windows_hash() -> str:

@@ -72,3 +72,17 @@ def test_other_native_sources_get_their_own_source_folder(tmp_path: Path) -> Non
     _configured(build_dir, first)
     build._forget_other_checkout(build_dir, other)
     assert not (build_dir / "CMakeCache.txt").exists()  # configured afresh for these sources
+
+
+def test_the_build_key_covers_every_native_source_file(monkeypatch, tmp_path: Path) -> None:
+    """An edit under src/sd/ (the engine's hooks) is a new build, not the cached one."""
+    native = tmp_path / "native"
+    (native / "src" / "sd").mkdir(parents=True)
+    (native / "CMakeLists.txt").write_text("project(x)\n")
+    (native / "src" / "main.cpp").write_text("int main() {}\n")
+    hook = native / "src" / "sd" / "stage_hooks.cpp"
+    hook.write_text("// v1\n")
+    monkeypatch.setattr(build, "NATIVE", native)
+    before = build.native_hash()
+    hook.write_text("// v2\n")
+    assert build.native_hash() != before
