@@ -5,7 +5,6 @@ native sources, and no test that asserts a duration (timings belong in bench/, i
 from __future__ import annotations
 
 import ast
-import importlib.util
 import os
 import re
 import subprocess
@@ -13,6 +12,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+from tests.script_module import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 # "No module in app/ over ~400 lines" (ARCHITECTURE.md); the few over it say why below.
@@ -23,11 +24,7 @@ LONGER_LIMIT = 450  # even an excepted module stays readable
 
 def _load_lint() -> ModuleType:
     """scripts/lint.py owns the fast checks' commands (./test.sh runs them before the build)."""
-    spec = importlib.util.spec_from_file_location("stepwise_lint", ROOT / "scripts" / "lint.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("lint")
 
 
 LINT = _load_lint()

@@ -5,13 +5,14 @@ run; app mode says so and carries on. Fake dpkg-query / apt-get on PATH, the rea
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+from tests.script_module import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCK_LINE = (
@@ -22,11 +23,7 @@ LOG_ARGS = 'echo "$@" >> "${0%/*}/apt.log"; '
 
 
 def _setup_env() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("setup_env", ROOT / "scripts" / "setup_env.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("setup_env")
 
 
 def _tool(folder: Path, name: str, body: str) -> None:
