@@ -21,7 +21,8 @@ model, txt2img with the DiT on the GPU:
   watching the checkpoints (bench/preview_decoder.py's runner) ÷ the staged diffuse above, at
   the user's size;
 - the largest size of the user's aspect that fits a simulated 8 GiB card with a 2 GiB
-  allocation cap, as the app's memory plan finds it (app/pipeline/execute/job_plan.largest_fast_size).
+  allocation cap, as the app's memory plan finds it
+  (app/pipeline/execute/job_plan.largest_fast_size).
 
 --quick runs the same table on lavapipe (Mesa's Vulkan on the CPU) with the suite's tiny
 models at tiny sizes and 2 steps; the llm-encode row uses a 2-layer real-paths tiny text

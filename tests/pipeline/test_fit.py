@@ -1,5 +1,5 @@
-"""Fit before run (app/pipeline/execute/fit.py) with planned numbers: the klein-9B figures of issue 11
-(compute buffers measured at the real shape) on the user's card, 8 GB with a 2 GB cap."""
+"""Fit before run (app/pipeline/execute/fit.py) with planned numbers: the klein-9B figures of
+issue 11 (compute buffers measured at the real shape) on the user's card, 8 GB with a 2 GB cap."""
 
 from __future__ import annotations
 

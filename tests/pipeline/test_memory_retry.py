@@ -1,4 +1,4 @@
-"""Out-of-memory recovery (app/pipeline/execute/memory_retry.py): fit before run, retry with the next
+"""Out-of-memory recovery (pipeline/execute/memory_retry.py): fit before run, retry with the next
 setting, record what changed. The first tests drive run_fitted with a stage that only injects
 faults (it implements the Stage protocol); the engine-driven ones use the engine's
 (`--plan`, SD_STAGE_TEST_OOM_AT_STEP / SD_STAGE_TEST_OOM_DECODE)."""

@@ -28,8 +28,8 @@ from app.engine.errors import DeviceError
 from app.engine.model_kind import model_kind
 from app.imaging.io import load_mask
 from app.imaging.mask_ops import BINARY_THRESHOLD
-from app.pipeline.api import EngineCatalog
 from app.pipeline.job import params as P
+from app.pipeline.job.catalog import EngineCatalog
 from app.pipeline.job.frame_checks import (  # noqa: F401 - re-exported: the frame checks
     check_frame_fits,
     check_frame_values,

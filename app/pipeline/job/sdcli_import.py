@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.pipeline.cache.keys import LORA_TAG
 from app.pipeline.failures import Note, NoteCode
+from app.pipeline.job.loras import LORA_TAG
 from app.pipeline.job.params import (
     CFG_SCALE,
     DIFFUSION_DEVICE,
