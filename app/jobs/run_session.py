@@ -8,7 +8,7 @@ import logging
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import shiboken6
 from PySide6.QtCore import QObject, Signal
@@ -232,18 +232,16 @@ class RunSession(QObject):
         )
 
     def accept_step(self, step: int) -> StageRunner:
-        """Finishes the run from `step` without its later steps (app/pipeline/execute/accept.py)."""
+        """Finishes the run from `step` without its later steps (PipelineAPI.accept_step)."""
         from app.pipeline.control import RunControl
-        from app.pipeline.execute.accept import accept_step
-        from app.pipeline.execute.scheduler import Resources
 
         self._require_idle()
         if self.run is None:
             raise RuntimeError("no run")
-        res, run_dir = cast(Resources, self.pipeline), self.run.dir
+        pipeline, run_dir = self.pipeline, self.run.dir
         return self._start(
             StageRunner(
-                lambda c: accept_step(res, run_dir, step, c), RunControl(), self, name="accept"
+                lambda c: pipeline.accept_step(run_dir, step, c), RunControl(), self, name="accept"
             )
         )
 

@@ -167,3 +167,14 @@ class PipelineAPI(Protocol):
     def decode_step(self, run_dir: Path, step: int, control: RunControl) -> Iterator[Event]:
         """Decodes the checkpoint after `step`; RunFinished(result_path=the PNG)."""
         ...
+
+    def accept_step(self, run_dir: Path, step: int, control: RunControl) -> Iterator[Event]:
+        """Finishes the run from step `step` without its later steps: vae-decode and composite
+        run on that step's latent and the snapshot's accepted_step is `step`; exactly one
+        terminal event (RunFailed, kind input, when `step` has no valid checkpoint)."""
+        ...
+
+    def start_over(self, run_dir: Path) -> None:
+        """The user chose to start diffuse over: checkpoints that no longer fit the run's job
+        may be deleted by the next execute()."""
+        ...

@@ -41,7 +41,7 @@ from app.pipeline.api import (
 from app.pipeline.cache.key_sources import build_stamp_key, job_keys, run_keys
 from app.pipeline.cache.store import StageCache
 from app.pipeline.control import RunControl
-from app.pipeline.execute import scheduler
+from app.pipeline.execute import accept, scheduler
 from app.pipeline.execute.engine_stage import common_args, log_path, run_engine
 from app.pipeline.execute.failure_kinds import failure_for
 from app.pipeline.job import preflight
@@ -244,6 +244,10 @@ class Pipeline:
         run.set_result(None)
         run.save()
         return snapshot_of(run)
+
+    def accept_step(self, run_dir: Path, step: int, control: RunControl) -> Iterator[ev.Event]:
+        """Finishes the run from step `step` (execute/accept.py)."""
+        return accept.accept_step(self, Path(run_dir), step, control)
 
     def start_over(self, run_dir: Path) -> None:
         """The user chose to start diffuse over: checkpoints that no longer fit the run's key
