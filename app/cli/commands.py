@@ -14,17 +14,16 @@ from app.cli.texts import failure_text, note_text
 from app.core.errors import StepwiseError
 from app.core.paths import app_paths
 from app.core.settings import load_settings
+from app.pipeline import copy_atomic, status_json
 from app.pipeline.api import PipelineAPI
 from app.pipeline.job.advice import job_notes
 from app.pipeline.job.params import spec_from_values
 from app.pipeline.job.preflight import check_output_file
 from app.pipeline.job.spec import JobSpec
-from app.pipeline.run.inputs import copy_atomic
-from app.pipeline.run.status import status_json
 
 
 def _pipeline(args: argparse.Namespace) -> PipelineAPI:
-    from app.pipeline.runner import Pipeline
+    from app.pipeline import Pipeline
 
     return Pipeline(app_paths(), Path(args.engine) if getattr(args, "engine", None) else None)
 

@@ -13,13 +13,21 @@ from app.cli.commands import _pipeline, job_spec
 from app.cli.execute import ctrl_c_suspends, print_event
 from app.cli.exits import Exit
 from app.core.paths import app_paths
+from app.pipeline import (
+    CANCELLED,
+    PAUSED,
+    RESULT_FILE,
+    SUSPENDED,
+    JobQueue,
+    JobView,
+    QueuedJob,
+    prompt_lines,
+    run_queue,
+    variations,
+)
 from app.pipeline import events as ev
 from app.pipeline.control import RunControl
 from app.pipeline.job import preflight
-from app.pipeline.queue.jobs import JobQueue, JobView, QueuedJob
-from app.pipeline.queue.variations import prompt_lines, variations
-from app.pipeline.queue.worker import CANCELLED, PAUSED, SUSPENDED, run_queue
-from app.pipeline.run.records import RESULT_FILE
 
 
 def _queue() -> JobQueue:

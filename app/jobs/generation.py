@@ -20,8 +20,8 @@ from app.jobs.run_session import RunSession
 from app.jobs.run_state import TERMINAL_STATES, RunState, next_stage
 from app.jobs.stage_runner import StageRunner
 from app.jobs.values import carried_values, neutral_changes, same_job, spec_changes
+from app.pipeline import failure_for
 from app.pipeline.api import DeviceInfo, EngineCatalog, RunSnapshot
-from app.pipeline.execute.failure_kinds import failure_for
 from app.pipeline.failures import Failure, FailureKind, Note
 from app.pipeline.job.params import (
     DIFFUSION_MODEL,

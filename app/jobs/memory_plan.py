@@ -16,8 +16,8 @@ from app.engine.locate import find_sd_stage
 from app.jobs.generation import GenerationModel
 from app.jobs.run_state import log_error, user_text
 from app.jobs.workers import EngineWorker
+from app.pipeline import JobPlan, engine_job_plan
 from app.pipeline.api import DeviceInfo
-from app.pipeline.execute.job_plan import JobPlan, engine_job_plan
 from app.pipeline.job.params import (
     DIFFUSION_DEVICE,
     DIFFUSION_MODEL,

@@ -22,13 +22,11 @@ from app.jobs.job_inputs import InputFiles, write_inputs
 from app.jobs.run_session import make_pipeline
 from app.jobs.run_state import log_error, user_text
 from app.jobs.workers import AppThread, suspend_and_wait
+from app.pipeline import JobQueue, JobView, QueuedJob, run_queue, variations
 from app.pipeline import events as ev
 from app.pipeline.api import PipelineAPI
 from app.pipeline.control import RunControl
 from app.pipeline.job.spec import JobSpec
-from app.pipeline.queue.jobs import JobQueue, JobView, QueuedJob
-from app.pipeline.queue.variations import variations
-from app.pipeline.queue.worker import run_queue
 
 log = logging.getLogger(__name__)
 

@@ -14,9 +14,9 @@ from PySide6.QtCore import QFile, QObject, Qt, Signal
 from PySide6.QtGui import QImage
 
 from app.jobs.workers import AppThread
+from app.pipeline import CHECKPOINT_DIR, STEPS_DIR, preview_step
 from app.pipeline.api import PipelineAPI, RunSnapshot
 from app.pipeline.failures import Failure
-from app.pipeline.run.records import CHECKPOINT_DIR, STEPS_DIR, preview_step
 
 log = logging.getLogger(__name__)
 

@@ -56,7 +56,7 @@ def make_pipeline(
     paths: AppPaths, engine: Path | None, cache_limit_mb: int | None = None
 ) -> PipelineAPI:
     """The real pipeline, behind the PipelineAPI protocol (None: the saved cache limit)."""
-    from app.pipeline.runner import Pipeline
+    from app.pipeline import Pipeline
 
     return Pipeline(paths, engine, cache_limit_mb)
 
