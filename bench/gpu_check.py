@@ -110,7 +110,7 @@ class Check:
         self.sd_cli_device_bytes: int | None = None  # the last sd-cli run's driver figure
         self.step_s: dict[str, float] = {}  # size label → the staged diffuse's mean step
 
-    def row(self, id_: str, measure: str, a, b, unit: str, divide=True, **extra) -> None:  # noqa: ANN001
+    def row(self, id_: str, measure: str, a, b, unit: str, divide=True, **extra) -> None:
         numbers = isinstance(a, float | int) and isinstance(b, float | int)
         r = ratio(a, b) if divide and numbers else None
         self.rows.append({"id": id_, "measure": measure, "a": a, "b": b, "unit": unit,

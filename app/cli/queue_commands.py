@@ -39,7 +39,7 @@ def cmd_add(args: argparse.Namespace) -> int:
     spec = job_spec(args, pipeline)
     try:
         catalog = pipeline.catalog()
-    except Exception:  # noqa: BLE001 - no engine now: the worker checks again and says so
+    except Exception:  # no engine now: the worker checks again and says so
         catalog = None
     prompts = prompt_lines(args.prompts) if args.prompts else None
     specs, tags = variations(spec, args.variations, args.random_seeds, prompts)

@@ -216,7 +216,7 @@ class GenerationModel(QObject):
     def _launch(self, only: str | None, files: InputFiles | None) -> None:
         try:
             run = self._run_for(self.spec(files), files.photo_name if files else None)
-        except Exception as exc:  # noqa: BLE001 - the pipeline refused the job: say why
+        except Exception as exc:  # the pipeline refused the job: say why
             self._refuse_exc(exc, "prepare")
             return
         stage = None
@@ -254,7 +254,7 @@ class GenerationModel(QObject):
         self._fresh_branch = None
         try:
             self.session.execute(only=stage)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self._refuse_exc(exc, stage or "")
 
     def pause(self) -> None:
@@ -277,7 +277,7 @@ class GenerationModel(QObject):
             if changes:
                 try:
                     self.session.update_run(changes)
-                except Exception as exc:  # noqa: BLE001 - the pipeline refused: say why
+                except Exception as exc:  # the pipeline refused: say why
                     self._refuse_exc(exc, "")
                     return
             self._execute(None)
@@ -303,7 +303,7 @@ class GenerationModel(QObject):
         self._set_state(RunState.RUNNING)
         try:
             self.session.decode_step(step)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self.decoding = None
             self._refuse_exc(exc, "vae-decode")
 
@@ -315,7 +315,7 @@ class GenerationModel(QObject):
         self._set_state(RunState.RUNNING)
         try:
             self.session.accept_step(step)
-        except Exception as exc:  # noqa: BLE001 - the pipeline refused: say why
+        except Exception as exc:  # the pipeline refused: say why
             self._refuse_exc(exc, "vae-decode")
 
     def branch(self, step: int, changes: Mapping[str, Any] | None = None) -> RunSnapshot | None:
@@ -331,7 +331,7 @@ class GenerationModel(QObject):
             changes = spec_changes(run.spec, spec)
         try:
             branched = self.session.branch(step, changes)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self._refuse_exc(exc, "diffuse")
             return None
         self._fresh_branch = Path(branched.dir)
@@ -349,7 +349,7 @@ class GenerationModel(QObject):
             return None
         try:
             run = self.session.open_run(run_dir)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self._refuse_exc(exc, "")
             return None
         self._fresh_branch = None

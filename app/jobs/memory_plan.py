@@ -101,7 +101,7 @@ class _PlanWorker(EngineWorker):
             self.planned.emit(self._generation, self._work())
         except WorkerStopped:
             pass  # its window closed: nobody waits for this plan
-        except Exception as exc:  # noqa: BLE001 - shown in the pane, never a crash
+        except Exception as exc:  # shown in the pane, never a crash
             log_error(log, "memory plan failed", exc)
             self.failed.emit(self._generation, user_text(exc))
 

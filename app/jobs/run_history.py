@@ -150,10 +150,10 @@ class RunLister(AppThread):
         self._pipeline = pipeline
         self._unfinished_only = unfinished_only
 
-    def run(self) -> None:  # noqa: D102 - QThread entry point
+    def run(self) -> None:  # QThread entry point
         try:
             entries = list_entries(self._pipeline, unfinished_only=self._unfinished_only)
-        except Exception as exc:  # noqa: BLE001 - no list rather than no start
+        except Exception as exc:  # no list rather than no start
             log.warning("Could not list the runs: %s", exc)
             self.list_failed.emit(str(exc))
             return

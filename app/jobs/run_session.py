@@ -41,11 +41,11 @@ class EngineProbe(EngineWorker):
     def work(self) -> None:
         try:
             self.catalog_found.emit(self._pipeline.catalog())
-        except Exception as exc:  # noqa: BLE001 - the engine is missing or broken
+        except Exception as exc:  # the engine is missing or broken
             log.warning("Asking the engine for its samplers failed: %s", exc)
         try:
             found = self._pipeline.devices()
-        except Exception as exc:  # noqa: BLE001 - the UI then offers the CPU only
+        except Exception as exc:  # the UI then offers the CPU only
             log.warning("Listing devices failed: %s", exc)
             self.probe_failed.emit(str(exc))
             return
@@ -116,7 +116,7 @@ class RunSession(QObject):
     def unfinished_runs(self) -> list[RunSummary]:
         try:
             return list(self.pipeline.unfinished_runs())
-        except Exception as exc:  # noqa: BLE001 - no offer rather than no start
+        except Exception as exc:  # no offer rather than no start
             log.warning("Could not list unfinished runs: %s", exc)
             return []
 
@@ -196,7 +196,7 @@ class RunSession(QObject):
             return self.run
         try:
             self._set_run(self.pipeline.snapshot(self.run.dir))
-        except Exception as exc:  # noqa: BLE001 - keep the last snapshot
+        except Exception as exc:  # keep the last snapshot
             log.warning("Could not re-read %s: %s", self.run.dir, exc)
         return self.run
 
@@ -244,11 +244,6 @@ class RunSession(QObject):
                 lambda c: pipeline.accept_step(run_dir, step, c), RunControl(), self, name="accept"
             )
         )
-
-    def start_runner(self, runner: StageRunner) -> StageRunner:
-        """Starts a runner built elsewhere (benches)."""
-        self._require_idle()
-        return self._start(runner)
 
     def _start(self, runner: StageRunner) -> StageRunner:
         self.runner = runner

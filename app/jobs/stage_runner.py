@@ -186,7 +186,7 @@ class StageRunner(AppThread):
 
     # ---- worker ---------------------------------------------------------------------------
 
-    def run(self) -> None:  # noqa: D102 - QThread entry point
+    def run(self) -> None:  # QThread entry point
         events: Iterator[ev.Event] | None = None
         try:
             events = self._source(self._control)

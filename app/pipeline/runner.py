@@ -399,7 +399,7 @@ class Pipeline:
             yield ev.RunSuspended(exc.step or 0)
         except Cancelled as exc:
             yield ev.RunCancelled(exc.step or 0)
-        except Exception as exc:  # noqa: BLE001 - typed below; exactly one terminal event
+        except Exception as exc:  # typed below; exactly one terminal event
             if not isinstance(exc, InputError | DamagedFileError):
                 log.exception("decoding step %s of %s failed", step, run_dir)
             logged = log_path(run, name) if run is not None else None

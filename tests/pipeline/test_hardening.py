@@ -210,7 +210,7 @@ def test_defect6_a_read_only_run_folder_is_said(
     run_dir = _made_run(tmp_path)
     real_open = os.open
 
-    def refusing_open(path, flags, *args):  # noqa: ANN001, ANN002, ANN202 - the fault
+    def refusing_open(path, flags, *args):  # the fault
         if str(path).endswith(".lock"):
             raise OSError(code, os.strerror(code), str(path))
         return real_open(path, flags, *args)

@@ -148,7 +148,7 @@ def _accept_locked(
             run.save()
         step_now = run.last_completed_step if run is not None else 0
         yield ev.RunSuspended(step_now) if isinstance(exc, Suspended) else ev.RunCancelled(step_now)
-    except Exception as exc:  # noqa: BLE001 - typed below; exactly one terminal event
+    except Exception as exc:  # typed below; exactly one terminal event
         if not isinstance(exc, StepwiseError):
             log.exception("accepting step %s of %s failed", step, run_dir)
         logged = None
@@ -162,6 +162,6 @@ def _accept_locked(
                 )
                 run.failure = failure
                 run.save()
-            except Exception:  # noqa: BLE001 - already failing; the event matters more
+            except Exception:  # already failing; the event matters more
                 log.exception("could not record the failure")
         yield ev.RunFailed.of(failure)

@@ -123,7 +123,7 @@ def execute(res: Resources, run: Run, control: RunControl, only: str | None) -> 
         lock.__exit__(None, None, None)
 
 
-def _execute_locked(
+def _execute_locked(  # noqa: C901 - split with the shared failure block (issue 28)
     res: Resources, run: Run, control: RunControl, only: str | None
 ) -> Iterator[ev.Event]:
     stage = "prepare"
@@ -212,6 +212,6 @@ def _execute_locked(
             )
             run.failure = failure
             run.save()
-        except Exception:  # noqa: BLE001 - already failing; the event matters more
+        except Exception:  # already failing; the event matters more
             log.exception("could not record the failure")
         yield ev.RunFailed.of(failure)

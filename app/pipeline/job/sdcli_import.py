@@ -167,7 +167,7 @@ def import_sd_cli(text: str) -> SdCliImport:
     return result
 
 
-def import_words(words: list[str]) -> SdCliImport:
+def import_words(words: list[str]) -> SdCliImport:  # noqa: C901 - one branch per sd-cli flag
     """sd-cli flags (no program word) onto parameters; notes only for the flags themselves.
     `stepwise run` hands its sd-cli compatibility flags (--backend, --guidance, ...) here."""
     result = SdCliImport()

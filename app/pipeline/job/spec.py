@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from app.pipeline.job import params as P
-from app.pipeline.job.params import KLEIN_CFG_SCALE, KLEIN_SCHEDULER
 
 if TYPE_CHECKING:
     from app.imaging.prepare import PrepareOptions
@@ -153,11 +152,6 @@ def _prepare_from_dict(data: dict[str, Any]) -> Any:
     from app.imaging.prepare import PrepareOptions
 
     return PrepareOptions(**data)
-
-
-def with_klein_defaults(spec: JobSpec) -> JobSpec:
-    """The same job with the settings klein is distilled for (cfg 1, simple schedule)."""
-    return dataclasses.replace(spec, cfg_scale=KLEIN_CFG_SCALE, scheduler=KLEIN_SCHEDULER)
 
 
 def effective_steps(spec: JobSpec) -> int:
