@@ -96,7 +96,7 @@ def _interrupt(pipeline: Pipeline, run, how: str) -> list:
     control = RunControl()
     seen = []
     with engines_pause_at(1):
-        for event in pipeline.execute(run, control):
+        for event in pipeline.execute(run.dir, control):
             seen.append(event)
             if isinstance(event, ev.Paused):
                 pid = control.process_id
