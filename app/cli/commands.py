@@ -17,9 +17,8 @@ from app.core.settings import load_settings
 from app.pipeline import copy_atomic, status_json
 from app.pipeline.api import PipelineAPI
 from app.pipeline.job.advice import job_notes
-from app.pipeline.job.params import spec_from_values
 from app.pipeline.job.preflight import check_output_file
-from app.pipeline.job.spec import JobSpec
+from app.pipeline.job.spec import JobSpec, spec_from_values
 
 
 def _pipeline(args: argparse.Namespace) -> PipelineAPI:

@@ -23,16 +23,8 @@ from app.jobs.values import carried_values, neutral_changes, same_job, spec_chan
 from app.pipeline import failure_for
 from app.pipeline.api import DeviceInfo, EngineCatalog, RunSnapshot
 from app.pipeline.failures import Failure, FailureKind, Note
-from app.pipeline.job.params import (
-    DIFFUSION_MODEL,
-    LLM_MODEL,
-    LORA_DIR,
-    PROMPT,
-    VAE_MODEL,
-    spec_from_values,
-    values_from_spec,
-)
-from app.pipeline.job.spec import JobSpec
+from app.pipeline.job.params import DIFFUSION_MODEL, LLM_MODEL, LORA_DIR, PROMPT, VAE_MODEL
+from app.pipeline.job.spec import JobSpec, spec_from_values, values_from_spec
 
 log = logging.getLogger(__name__)
 

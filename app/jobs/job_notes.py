@@ -12,7 +12,8 @@ from app.pipeline.api import EngineCatalog
 from app.pipeline.failures import Note
 from app.pipeline.job.advice import job_notes
 from app.pipeline.job.frame_checks import expands
-from app.pipeline.job.params import SAMPLER, spec_from_values
+from app.pipeline.job.params import SAMPLER
+from app.pipeline.job.spec import spec_from_values
 
 # Stand-in names for the job the notes judge: they name no file and none is read.
 PICTURE = "image.png"

@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from app.pipeline.job.params import CONTEXT, EXPAND, PARAMS, spec_from_values, values_from_spec
-from app.pipeline.job.spec import JobSpec
+from app.pipeline.job.params import CONTEXT, EXPAND, PARAMS
+from app.pipeline.job.spec import JobSpec, spec_from_values, values_from_spec
 
 # Parameters that never change a result (devices, engine switches, previews).
 _NO_RESULT = frozenset(p.name for p in PARAMS if p.invalidates is None)

@@ -216,7 +216,7 @@ def test_what_a_branch_reruns_follows_the_parameter_table() -> None:
 
 
 def test_neutral_changes_take_only_what_changes_no_result() -> None:
-    from app.pipeline.job.params import spec_from_values
+    from app.pipeline.job.spec import spec_from_values
 
     form = JobForm()
     old = spec_from_values(form.values())

@@ -21,7 +21,7 @@ from app.pipeline.control import RunControl
 from app.pipeline.failures import FailureKind
 from app.pipeline.job import params as P
 from app.pipeline.job import preflight
-from app.pipeline.job.spec import JobSpec, ModelFiles
+from app.pipeline.job.spec import JobSpec, ModelFiles, spec_from_values
 from app.pipeline.run.folder import RUN_FILE, remove_leftover_temps
 from app.pipeline.run.format import checksum
 from app.pipeline.run.lock import RunBusy, RunLock
@@ -67,7 +67,7 @@ def test_defect1_every_float_row_refuses_nan_and_infinity(p: P.Param, value: flo
 @pytest.mark.parametrize("name", [p.name for p in FLOAT_ROWS])
 def test_defect1_a_nan_job_is_refused_before_a_folder_is_made(tmp_path: Path, name: str) -> None:
     values = {**P.default_values(), name: math.nan}
-    spec = P.spec_from_values(values)
+    spec = spec_from_values(values)
     spec = spec.__class__(**{**spec.__dict__, "models": _models(tmp_path), "prompt": "x"})
     target = tmp_path / "run"
     with pytest.raises(InputError) as info:

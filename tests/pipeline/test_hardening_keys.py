@@ -22,7 +22,7 @@ from app.pipeline.control import RunControl
 from app.pipeline.execute.stages import STAGE_OBJECTS
 from app.pipeline.failures import FailureKind
 from app.pipeline.job import params as P
-from app.pipeline.job.spec import JobSpec, ModelFiles
+from app.pipeline.job.spec import JobSpec, ModelFiles, spec_from_values, values_from_spec
 from app.pipeline.run import checkpoints
 from app.pipeline.run.folder import ENGINE_STAGES, ModelInputRecord, create_run, open_run
 from app.pipeline.runner import Pipeline
@@ -76,7 +76,7 @@ def test_defect13_a_new_row_at_its_default_changes_no_key(
     extra = P.Param("new_knob", int, 7, "new_knob", ("--new-knob",), "a row added later",
                     invalidates=stage)  # fmt: skip
     monkeypatch.setattr(keys, "PARAMS", (*P.PARAMS, extra))
-    values = {**P.values_from_spec(_spec()), "new_knob": 7}
+    values = {**values_from_spec(_spec()), "new_knob": 7}
     monkeypatch.setattr(keys, "values_from_spec", lambda spec: values)
     assert keys.stage_keys(_spec(), INPAINT, MODELS, "build:0123") == before
     values["new_knob"] = 8  # a value other than the default does change the stage and after
@@ -209,7 +209,7 @@ def _other_value(p: P.Param) -> Any:
 
 
 def _argv_env(tmp_path: Path, values: dict[str, Any], image: bool) -> tuple[list, list]:
-    spec = P.spec_from_values(values, image="photo.png" if image else None,
+    spec = spec_from_values(values, image="photo.png" if image else None,
                               mask="mask.png" if image else None)  # fmt: skip
     run = create_run(tmp_path, spec, tmp_path / f"run-{len(list(tmp_path.iterdir()))}")
     run.model_input = ModelInputRecord(64, 64, None)
@@ -225,7 +225,7 @@ def _argv_env(tmp_path: Path, values: dict[str, Any], image: bool) -> tuple[list
 
 
 def _keys(values: dict[str, Any], image: bool) -> dict[str, str | None]:
-    spec = P.spec_from_values(values)
+    spec = spec_from_values(values)
     models = {  # identities follow the file named (a real run hashes the file)
         m: {**MODELS[m], "path": values[f"{m}_model"], "fingerprint": "f" + values[f"{m}_model"]}
         for m in MODELS

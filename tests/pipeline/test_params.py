@@ -24,11 +24,9 @@ from app.pipeline.job.params import (
     check_value,
     clean_values,
     default_values,
-    spec_from_values,
-    values_from_spec,
 )
 from app.pipeline.job.sdcli_import import RUN_COMPAT_FLAGS, SDCLI_FLAGS
-from app.pipeline.job.spec import JobSpec, ModelFiles
+from app.pipeline.job.spec import JobSpec, ModelFiles, spec_from_values, values_from_spec
 from app.pipeline.run.folder import STAGES
 
 MODELS = ["--diffusion-model", "d", "--llm", "l", "--vae", "v"]

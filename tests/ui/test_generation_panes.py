@@ -162,7 +162,8 @@ def test_a_missing_engine_is_explained_by_its_kind(qtbot, panel: GenerationPanel
 
 
 def test_vae_tile_size_is_offered_with_tiling_and_reaches_the_job(panel: GenerationPanel) -> None:
-    from app.pipeline.job.params import VAE_TILE_SIZE, VAE_TILING, spec_from_values
+    from app.pipeline.job.params import VAE_TILE_SIZE, VAE_TILING
+    from app.pipeline.job.spec import spec_from_values
 
     pane = panel.devices_pane
     pane.vae_tiling.setChecked(False)

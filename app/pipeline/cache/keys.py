@@ -10,8 +10,8 @@ from typing import Any
 from app.imaging.prepare import PrepareOptions
 from app.pipeline.cache.store import cache_key
 from app.pipeline.job.identity import identity_key
-from app.pipeline.job.params import PARAMS, values_from_spec
-from app.pipeline.job.spec import JobSpec
+from app.pipeline.job.params import PARAMS
+from app.pipeline.job.spec import JobSpec, values_from_spec
 
 # Bump when the pipeline changes what a stage writes for the same inputs.
 KEYS_VERSION = 1

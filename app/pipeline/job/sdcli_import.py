@@ -34,9 +34,8 @@ from app.pipeline.job.params import (
     WIDTH,
     Param,
     default_values,
-    spec_from_values,
 )
-from app.pipeline.job.spec import JobSpec, spec_to_dict
+from app.pipeline.job.spec import JobSpec, spec_from_values, spec_to_dict
 
 SD_CLI_DEFAULT_CFG = 7.0
 SD_CLI_DEFAULT_SCHEDULER = "discrete"

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from app.imaging.prepare_record import PrepareOptions
 from app.pipeline.job import params as P
-
-if TYPE_CHECKING:
-    from app.imaging.prepare import PrepareOptions
 
 
 @dataclass(frozen=True)
@@ -149,8 +148,6 @@ def _prepare_to_dict(options: Any) -> dict[str, Any] | None:
 
 
 def _prepare_from_dict(data: dict[str, Any]) -> Any:
-    from app.imaging.prepare import PrepareOptions
-
     return PrepareOptions(**data)
 
 
@@ -159,3 +156,49 @@ def effective_steps(spec: JobSpec) -> int:
     if spec.is_txt2img or spec.strength >= 1.0:
         return spec.steps
     return min(spec.steps, int(spec.steps * spec.strength) + 1)
+
+
+# --- values ⇄ JobSpec: the one translation (a values dict: params.py) ---------------------------
+_GROUPS = ("models", "devices", "prepare")
+
+
+def spec_from_values(
+    values: Mapping[str, Any],
+    *,
+    image: str | None = None,
+    mask: str | None = None,
+    refs: tuple[str, ...] = (),
+) -> JobSpec:
+    """The JobSpec these values describe (image None = text-to-image). A name missing from
+    `values` takes the table's default; the values are not range-checked (clean_values)."""
+    top: dict[str, Any] = {}
+    groups: dict[str, dict[str, Any]] = {g: {} for g in _GROUPS}
+    for p in P.PARAMS:
+        value = values.get(p.name, p.default)
+        head, _, tail = p.spec_field.partition(".")
+        if tail:
+            groups[head][tail] = value
+        else:
+            top[head] = value
+    return JobSpec(
+        models=ModelFiles(**groups["models"]),
+        devices=DeviceChoice(**groups["devices"]),
+        prepare=PrepareOptions(**groups["prepare"]),
+        image=image,
+        mask=mask,
+        refs=tuple(refs),
+        **top,
+    )
+
+
+def values_from_spec(spec: JobSpec) -> dict[str, Any]:
+    """The values a JobSpec holds (inverse of spec_from_values for every Param; a spec
+    without prepare options has the table's Prepare defaults)."""
+    values: dict[str, Any] = {}
+    for p in P.PARAMS:
+        head, _, tail = p.spec_field.partition(".")
+        obj: Any = getattr(spec, head)
+        if head == "prepare" and obj is None:
+            obj = PrepareOptions()
+        values[p.name] = getattr(obj, tail) if tail else obj
+    return values

@@ -6,7 +6,7 @@ from typing import Any
 
 from app.core.errors import StepwiseError
 from app.pipeline.api import RunSnapshot
-from app.pipeline.job.params import values_from_spec
+from app.pipeline.job.spec import values_from_spec
 from app.pipeline.run.folder import open_run
 
 

@@ -35,8 +35,8 @@ from app.pipeline.job.params import (
     STEPS,
     STRENGTH,
     WIDTH,
-    spec_from_values,
 )
+from app.pipeline.job.spec import spec_from_values
 from app.ui.bind import bind
 from app.ui.texts import note_text
 
