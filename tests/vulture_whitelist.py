@@ -4,6 +4,7 @@ name, Python calls a module's __getattr__, and argv reads the placement fields b
 
 from app.cli import commands, imaging_commands, queue_commands
 from app.engine.argv import Placement
+from app.jobs import workers
 
 _ = object()
 
@@ -32,6 +33,9 @@ queue_commands.cmd_resume
 
 # The pipeline's face hands names out through the module hook (app/pipeline/__init__.py).
 _.__getattr__
+
+# tests/jobs/test_workers.py calls it in a child process's script (a string).
+workers.running_app_threads
 
 # argv.PLACEMENT_MODULES names the fields ("te", "diffusion", "vae") that to_argv reads.
 Placement.te

@@ -53,6 +53,11 @@ class AppThread(QThread):
         QTimer.singleShot(0, lambda: _RUNNING.discard(self))
 
 
+def running_app_threads() -> int:
+    """How many app threads are kept alive for running (tests)."""
+    return len(_RUNNING)
+
+
 class EngineWorker(AppThread):
     """Subclasses implement work(); run() calls it with this worker's children in scope."""
 
