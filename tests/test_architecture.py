@@ -52,3 +52,16 @@ def test_no_qt_in_headless_packages_at_runtime() -> None:
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+def test_the_pipeline_face_hands_out_every_name_it_lists() -> None:
+    """app/pipeline/__init__.py's list (its TYPE_CHECKING block) is what ui/, jobs/ and cli/ may
+    import from the floors they cannot import; each name must resolve to its module's object."""
+    import importlib
+
+    import app.pipeline as face
+
+    listed = face.handed_out()
+    assert listed, "the face lists no names"
+    for name, module in listed.items():
+        assert getattr(face, name) is getattr(importlib.import_module(module), name), name

@@ -15,11 +15,14 @@ import pytest
 
 from tests.script_module import load_script
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
-# "No module in app/ over ~400 lines" (ARCHITECTURE.md); the few over it say why below.
-MAX_MODULE_LINES = 420
+# A generous cap: the size gate is ruff's C901 (a function's branches, pyproject.toml), so a
+# module is split when it has two jobs, not when it reaches a number; this catches the extreme.
+MAX_MODULE_LINES = 600
 LONGER_MODULES: dict[str, str] = {}
-LONGER_LIMIT = 450  # even an excepted module stays readable
+LONGER_LIMIT = 650  # even an excepted module stays readable
 
 
 def _load_lint() -> ModuleType:
@@ -45,6 +48,45 @@ def test_fast_check_passes(name: str) -> None:
     """ruff check, ruff format --check, mypy (tests/test_architecture.py: the import rules)."""
     result = run_check(name)
     assert result.returncode == 0, result.stdout[-8000:] + result.stderr[-2000:]
+
+
+# Dead in app/ui today: the UI regroup (issue 28, on other branches now) deletes them. The list
+# only shrinks; anything else vulture finds in app/ fails the test.
+UI_DEAD_FOR_NOW = {
+    "plan_view.py: unused function 'memory_change_text'",
+    "sampling.py: unused function 'align_up'",
+    "setup.py: unused attribute 'generation_demo'",
+    "i18n.py: unused attribute 'language_code'",
+    "i18n.py: unused variable 'disambiguation'",
+    "main_actions.py: unused variable 'HISTORY_LABELS'",
+    "main_window.py: unused variable 'generation_demo'",
+    "main_window.py: unused attribute 'status_fields'",
+    "settings_dialog.py: unused variable 'SWITCHES'",
+    "canvas_layer.py: unused function 'split_cursor'",
+    "controller.py: unused attribute 'before_after'",
+}
+
+
+def test_vulture_finds_no_dead_code_in_app() -> None:
+    """Dead definitions in app/ (vulture, 60 %; what only Qt, a lookup by name or Python calls
+    is named in tests/vulture_whitelist.py). tests/, bench/ and scripts/ count as users."""
+    pytest.importorskip("vulture")
+    result = subprocess.run(
+        [sys.executable, "-m", "vulture", "app", "tests", "bench", "scripts",
+         "--min-confidence", "60"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )  # fmt: skip
+    found = []
+    for line in result.stdout.splitlines():
+        if not line.startswith("app/"):
+            continue
+        where, _, what = line.partition(": ")
+        key = f"{where.rsplit('/', 1)[-1].split(':')[0]}: {what.split(' (')[0]}"
+        if not (line.startswith("app/ui/") and key in UI_DEAD_FOR_NOW):
+            found.append(line)
+    assert found == [], "\n".join(found)
 
 
 def test_no_app_module_is_too_long() -> None:

@@ -18,10 +18,16 @@ from app.imaging.io import load_image
 from app.imaging.prepare import PrepareOptions
 from app.pipeline import events as ev
 from app.pipeline.control import RunControl
-from app.pipeline.run_dir import INIT_LATENT, PREPARED_DIR, REF_LATENTS, SOURCE_REF_FILE, open_run
+from app.pipeline.execute.stages import DiffuseStage, VaeEncodeStage
+from app.pipeline.job.spec import DeviceChoice, JobSpec, ModelFiles
+from app.pipeline.run.folder import (
+    INIT_LATENT,
+    PREPARED_DIR,
+    REF_LATENTS,
+    SOURCE_REF_FILE,
+    open_run,
+)
 from app.pipeline.runner import Pipeline
-from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles
-from app.pipeline.stages import DiffuseStage, VaeEncodeStage
 
 SIZE = 64  # the model input: 64×64 px, 4×4 latent cells
 
@@ -47,7 +53,7 @@ def files(tmp_path: Path) -> tuple[Path, Path, Path]:
     return folder / "image.png", folder / "mask.png", folder / "ref.png"
 
 
-def _spec(tiny_models, image: Path, mask: Path, *refs: Path, source_ref: bool) -> JobSpec:  # noqa: ANN001
+def _spec(tiny_models, image: Path, mask: Path, *refs: Path, source_ref: bool) -> JobSpec:
     return JobSpec(
         models=ModelFiles(str(tiny_models.diffusion), str(tiny_models.llm), str(tiny_models.vae)),
         prompt="a blue door",

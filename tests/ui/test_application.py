@@ -16,13 +16,13 @@ from tests.ui.painter import IMAGE_H, IMAGE_W, open_window, write_picture
 
 def test_run_application_opens_the_argument_and_saves_settings(
     qapp, tmp_path, monkeypatch, stepwise_home
-) -> None:  # noqa: ANN001
+) -> None:
     picture = write_picture(tmp_path / "argument.png")
     seen = {}
     created = []
 
     class RecordingWindow(application.MainWindow):
-        def __init__(self, *args, **kwargs) -> None:  # noqa: ANN002, ANN003
+        def __init__(self, *args, **kwargs) -> None:
             super().__init__(*args, **kwargs)
             created.append(self)
 
@@ -78,7 +78,7 @@ import sys
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 from app.jobs.job_form import SAVE_DELAY_MS
-from app.pipeline.params import DIFFUSION_MODEL
+from app.pipeline.job.params import DIFFUSION_MODEL
 from app.ui import application
 from app.ui.main_window import MainWindow
 
@@ -164,7 +164,7 @@ def test_settings_ok_after_only_the_language_leaves_the_job_alone(
     qtbot, tmp_path, monkeypatch, stepwise_home
 ) -> None:
     from app.jobs.job_form import JobForm
-    from app.pipeline import params as P
+    from app.pipeline.job import params as P
     from app.ui import settings_dialog
 
     settings = application.Settings()

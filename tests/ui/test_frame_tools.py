@@ -16,14 +16,14 @@ from PySide6.QtWidgets import QApplication
 from app.canvas.tools import ToolKind
 from app.imaging.frame import Expansion
 from app.imaging.geometry import Rect, Size
-from app.pipeline.params import CONTEXT, EXPAND, MASKED_TARGET, ONLY_MASKED, PADDING
+from app.pipeline.job.params import CONTEXT, EXPAND, MASKED_TARGET, ONLY_MASKED, PADDING
 from app.ui.expand_dialog import ExpandCanvasDialog
 from app.ui.i18n import TsTranslator
 
 from .painter import IMAGE_H, IMAGE_W, click, open_window, stroke
 
 
-def _small_mask(window) -> None:  # noqa: ANN001
+def _small_mask(window) -> None:
     mask = np.zeros((IMAGE_H, IMAGE_W), np.float32)
     mask[100:112, 200:216] = 1.0
     window.document.replace_mask("Load mask", mask)
