@@ -37,7 +37,7 @@ sys.path.insert(0, str(REPO))
 
 from app.imaging.fill import FILL_MODES, fill_masked  # noqa: E402
 from bench.color_cases import PHOTOS as COLOUR_PHOTOS  # noqa: E402
-from bench.color_cases import seam_error  # noqa: E402
+from bench.color_cases import seam_error, seam_speed  # noqa: E402
 
 PHOTOS = ("astronaut", "coffee", "chelsea", "camera", "rocket", "immunohistochemistry")
 
@@ -155,6 +155,7 @@ def source_reference_cost() -> None:
 
 SECTIONS: dict[str, Callable[..., object]] = {
     "seam": seam_error,
+    "speed": seam_speed,
     "fill": prefill,
     "soft": soft_mask_curve,
     "ref": source_reference_cost,
@@ -175,6 +176,8 @@ def main() -> int:
     photos = [p for p in args.photos.split(",") if p]
     if args.only in (None, "seam"):
         seam_error(args.colour_photos.split(","), args.shift)
+    if args.only in (None, "speed"):
+        seam_speed()
     if args.only in (None, "fill"):
         prefill(photos)
     if args.only in (None, "soft"):

@@ -28,7 +28,7 @@ from app.engine.errors import Cancelled, Suspended
 from app.engine.locate import find_sd_stage
 from app.engine.process import engine_environment
 from app.engine.tensorfile import file_sha256, read_tensors, write_tensors
-from app.pipeline import checkpoints, preflight, scheduler
+from app.pipeline import checkpoints, preflight, presets, scheduler
 from app.pipeline import events as ev
 from app.pipeline.api import (
     DeviceInfo,
@@ -188,6 +188,11 @@ class Pipeline:
     ) -> RunSnapshot:
         """A new run folder under paths.runs_dir (or `run_dir`) holding copies of the inputs;
         `photo_name`: the name the user knows the picture by (inputs.copy_inputs)."""
+        # An outpaint with no prompt of its own runs with klein's fixed instruction (presets.py).
+        expand = spec.prepare.expand if spec.prepare is not None else ""
+        prompt = presets.outpaint_prompt(spec.prompt, expand)
+        if prompt != spec.prompt:
+            spec = dataclasses.replace(spec, prompt=prompt)
         # before the seed is drawn; the devices too, when there is an engine to ask
         preflight.check_job(spec, self._catalog_if_any(), self.device_names_if_any())
         spec = _with_seed(spec)
