@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 
 from app.engine.tensorfile import read_tensors
-from app.pipeline.run_records import CHECKPOINT_DIR
+from app.pipeline.run.records import CHECKPOINT_DIR
 from tests.cli.conftest import run_cli
 
 STEPS = 3

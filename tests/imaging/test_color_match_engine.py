@@ -20,8 +20,8 @@ from app.imaging.io import load_image
 from app.imaging.mask_ops import binarise
 from app.pipeline import events as ev
 from app.pipeline.control import RunControl
+from app.pipeline.job.spec import DeviceChoice, JobSpec, ModelFiles
 from app.pipeline.runner import Pipeline
-from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles
 
 from .conftest import make_picture, rect_mask
 
