@@ -42,7 +42,7 @@ from bench.color_cases import seam_error, seam_speed  # noqa: E402
 PHOTOS = ("astronaut", "coffee", "chelsea", "camera", "rocket", "immunohistochemistry")
 
 
-def _skimage():  # noqa: ANN202 - an optional module
+def _skimage():  # an optional module
     try:
         import skimage.color
         import skimage.data
