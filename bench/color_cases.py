@@ -48,7 +48,7 @@ OURS: dict[str, BlendOptions] = {
 ROWS = (*OURS, *PEERS)
 
 
-def _skimage():  # noqa: ANN202 - an optional module
+def _skimage():
     import skimage.color
     import skimage.data
 
@@ -158,7 +158,7 @@ def _with_object(
     return out, area
 
 
-def run_case(case: Case, index: int, shift: float, rng) -> dict[str, dict[str, float]]:  # noqa: ANN001
+def run_case(case: Case, index: int, shift: float, rng) -> dict[str, dict[str, float]]:
     """{row: {"removed", "object", "unshifted"}} for one photo and mask."""
     base = _noisy(case.photo, rng)
     result: dict[str, dict[str, float]] = {r: {} for r in ROWS}
@@ -271,7 +271,7 @@ def seam_speed(side: int = 400, repeat: int = 3) -> None:
         mask = domain.astype(np.uint8) * 255
         cv2.seamlessClone(generated, photo, mask, (size // 2, size // 2), cv2.NORMAL_CLONE)
 
-    def timed(fn) -> float:  # noqa: ANN001
+    def timed(fn) -> float:
         best = np.inf
         for _ in range(repeat):
             start = time.perf_counter()

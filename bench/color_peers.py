@@ -43,14 +43,14 @@ def _distance_outside(mask: np.ndarray) -> np.ndarray:
     return cv2.distanceTransform(np.where(on, 0, 1).astype(np.uint8), cv2.DIST_L2, 5)
 
 
-def a1111(photo, mask, generated, feather):  # noqa: ANN001, ANN201
+def a1111(photo, mask, generated, feather):
     from skimage.exposure import match_histograms
 
     lab = match_histograms(to_lab(generated), to_lab(photo), channel_axis=-1)
     return _soft(photo, mask, to_rgb(lab.astype(np.float32)), feather)
 
 
-def krita(photo, mask, generated, feather):  # noqa: ANN001, ANN201
+def krita(photo, mask, generated, feather):
     outside = mask < 128
     g = generated.astype(np.float32)
     mapped = _reinhard(g.reshape(-1, 3), g[outside], photo.astype(np.float32)[outside])
@@ -58,7 +58,7 @@ def krita(photo, mask, generated, feather):  # noqa: ANN001, ANN201
     return _soft(photo, mask, out, feather)
 
 
-def _reinhard_ring(photo, mask, generated):  # noqa: ANN001, ANN202
+def _reinhard_ring(photo, mask, generated):
     d = _distance_outside(mask)
     ring = (d > 8) & (d <= 32)
     if ring.sum() < 16:
@@ -68,11 +68,11 @@ def _reinhard_ring(photo, mask, generated):  # noqa: ANN001, ANN202
     return to_rgb(mapped.reshape(lab.shape).astype(np.float32))
 
 
-def reinhard(photo, mask, generated, feather):  # noqa: ANN001, ANN201
+def reinhard(photo, mask, generated, feather):
     return _soft(photo, mask, _reinhard_ring(photo, mask, generated), feather)
 
 
-def reinhard_clone(photo, mask, generated, feather):  # noqa: ANN001, ANN201
+def reinhard_clone(photo, mask, generated, feather):
     matched = _reinhard_ring(photo, mask, generated)
     grown = cv2.dilate(mask, np.ones((2 * feather + 1,) * 2, np.uint8))
     # seamlessClone needs the area off the picture's border: keep a 1-px frame out.
@@ -87,7 +87,7 @@ def reinhard_clone(photo, mask, generated, feather):  # noqa: ANN001, ANN201
     return _soft(photo, mask, cloned, feather)
 
 
-def old(photo, mask, generated, feather):  # noqa: ANN001, ANN201
+def old(photo, mask, generated, feather):
     width = ring_width_px(Size.of(photo))
     d = _distance_outside(mask)
     ring = (mask < 128) & (d <= width)
