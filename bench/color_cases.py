@@ -191,7 +191,8 @@ def run_case(case: Case, index: int, shift: float, rng) -> dict[str, dict[str, f
 
 
 def seam_error(photos: list[str], shift: float) -> bool:
-    """Prints the table; True when "match" (the default) meets every target on every case."""
+    """Prints the table; True when "match" meets every target on every case (the rule for
+    colour match on by default: PrepareOptions.color_match, off while this is False)."""
     print(f"\n(a) colour match: drift ΔE2000 ≈ {shift:g} in the repainted cells; red objects "
           f"reaching {', '.join(map(str, SPILLS))} px past the mask; unshifted")  # fmt: skip
     print(
