@@ -35,26 +35,11 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from app.imaging import prepare as prep  # noqa: E402
-from app.imaging.align import align_image  # noqa: E402
-from app.imaging.color_match import BlendOptions, to_lab, to_rgb  # noqa: E402
 from app.imaging.fill import FILL_MODES, fill_masked  # noqa: E402
+from bench.color_cases import PHOTOS as COLOUR_PHOTOS  # noqa: E402
+from bench.color_cases import seam_error, seam_speed  # noqa: E402
 
 PHOTOS = ("astronaut", "coffee", "chelsea", "camera", "rocket", "immunohistochemistry")
-RING_PX = 8
-SEAM_BAND_PX = 3
-CELL_REACH_PX = 16  # the engine repaints whole 16-px cells: the drift reaches this far out
-FEATHER_PX = 8
-TARGET_REMOVED = 0.60
-TARGET_WORSE_DE = 0.5
-# The drift's direction per mask (L, a, b), scaled to the wanted ΔE2000.
-DIRECTIONS = ((0.3, 0.7, 0.6), (-0.6, -0.3, 0.5), (0.5, -0.6, -0.4))
-BLENDS: dict[str, BlendOptions] = {
-    "off": BlendOptions(color_match="off"),
-    "match": BlendOptions(color_match="on"),
-    "poisson": BlendOptions(color_match="off", seam_blend="poisson"),
-    "both": BlendOptions(color_match="on", seam_blend="poisson"),
-}
 
 
 def _skimage():  # an optional module
@@ -86,132 +71,6 @@ def masks_for(height: int, width: int) -> list[tuple[str, np.ndarray]]:
         (name, np.where(m, np.uint8(255), np.uint8(0)))
         for name, m in (("disc", disc), ("ellipse", ellipse), ("rect", rect))
     ]
-
-
-def delta_e(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """CIEDE2000 per pixel between two uint8 RGB pictures."""
-    color = _skimage().color
-    return color.deltaE_ciede2000(color.rgb2lab(a), color.rgb2lab(b))
-
-
-def _distance(on: np.ndarray) -> np.ndarray:
-    return cv2.distanceTransform(np.where(on, 0, 1).astype(np.uint8), cv2.DIST_L2, 5)
-
-
-def bands(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(8 px inside the seam, 8 px outside it, 3 px on it)."""
-    on = mask >= 128
-    outside, inside = _distance(on), _distance(~on)
-    seam = (on & (inside <= SEAM_BAND_PX)) | (~on & (outside <= SEAM_BAND_PX))
-    return on & (inside <= RING_PX), ~on & (outside <= RING_PX), seam
-
-
-def drifted(photo: np.ndarray, mask: np.ndarray, direction: np.ndarray, amount: float):
-    repainted = cv2.dilate(mask, np.ones((2 * CELL_REACH_PX + 1,) * 2, np.uint8)) >= 128
-    lab = to_lab(photo)
-    lab[repainted] += direction * np.float32(amount)
-    return to_rgb(lab)
-
-
-def calibrated(photo: np.ndarray, mask: np.ndarray, direction, wanted: float) -> np.ndarray:
-    """The drifted photo whose mean ΔE2000 over the mask is about `wanted`."""
-    on = mask >= 128
-    low, high = 0.0, 4.0 * wanted
-    for _ in range(14):
-        amount = (low + high) / 2
-        got = float(delta_e(drifted(photo, mask, direction, amount)[on], photo[on]).mean())
-        low, high = (amount, high) if got < wanted else (low, amount)
-    return drifted(photo, mask, direction, (low + high) / 2)
-
-
-def gradient_jump(result: np.ndarray, truth: np.ndarray, band: np.ndarray) -> float:
-    def grads(picture: np.ndarray) -> np.ndarray:
-        lab = to_lab(picture)
-        gx = cv2.Sobel(lab, cv2.CV_32F, 1, 0, ksize=3) / 8.0
-        gy = cv2.Sobel(lab, cv2.CV_32F, 0, 1, ksize=3) / 8.0
-        return np.concatenate([gx, gy], axis=2)
-
-    diff = grads(result) - grads(truth)
-    return float(np.sqrt((diff**2).sum(axis=2))[band].mean())
-
-
-def seam_row(photo: np.ndarray, mask: np.ndarray, generated: np.ndarray) -> dict[str, float]:
-    prepared = prep.prepare(photo, mask, prep.PrepareOptions(feather_px=FEATHER_PX))
-    inner, outer, seam = bands(mask)
-    row: dict[str, float] = {}
-    for name, blend in BLENDS.items():
-        model_sized = align_image(prepared.record.align, generated)  # as the engine returns it
-        out = prep.composite_prepared(prepared, model_sized, blend=blend)
-        ring = inner | outer
-        row[f"de_{name}"] = float(delta_e(out[ring], photo[ring]).mean())
-        row[f"in_{name}"] = float(delta_e(out[inner], photo[inner]).mean())
-        row[f"out_{name}"] = float(delta_e(out[outer], photo[outer]).mean())
-        row[f"jump_{name}"] = gradient_jump(out, photo, seam)
-    return row
-
-
-def seam_error(photos: list[str], shift: float) -> bool:
-    """(a): prints the seam tables; True when the targets are met."""
-    print(f"\n(a) seam error: generated region drifted by mean ΔE2000 ≈ {shift:g} over the mask")
-    print("    ring = 8 px inside + 8 px outside the seam; jump = LAB gradient error on the seam")
-    head = (
-        f"{'photo/mask':<26}{'ΔE off':>8}{'match':>8}{'poisson':>8}{'both':>8}"
-        f"{'removed':>9}{'in/out off':>12}{'in/out match':>14}"
-        f"{'jump off':>9}{'match':>7}{'poiss.':>7}{'both':>7}"
-    )
-    print(head)
-    removed: list[float] = []
-    removed_both: list[float] = []
-    worse: list[float] = []
-    worse_both: list[float] = []
-    unshifted_rows: list[tuple[str, dict[str, float]]] = []
-    rng = np.random.default_rng(0)
-    for photo_name in photos:
-        photo = load_photo(photo_name)
-        for index, (mask_name, mask) in enumerate(masks_for(*photo.shape[:2])):
-            direction = np.asarray(DIRECTIONS[index % len(DIRECTIONS)], np.float32)
-            direction /= np.linalg.norm(direction)
-            generated = calibrated(photo, mask, direction, shift)
-            r = seam_row(photo, mask, generated)
-            share = 1.0 - r["de_match"] / r["de_off"]
-            removed.append(share)
-            removed_both.append(1.0 - r["de_both"] / r["de_off"])
-            print(
-                f"{photo_name + '/' + mask_name:<26}{r['de_off']:8.2f}{r['de_match']:8.2f}"
-                f"{r['de_poisson']:8.2f}{r['de_both']:8.2f}{100 * share:8.0f}%"
-                f"{r['in_off']:6.2f}/{r['out_off']:<5.2f}{r['in_match']:7.2f}/{r['out_match']:<6.2f}"
-                f"{r['jump_off']:9.2f}{r['jump_match']:7.2f}{r['jump_poisson']:7.2f}"
-                f"{r['jump_both']:7.2f}"
-            )
-            noise = rng.normal(0.0, 2.0, photo.shape)
-            clean = np.clip(np.rint(photo + noise), 0, 255).astype(np.uint8)
-            u = seam_row(photo, mask, clean)
-            worse.append(u["de_match"] - u["de_off"])
-            worse_both.append(u["de_both"] - u["de_off"])
-            unshifted_rows.append((f"{photo_name}/{mask_name}", u))
-    print("\n    unshifted generation (photo + σ=2 noise): ring ΔE2000")
-    print(f"{'photo/mask':<26}{'off':>8}{'match':>8}{'poisson':>8}{'both':>8}{'match-off':>11}")
-    for name, u in unshifted_rows:
-        print(
-            f"{name:<26}{u['de_off']:8.2f}{u['de_match']:8.2f}{u['de_poisson']:8.2f}"
-            f"{u['de_both']:8.2f}{u['de_match'] - u['de_off']:+11.2f}"
-        )
-    met = False
-    for label, gone, change in (
-        ("colour match", removed, worse),
-        ("colour match + Poisson", removed_both, worse_both),
-    ):
-        ok = min(gone) >= TARGET_REMOVED and max(change) <= TARGET_WORSE_DE
-        met = met or ok
-        hits = sum(g >= TARGET_REMOVED for g in gone)
-        print(
-            f"\n    {label}: removes {100 * min(gone):.0f} % (worst) / "
-            f"{100 * float(np.mean(gone)):.0f} % (mean) of the ring ΔE, ≥ "
-            f"{100 * TARGET_REMOVED:.0f} % in {hits}/{len(gone)} cases; unshifted worst change "
-            f"{max(change):+.2f} ΔE (target ≤ +{TARGET_WORSE_DE}): "
-            f"{'target met' if ok else 'target NOT met'}"
-        )
-    return met
 
 
 def _gradient_error(filled: np.ndarray, truth: np.ndarray, where: np.ndarray) -> float:
@@ -296,6 +155,7 @@ def source_reference_cost() -> None:
 
 SECTIONS: dict[str, Callable[..., object]] = {
     "seam": seam_error,
+    "speed": seam_speed,
     "fill": prefill,
     "soft": soft_mask_curve,
     "ref": source_reference_cost,
@@ -305,12 +165,19 @@ SECTIONS: dict[str, Callable[..., object]] = {
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--photos", default=",".join(PHOTOS), help="skimage.data names")
+    parser.add_argument(
+        "--colour-photos",
+        default=",".join(COLOUR_PHOTOS),
+        help="photos of (a): skimage.data names, stripes, noise",
+    )
     parser.add_argument("--shift", type=float, default=10.0, help="ΔE2000 of the drift")
     parser.add_argument("--only", choices=tuple(SECTIONS), help="one section")
     args = parser.parse_args()
     photos = [p for p in args.photos.split(",") if p]
     if args.only in (None, "seam"):
-        seam_error(photos, args.shift)
+        seam_error(args.colour_photos.split(","), args.shift)
+    if args.only in (None, "speed"):
+        seam_speed()
     if args.only in (None, "fill"):
         prefill(photos)
     if args.only in (None, "soft"):

@@ -1,22 +1,19 @@
 """Matching a generated picture's colour to the photo around the mask, at composite time.
 
-klein's inpaints drift in colour and brightness against their surroundings. Around the mask
-there is a ring of pixels that the user did not mark: there the photo is the truth, and the
-generated picture should agree with it. The ring's statistics in CIE LAB (mean and standard
-deviation per channel) measured on both pictures give a per-channel affine map,
+klein's inpaints drift in colour and brightness against their surroundings, over the whole
+16-px cells the engine repaints. Between the mask and the cells' edge the generated picture was
+meant to be the photo again, so there the photo is the truth: the drift is read from those
+pixels only (the "ring": unmasked, inside the repainted cells, within RING_REACH_PX of the mask),
+and only where the generated picture still has the photo's local structure, with robust
+statistics and a confidence that fades the correction out when too little trustworthy ring is
+left (drift.py). New content that reached past the mask (the engine repaints whole cells, so a
+new object often does) reads as content there, not as drift, and keeps its colour. The drift is
+a shift in CIE LAB, taken out (scaled by the strength and the confidence) of the generated
+pixels inside the repainted cells; outside them the engine returned the photo, undrifted.
 
-    x' = (x - mean_generated) * clip(std_photo / std_generated) + mean_photo,
-
-which is applied (scaled by the strength) to the generated pixels that the soft mask blends in.
-Measuring the generated picture in the same ring, instead of its masked area, is what keeps
-the content the user asked for: a red object painted into a green field stays red, only the
-model's drift is taken out; an undrifted picture maps onto itself.
-
-The optional seam blend is gradient-domain (Poisson): the generated pixels keep their
-gradients and get a smooth (harmonic) correction that makes them equal the photo just outside
-the blended area, so no step is left for the feather to smear. The membrane is started from a
-push-pull interpolation of the boundary difference and relaxed with over-relaxed Gauss-Seidel
-sweeps (no solver library needed).
+The optional seam blend (seam.py) then closes what difference is left at the edge of the
+blended area, with the matched picture's gradients as the guide and the photo as the boundary,
+trusted as the drift reading trusts it, so both together keep what colour match alone keeps.
 
 Neither step touches a pixel whose composite weight is 0: those stay the photo's, bit for bit.
 """
@@ -30,7 +27,14 @@ from typing import Literal
 import cv2
 import numpy as np
 
-from app.imaging.fill import push_pull
+from app.imaging.drift import (
+    NO_DRIFT,
+    SEAM_SCALE,
+    Drift,
+    estimate_drift,
+    size_trust,
+    structure_trust,
+)
 from app.imaging.geometry import Rect, Size
 from app.imaging.mask_ops import BINARY_THRESHOLD, bounding_box
 
@@ -43,12 +47,8 @@ SEAM_BLENDS: tuple[SeamBlend, ...] = ("off", "poisson")
 RING_MIN_PX = 8  # the ring's width on a small picture (≤ 512 px on its long side)
 RING_MAX_PX = 16  # ... and from 1024 px up
 RING_SCALE = 64  # long side / RING_SCALE between the two
+RING_REACH_PX = 24  # with the repainted cells known: the ring is the cells' part this near
 MIN_RING_PIXELS = 16  # fewer: no statistics worth trusting, the colours are left alone
-MIN_SPREAD_PIXELS = 64  # fewer: the mean is matched, the spread is not
-SPREAD_LIMITS = (0.5, 2.0)  # the spread is never scaled beyond these (a flat ring is noise)
-SPREAD_FLOOR = 0.5  # LAB units: a channel flatter than this keeps its spread
-SEAM_SWEEPS = 120  # Gauss-Seidel sweeps after the push-pull start
-SEAM_OMEGA = 1.8
 
 NOTE_EMPTY_RING = "colour match skipped: no unmasked pixels around the mask to match"
 NOTE_TINY_RING = "colour match skipped: only {n} unmasked pixels around the mask"
@@ -75,9 +75,12 @@ def ring_width_px(size: Size) -> int:
     return int(np.clip(round(max(size) / RING_SCALE), RING_MIN_PX, RING_MAX_PX))
 
 
-def ring_pixels(binary_mask: np.ndarray, width_px: int, within: Rect) -> tuple[np.ndarray, ...]:
+def ring_pixels(
+    binary_mask: np.ndarray, width_px: int, within: Rect, repainted: np.ndarray | None = None
+) -> tuple[np.ndarray, ...]:
     """(rows, cols) in the mask's frame of the unmasked pixels at most width_px from the mask
-    (L2) and inside `within` (where the generated picture has pixels)."""
+    (L2), inside `within` (where the generated picture has pixels) and, given `repainted`
+    (bool, the mask's frame), where the engine repainted."""
     box = bounding_box(binary_mask >= BINARY_THRESHOLD)
     if box is None or width_px <= 0:
         return np.zeros(0, np.intp), np.zeros(0, np.intp)
@@ -97,7 +100,11 @@ def ring_pixels(binary_mask: np.ndarray, width_px: int, within: Rect) -> tuple[n
     if not on.any():
         return np.zeros(0, np.intp), np.zeros(0, np.intp)
     rows, cols = np.nonzero((~on) & (distance <= width_px))
-    return rows + window.y, cols + window.x
+    rows, cols = rows + window.y, cols + window.x
+    if repainted is not None:
+        inside = repainted[rows, cols]
+        rows, cols = rows[inside], cols[inside]
+    return rows, cols
 
 
 # CIE LAB of sRGB (D65), computed here: OpenCV's float LAB builds its tables on first use
@@ -155,49 +162,39 @@ def to_rgb(lab: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class LabMap:
-    """x' = (x - shift_from) * scale + shift_to per LAB channel, at a strength."""
+class Fitted:
+    """A generated window after colour match: the pixels, the drift taken out, and how far the
+    photo is trusted as the truth at each pixel (for the seam blend's boundary)."""
 
-    mean_from: np.ndarray
-    mean_to: np.ndarray
-    scale: np.ndarray
-    strength: float
-
-    def apply(self, lab: np.ndarray) -> np.ndarray:
-        target = (lab - self.mean_from) * self.scale + self.mean_to
-        if self.strength >= 1.0:
-            return target.astype(np.float32)
-        return (lab + (target - lab) * np.float32(self.strength)).astype(np.float32)
-
-
-def lab_map(generated_ring: np.ndarray, photo_ring: np.ndarray, strength: float) -> LabMap:
-    """The map that gives the generated ring pixels (Nx3 LAB) the photo's ring statistics."""
-    mean_from = generated_ring.mean(axis=0)
-    mean_to = photo_ring.mean(axis=0)
-    scale = np.ones(3, np.float32)
-    if len(generated_ring) >= MIN_SPREAD_PIXELS:
-        std_from, std_to = generated_ring.std(axis=0), photo_ring.std(axis=0)
-        flat = (std_from < SPREAD_FLOOR) | (std_to < SPREAD_FLOOR)
-        ratio = std_to / np.maximum(std_from, SPREAD_FLOOR)
-        scale = np.where(flat, 1.0, np.clip(ratio, *SPREAD_LIMITS)).astype(np.float32)
-    return LabMap(
-        mean_from.astype(np.float32),
-        mean_to.astype(np.float32),
-        scale,
-        float(np.clip(strength, 0.0, 1.0)),
-    )
+    pixels: np.ndarray
+    drift: Drift
+    trust: np.ndarray
 
 
 class ColorMatcher:
-    """The ring of one compositor: where it lies and the photo's colours there, built once;
-    `match` then costs a LAB conversion of the ring and of the blended window per picture."""
+    """The ring of one compositor and the photo around it, built once; `fit` then reads the
+    drift of one generated picture and takes it out of the `window` the composite blends.
+
+    `at` is where the generated picture sits in the photo, `window` the rectangle of it that
+    is blended (both in the photo's frame); `repainted` (bool, the photo's frame; None: not
+    known) is where the engine repainted: the ring lies inside it and so does the correction.
+    strength 0 reads the trust (for the seam blend) and corrects nothing."""
 
     def __init__(
-        self, original: np.ndarray, binary_mask: np.ndarray, at: Rect, strength: float
+        self,
+        original: np.ndarray,
+        binary_mask: np.ndarray,
+        at: Rect,
+        window: Rect,
+        strength: float,
+        repainted: np.ndarray | None = None,
     ) -> None:
-        self.strength = strength
-        self.width_px = ring_width_px(Size.of(original))
-        rows, cols = ring_pixels(binary_mask, self.width_px, at)
+        self.strength = float(np.clip(strength, 0.0, 1.0))
+        if repainted is None:
+            self.width_px = ring_width_px(Size.of(original))
+        else:
+            self.width_px = RING_REACH_PX
+        rows, cols = ring_pixels(binary_mask, self.width_px, at, repainted)
         self.count = int(rows.size)
         self.note: str | None = None
         if self.count == 0:
@@ -206,72 +203,54 @@ class ColorMatcher:
             self.note = NOTE_TINY_RING.format(n=self.count)
         if self.note is not None:
             log.info("%s", self.note)
-            return
-        # Ring positions in the generated picture's frame (`at`), and the photo's colours.
-        self._rows, self._cols = rows - at.y, cols - at.x
-        self._photo_ring = to_lab(original[rows, cols])
+        # One window holds the ring and the blended pixels (the photo's frame).
+        span = window
+        if self.count:
+            ring_box = Rect(
+                int(cols.min()), int(rows.min()),
+                int(cols.max() - cols.min() + 1), int(rows.max() - rows.min() + 1),
+            )  # fmt: skip
+            span = window.union(ring_box)
+        self.span = span.intersect(at)
+        self.window, self.at = window, at
+        self._photo_lab = to_lab(original[self.span.slices()])
+        self._ring = (rows - self.span.y, cols - self.span.x)
+        self._fix_where: np.ndarray | None = None
+        if repainted is not None:
+            self._fix_where = repainted[window.slices()]
+        self.last: Drift = NO_DRIFT
 
     @property
     def active(self) -> bool:
         return self.note is None
 
-    def map_for(self, placed: np.ndarray) -> LabMap | None:
-        """The map for a generated picture placed at `at` (None: nothing to match)."""
-        if not self.active:
-            return None
-        generated_ring = to_lab(placed[self._rows, self._cols])
-        return lab_map(generated_ring, self._photo_ring, self.strength)
-
-    def match(self, placed: np.ndarray, window: Rect) -> np.ndarray:
-        """The generated pixels of `window` (in `at`'s frame), colour-matched (uint8)."""
-        pixels = placed[window.slices()]
-        found = self.map_for(placed)
-        if found is None:
-            return pixels.copy()
-        return to_rgb(found.apply(to_lab(pixels)))
-
-
-def seam_blend(generated: np.ndarray, photo: np.ndarray, domain: np.ndarray) -> np.ndarray:
-    """`generated` (HxWx3 uint8) with a harmonic correction inside `domain` (bool HxW) that
-    makes it meet `photo` at the pixels outside the domain; those pixels and the generated
-    gradients inside are the boundary data and the guidance of the Poisson equation. Pixels
-    outside the domain come back as the photo's. Box edges without an outside pixel are free
-    (Neumann)."""
-    known = ~domain
-    if not known.any() or not domain.any():
-        return generated.copy()
-    difference = photo.astype(np.float32) - generated.astype(np.float32)
-    correction = push_pull(difference * known[:, :, None], known)
-    correction[known] = difference[known]
-    correction = _relax(correction, domain, SEAM_SWEEPS)
-    out = generated.astype(np.float32) + correction
-    return np.clip(np.rint(out), 0, 255).astype(np.uint8)
-
-
-def _relax(values: np.ndarray, free: np.ndarray, sweeps: int) -> np.ndarray:
-    """Red-black over-relaxed Gauss-Seidel for Laplace's equation on the `free` pixels; the
-    others are fixed. Box edges reflect (no flux)."""
-    height, width = free.shape
-    rows, cols = np.indices((height, width))
-    # ω on the free pixels of one colour, 0 elsewhere: whole-array arithmetic, no gathers.
-    steps = [
-        (free & ((rows + cols) % 2 == parity)).astype(np.float32)[:, :, None]
-        * np.float32(SEAM_OMEGA)
-        for parity in (0, 1)
-    ]
-    padded = np.pad(values.astype(np.float32), ((1, 1), (1, 1), (0, 0)), mode="edge")
-    u = padded[1:-1, 1:-1]
-    quarter = np.float32(0.25)
-    for _ in range(sweeps):
-        for step in steps:
-            neighbours = padded[:-2, 1:-1] + padded[2:, 1:-1]
-            neighbours += padded[1:-1, :-2]
-            neighbours += padded[1:-1, 2:]
-            neighbours *= quarter
-            neighbours -= u
-            neighbours *= step
-            u += neighbours
-            # The reflecting border follows the pixels next to it.
-            padded[0, 1:-1], padded[-1, 1:-1] = u[0], u[-1]
-            padded[:, 0], padded[:, -1] = padded[:, 1], padded[:, -2]
-    return u.copy()
+    def fit(self, placed: np.ndarray) -> Fitted:
+        """The generated pixels of `window` (`placed` is the picture at `at`), matched."""
+        span = self.span
+        in_placed = Rect(span.x - self.at.x, span.y - self.at.y, span.width, span.height)
+        generated_lab = to_lab(placed[in_placed.slices()])
+        trust = structure_trust(generated_lab, self._photo_lab)
+        drift = NO_DRIFT
+        if self.active and self.strength > 0.0:
+            rows, cols = self._ring
+            difference = generated_lab[rows, cols] - self._photo_lab[rows, cols]
+            drift = estimate_drift(difference, trust[rows, cols])
+        self.last = drift
+        w = self.window
+        inside = Rect(w.x - span.x, w.y - span.y, w.width, w.height)
+        lab = generated_lab[inside.slices()]
+        correction = drift.correction * np.float32(self.strength)
+        if np.abs(correction).max() > 0.0:
+            shift = np.broadcast_to(correction, lab.shape)
+            if self._fix_where is not None:
+                shift = shift * self._fix_where[:, :, None]
+            lab = lab + shift
+            pixels = to_rgb(lab)
+        else:
+            pixels = placed[Rect(w.x - self.at.x, w.y - self.at.y, w.width, w.height).slices()]
+            pixels = pixels.copy()
+        # How far the photo is the truth beside each pixel: the structure agrees and what is
+        # left of the difference is drift-sized, not new content.
+        left = lab - self._photo_lab[inside.slices()]
+        boundary = trust[inside.slices()] * size_trust(left, SEAM_SCALE)
+        return Fitted(pixels, drift, boundary.astype(np.float32))

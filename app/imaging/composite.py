@@ -14,10 +14,11 @@ import cv2
 import numpy as np
 
 from app.core.errors import InputError
-from app.imaging.align import AlignPlan, unalign_image
-from app.imaging.color_match import BlendOptions, ColorMatcher, seam_blend
+from app.imaging.align import AlignPlan, align_mask, unalign_image
+from app.imaging.color_match import BlendOptions, ColorMatcher
 from app.imaging.geometry import Rect, Size
-from app.imaging.mask_ops import BINARY_THRESHOLD, bounding_box
+from app.imaging.mask_ops import BINARY_THRESHOLD, bounding_box, engine_cells
+from app.imaging.seam import seam_blend
 
 WEIGHT_FULL = 255
 
@@ -108,6 +109,26 @@ def place_result(
     return pixels, Rect(region.x + within.x, region.y + within.y, within.width, within.height)
 
 
+def repainted_area(
+    binary_mask: np.ndarray, plan: AlignPlan, region: Rect, scale: AlignPlan | None = None
+) -> np.ndarray:
+    """bool HxW in the photo's frame: the pixels of the 16-px cells the engine repaints (every
+    cell of the model's input that holds a mask pixel), mapped back through alignment, the
+    region's scaling and the crop. Outside them the engine returns the photo (a VAE round
+    trip), undrifted."""
+    part = binary_mask[region.slices()]
+    if scale is not None:
+        part = align_mask(scale, part)
+    cells = engine_cells(align_mask(plan, part))
+    back, within = unalign_image(plan, cells)
+    if scale is not None:
+        back, within = unalign_image(scale, back)
+    out = np.zeros(binary_mask.shape, bool)
+    at = Rect(region.x + within.x, region.y + within.y, within.width, within.height)
+    out[at.slices()] = back >= BINARY_THRESHOLD
+    return out
+
+
 def composite_result(
     original: np.ndarray,
     binary_mask: np.ndarray | None,
@@ -189,18 +210,20 @@ class SoftCompositor:
         self._work = self.box
         if blend is None or binary_mask is None:
             return
-        if blend.matches:
-            self._matcher = ColorMatcher(original, binary_mask, at, blend.strength)
-            if self._matcher.note is not None:
-                self.notes.append(self._matcher.note)
-                self._matcher = None
-        if blend.seam_blend == "poisson":
+        seam = blend.seam_blend == "poisson"
+        if seam:
             b = self.box
             self._work = Rect(b.x - 1, b.y - 1, b.width + 2, b.height + 2).intersect(at)
             domain = np.zeros((self._work.height, self._work.width), bool)
             domain[b.y - self._work.y : b.bottom - self._work.y,
                    b.x - self._work.x : b.right - self._work.x] = w[:, :, 0] > 0  # fmt: skip
             self._seam_domain = domain
+        if blend.matches or seam:
+            repainted = repainted_area(binary_mask, plan, region, scale)
+            strength = blend.strength if blend.matches else 0.0
+            self._matcher = ColorMatcher(original, binary_mask, at, self._work, strength, repainted)
+            if blend.matches and self._matcher.note is not None:
+                self.notes.append(self._matcher.note)
 
     def patch(self, picture: np.ndarray, any_size: bool = False) -> tuple[np.ndarray, Rect]:
         """The blended pixels of the rectangle `box` of the photo, and `box` (empty when the
@@ -225,12 +248,15 @@ class SoftCompositor:
         """The generated pixels of the box, colour-matched and seam-blended as asked."""
         work = self._work
         inside = Rect(work.x - at.x, work.y - at.y, work.width, work.height)
+        trust = None
         if self._matcher is not None:
-            generated = self._matcher.match(pixels, inside)
+            fitted = self._matcher.fit(pixels)
+            generated, trust = fitted.pixels, fitted.trust
         else:
             generated = pixels[inside.slices()]
         if self._seam_domain is not None:
-            generated = seam_blend(generated, self.original[work.slices()], self._seam_domain)
+            photo = self.original[work.slices()]
+            generated = seam_blend(generated, photo, self._seam_domain, trust)
         box = Rect(self.box.x - work.x, self.box.y - work.y, self.box.width, self.box.height)
         return generated[box.slices()]
 

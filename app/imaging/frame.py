@@ -8,9 +8,11 @@ the GUI say the same thing about the same value.
 
 Expanding a picture: the new area is pre-filled from the old picture (`OUTPAINT_FILL`: edge
 extension when the fill table has it, else Telea, else the push-pull blur) and masked; the
-mask reaches SEAM_PX into the old picture (a ramp from full at the old edge to nothing at
-2·SEAM_PX, so it binarises to SEAM_PX), and the composite's feather adds feather_px beyond
-that. Old pixels from `seam_band_px(feather_px)` inside an expanded edge come back bit for bit.
+mask is hard (255) over the whole new area and ramps into the old picture over RAMP_PX (from
+full at the old edge to nothing at RAMP_PX, so it binarises to SEAM_PX = RAMP_PX / 2), and the
+composite's feather adds feather_px beyond that. A hard new area with a ~32-px ramp is what
+flux-2-swift-mlx's inpainting guide found for klein: a gradient across the whole new canvas
+bands. Old pixels from `seam_band_px(feather_px)` inside an expanded edge come back bit for bit.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from app.imaging.fill import FILL_MODES, fill_masked
 from app.imaging.geometry import Rect, Size
 from app.imaging.region import MAX_SCALED_SIDE_PX
 
-SEAM_PX = 8  # how far the repaint mask reaches into the old picture at an expanded edge
+RAMP_PX = 32  # the mask's ramp into the old picture at an expanded edge (flux-2-swift-mlx)
+SEAM_PX = RAMP_PX // 2  # how far the repaint mask (binarised) reaches into the old picture
 MAX_EXPANDED_SIDE_PX = MAX_SCALED_SIDE_PX  # the largest side a job may have
 # Preferred first: the fill that continues the old picture best (border and telea join the
 # fill table with the content-aware fills; until then the blur is what there is).
@@ -207,12 +210,12 @@ def expansion_box(size: Size | tuple[int, int], expansion: Expansion) -> Rect:
 
 def expansion_mask(size: Size | tuple[int, int], expansion: Expansion) -> np.ndarray:
     """uint8 mask of the expanded picture: 255 on the new area, a ramp into the old picture
-    from each expanded edge (≥ 128 for the first SEAM_PX pixels, 0 from 2·SEAM_PX), 0 inside."""
+    from each expanded edge (≥ 128 for the first SEAM_PX pixels, 0 from RAMP_PX), 0 inside."""
     grown = expansion.grown(size)
     old = expansion.old_area(size)
     mask = np.full((grown.height, grown.width), 255, np.uint8)
     inner = np.zeros((old.height, old.width), np.float32)
-    ramp = 2 * SEAM_PX
+    ramp = RAMP_PX
     ys = np.arange(old.height, dtype=np.float32)[:, None]
     xs = np.arange(old.width, dtype=np.float32)[None, :]
     distances = []

@@ -44,7 +44,7 @@ from app.pipeline.control import RunControl
 from app.pipeline.execute import accept, scheduler
 from app.pipeline.execute.engine_stage import common_args, log_path, run_engine
 from app.pipeline.execute.failure_kinds import failure_for
-from app.pipeline.job import preflight
+from app.pipeline.job import preflight, presets
 from app.pipeline.job.spec import JobSpec
 from app.pipeline.run import checkpoints
 from app.pipeline.run.folder import (
@@ -185,6 +185,11 @@ class Pipeline:
     ) -> RunSnapshot:
         """A new run folder under paths.runs_dir (or `run_dir`) holding copies of the inputs;
         `photo_name`: the name the user knows the picture by (inputs.copy_inputs)."""
+        # An outpaint with no prompt of its own runs with klein's fixed instruction (presets.py).
+        expand = spec.prepare.expand if spec.prepare is not None else ""
+        prompt = presets.outpaint_prompt(spec.prompt, expand)
+        if prompt != spec.prompt:
+            spec = dataclasses.replace(spec, prompt=prompt)
         # before the seed is drawn; the devices too, when there is an engine to ask
         preflight.check_job(spec, self._catalog_if_any(), self.device_names_if_any())
         spec = _with_seed(spec)

@@ -175,7 +175,7 @@ class PrepareController(QObject):
         options = prepared.options
         if options.color_match == "on":
             text += " " + self.tr(
-                "Its colours are matched to the ring around the mask (strength {s})."
+                "The model's colour drift is taken out of it (strength {s})."
             ).format(s=f"{options.color_match_strength:.2f}")
         if options.seam_blend == "poisson":
             text += " " + self.tr("The seam is blended in the gradient domain (Poisson).")

@@ -125,8 +125,10 @@ class PreparePanel(QWidget):
             self.color_match_combo.addItem(text, value)
         self.color_match_combo.setToolTip(
             self.tr(
-                "Match the generated colours and brightness to the unmasked ring around the "
-                "mask (klein's inpaints often drift); what you painted keeps its own colours"
+                "Take the model's colour drift out of the generated area, read where nothing "
+                "was meant to change (the unmasked pixels the model repainted). Off by "
+                "default: on some masks it still misses part of the drift or shifts new "
+                "content that reaches past the mask"
             )
         )
         self.color_strength_spin = QDoubleSpinBox()

@@ -14,7 +14,16 @@ from app.cli.run_flags import values_from_args
 from app.core.errors import StepwiseError
 from app.engine.tensorfile import read_tensors
 from app.pipeline.job import params as P
-from app.pipeline.job.presets import FALLBACK_FILL, PRESET_NAMES, PRESETS, preset, slot, with_preset
+from app.pipeline.job.presets import (
+    FALLBACK_FILL,
+    OUTPAINT_INSTRUCTION,
+    PRESET_NAMES,
+    PRESETS,
+    outpaint_prompt,
+    preset,
+    slot,
+    with_preset,
+)
 from tests.cli.conftest import run_cli, status_json
 
 MODELS = ["--diffusion-model", "d", "--llm", "l", "--vae", "v"]
@@ -50,23 +59,25 @@ def test_remove_prefers_telea_and_falls_back_to_blur(monkeypatch: pytest.MonkeyP
 
 def test_a_preset_sets_its_values() -> None:
     values = _values("--preset", "remove")
-    assert values["source_ref"] is True and values["strength"] == 1.0
+    assert values["source_ref"] is False and values["strength"] == 1.0
     assert values["fill"] == preset("remove").fill()
     assert values["prompt"] == "empty background, seamless continuation of the surroundings"
     assert _values()["source_ref"] is False  # no preset: the table's default
     back = _values("--preset", "background", "-p", "a beach at dusk")
-    assert (back["fill"], back["source_ref"]) == ("grey", True)
+    # Replacing what is there: no source reference (it leaks the old subject; presets.py).
+    assert (back["fill"], back["source_ref"]) == ("grey", False)
+    assert _values("--preset", "add", "-p", "a cat")["source_ref"] is True
 
 
 def test_explicit_flags_win_over_the_preset() -> None:
     values = _values(
-        "--preset", "remove", "--strength", "0.6", "--no-source-ref", "--fill", "none",
+        "--preset", "add", "--strength", "0.6", "--no-source-ref", "--fill", "none",
         "-p", "a wall",
     )  # fmt: skip
     assert (values["strength"], values["source_ref"], values["fill"]) == (0.6, False, "none")
     assert values["prompt"] == "a wall"
     # The flag order does not matter: the preset never overrides a given flag.
-    values = _values("--strength", "0.3", "--preset", "remove")
+    values = _values("--strength", "0.3", "--preset", "add", "-p", "a cat")
     assert values["strength"] == 0.3 and values["source_ref"] is True
     # with_preset, the same rule for any caller: names given are kept.
     kept = with_preset({"fill": "none", "strength": 0.5}, "add", given={"strength"})
@@ -87,16 +98,33 @@ def test_a_template_with_a_slot_needs_a_prompt() -> None:
 
 def test_run_with_a_preset_gives_klein_the_photo(tmp_path: Path, model_args, inputs) -> None:
     image, mask = inputs
-    run_dir = tmp_path / "remove"
+    run_dir = tmp_path / "add"
     done = run_cli(
         "run", *model_args, "-i", image, "--mask", mask, "--run-dir", run_dir,
-        "--preset", "remove", "--steps", "1", "-t", "1", "--preview", "none",
+        "--preset", "add", "-p", "a red ball", "--steps", "1", "-t", "1", "--preview", "none",
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     params = status_json(run_dir)["params"]
-    assert params["source_ref"] is True and params["fill"] == preset("remove").fill()
-    assert params["prompt"] == preset("remove").prompt
+    assert params["source_ref"] is True and params["fill"] == preset("add").fill()
+    assert params["prompt"] == "a red ball"
     assert sorted(read_tensors(run_dir / "ref_latents.bin")) == ["ref_0"]
     refused = run_cli("run", *model_args, "-i", image, "--mask", mask, "--preset", "add")
     assert refused.returncode != 0 and "--prompt" in refused.stderr + refused.stdout
     assert "Traceback" not in refused.stderr
+
+
+def test_an_outpaint_without_a_prompt_runs_with_kleins_fixed_instruction(
+    tmp_path: Path, model_args, inputs
+) -> None:
+    # klein outpaints as an edit with a fixed instruction (Krita AI Diffusion 1.52.1).
+    assert outpaint_prompt("", "0,0,32,0") == OUTPAINT_INSTRUCTION
+    assert outpaint_prompt("a beach", "0,0,32,0") == "a beach"  # the user's own words win
+    assert outpaint_prompt("", "") == ""  # no expansion: nothing added
+    image, _ = inputs
+    run_dir = tmp_path / "outpaint"
+    done = run_cli(
+        "run", *model_args, "-i", image, "--expand", "16,0,0,0", "--run-dir", run_dir,
+        "--steps", "1", "-t", "1", "--preview", "none",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert status_json(run_dir)["params"]["prompt"] == OUTPAINT_INSTRUCTION

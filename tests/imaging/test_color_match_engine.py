@@ -13,8 +13,11 @@ from PIL import Image
 
 from app.core.paths import app_paths
 from app.imaging import prepare as prep
-from app.imaging.composite import feather_weights
+from app.imaging.align import align_image
+from app.imaging.color_match import to_lab, to_rgb
+from app.imaging.composite import feather_weights, repainted_area
 from app.imaging.io import load_image
+from app.imaging.mask_ops import binarise
 from app.pipeline import events as ev
 from app.pipeline.control import RunControl
 from app.pipeline.job.spec import DeviceChoice, JobSpec, ModelFiles
@@ -59,8 +62,23 @@ def test_the_composite_stage_colour_matches_the_decoded_picture(
     matched = prep.composite_prepared(prepared, decoded, blend=options.blend)
     plain = prep.composite_prepared(prepared, decoded)
     assert np.array_equal(result, matched)
-    # The random-weight model's colours are nothing like the photo's: matching moved them.
-    assert np.abs(result[30:60, 40:80].astype(int) - plain[30:60, 40:80]).mean() > 1.0
+    # The random-weight model's picture has nothing of the photo's structure around the mask:
+    # that is new content, not drift, so colour match leaves it as generated (it used to
+    # read the model's colours there as drift and move the whole patch).
+    assert np.array_equal(result, plain)
+    # The same prepared folder with a decoded picture that is the photo drifted over the
+    # repainted cells (what a drifting model returns): the drift is taken out of the mask.
+    r = prepared.record
+    cells = repainted_area(binarise(mask), r.align, r.region, r.scale_plan)
+    assert cells[30:60, 40:80].all() and not cells.all()
+    lab = to_lab(photo)
+    lab[cells] += np.float32([6.0, 8.0, -8.0])
+    drifted = align_image(r.align, to_rgb(lab))
+    fixed = prep.composite_prepared(run.dir / "prepared", drifted, blend=options.blend)
+    left = prep.composite_prepared(run.dir / "prepared", drifted)
+    inside = np.s_[30:60, 40:80]
+    error_left = np.abs(left[inside].astype(int) - photo[inside]).mean()
+    assert np.abs(fixed[inside].astype(int) - photo[inside]).mean() < 0.3 * error_left
 
     # Off: the same job (the same decoded picture) composites plainly.
     off = dataclasses.replace(spec, prepare=dataclasses.replace(options, color_match="off"))

@@ -9,6 +9,7 @@ import pytest
 from app.core.errors import InputError
 from app.imaging.composite import feather_weights
 from app.imaging.frame import (
+    RAMP_PX,
     SEAM_PX,
     Expansion,
     check_frame,
@@ -73,16 +74,19 @@ def test_an_aspect_ratio_gives_the_least_expansion(size, ratio, anchor, expected
 
 
 def test_the_mask_covers_the_new_area_and_a_seam_into_the_old() -> None:
+    # klein's outpaint mask: hard over the new area, a ~32-px ramp into the old picture
+    # (flux-2-swift-mlx's inpainting guide), not a gradient across the new canvas.
+    assert RAMP_PX == 32 and SEAM_PX == RAMP_PX // 2
     e = Expansion(5, 0, 0, 7)
-    mask = expansion_mask((40, 30), e)
-    assert mask.shape == (37, 45)
-    assert (mask[:, :5] == 255).all() and (mask[30:, :] == 255).all()
+    mask = expansion_mask((100, 80), e)
+    assert mask.shape == (87, 105)
+    assert (mask[:, :5] == 255).all() and (mask[80:, :] == 255).all()
     binary = binarise(mask)
-    # SEAM_PX old pixels at each expanded edge repaint; the ramp is gone at 2·SEAM_PX.
-    assert binary[10, 5 : 5 + SEAM_PX].all() and not binary[10, 5 + SEAM_PX :].any()
-    assert binary[30 - SEAM_PX : 30, 30].all() and not binary[: 30 - SEAM_PX, 30].any()
-    assert (mask[: 30 - 2 * SEAM_PX, 5 + 2 * SEAM_PX :] == 0).all()
-    assert mask[10, 5 + SEAM_PX] > 0  # a soft ramp, not a step
+    # SEAM_PX old pixels at each expanded edge repaint; the ramp is gone at RAMP_PX.
+    assert binary[40, 5 : 5 + SEAM_PX].all() and not binary[40, 5 + SEAM_PX :].any()
+    assert binary[80 - SEAM_PX : 80, 60].all() and not binary[: 80 - SEAM_PX, 60].any()
+    assert (mask[: 80 - RAMP_PX, 5 + RAMP_PX :] == 0).all()
+    assert 0 < mask[40, 5 + RAMP_PX - 1] < mask[40, 5 + SEAM_PX] < 255  # a ramp, not a step
 
 
 @pytest.mark.parametrize(

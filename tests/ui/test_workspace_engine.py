@@ -24,6 +24,7 @@ from app.imaging.png_params import read_png_parameters
 from app.imaging.prepare import composite_prepared, load_prepared
 from app.jobs.job_form import JobForm
 from app.pipeline.job.params import (
+    COLOR_MATCH,
     PROMPT,
     SEED,
 )
@@ -144,8 +145,10 @@ def test_step_previews_land_on_the_canvas_inside_the_mask(qtbot, window) -> None
 def test_before_after_use_as_new_image_undo_and_save(qtbot, window, tmp_path, dialogs) -> None:
     win = window
     old_photo, old_mask = win.document.image.copy(), win.document.mask.copy()
+    win.prepare_panel.form.set(COLOR_MATCH, "on")  # off by default (issue 32)
     run_all(qtbot, win)
     run = win.generation_panel.model.run
+    assert run.spec.prepare.color_match == "on"
     result = load_image(run.result)
     view, bar = win.canvas_view, win.workspace_area.bar
     assert np.array_equal(on_screen(win), result)
@@ -168,11 +171,15 @@ def test_before_after_use_as_new_image_undo_and_save(qtbot, window, tmp_path, di
     assert np.array_equal(screen[:, split_x + line :], result[:, split_x + line :])
     bar.split.setChecked(False)
 
-    # Colour match unchecked: the result composited again without it (before / after of the
-    # colour match); checked again: result.png, which has the run's colour match in it.
-    plain = composite_prepared(
-        load_prepared(Path(run.dir) / "prepared"), load_image(Path(run.dir) / "decoded.png")
-    )
+    # Colour match unchecked: the run's decoded picture composited again without it (before /
+    # after of the colour match); checked again: result.png, which has the run's colour match
+    # in it. The tiny model's picture is new content, which colour match rightly leaves as it
+    # is (result.png is its plain composite), so decoded.png is swapped for a brighter picture
+    # here: what the unchecked box shows must come from decoded.png, not from result.png.
+    decoded_path = Path(run.dir) / "decoded.png"
+    decoded = load_image(decoded_path)
+    save_png_atomic(decoded_path, np.clip(decoded.astype(int) + 40, 0, 255).astype(np.uint8))
+    plain = composite_prepared(load_prepared(Path(run.dir) / "prepared"), load_image(decoded_path))
     assert not np.array_equal(plain, result)
     bar.color_match.setChecked(False)
     assert np.array_equal(on_screen(win), plain)

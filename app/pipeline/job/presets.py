@@ -50,27 +50,42 @@ class Preset:
 
 FALLBACK_FILL = "blur"  # in every version of the FILL row
 
-# "remove" fills the hole from its surroundings (telea where the FILL row has it) and shows klein
-# the photo, so what it paints continues what is around; "add" and "background" start the new
-# content from grey (nothing of the old steers it) with the photo as the reference for light,
-# perspective and style; "free" is the table's defaults and the user's own prompt.
+# "remove" fills the hole from its surroundings (telea where the FILL row has it); "add" and
+# "background" start the new content from grey (nothing of the old steers it). "add" shows klein
+# the photo as its reference for light, perspective and style. "remove" and "background" do
+# not: passing the source while replacing what is there leaks the old subject into the new
+# content and costs about twice the image tokens (flux-2-swift-mlx's inpainting guide; the
+# plan's figure: bench/source_ref_cost.py). "free" is the table's defaults and the user's prompt.
 PRESETS: tuple[Preset, ...] = (
     Preset(
         "add", ("grey",), 1.0, True,
         "a [describe the object], in the same light, perspective and style as the photo",
     ),
     Preset(
-        "remove", ("telea", "blur"), 1.0, True,
+        "remove", ("telea", "blur"), 1.0, False,
         "empty background, seamless continuation of the surroundings",
     ),
     Preset(
-        "background", ("grey",), 1.0, True,
+        "background", ("grey",), 1.0, False,
         "[describe the new background], behind the unchanged subject, in matching light",
     ),
     Preset("free", (str(P.FILL.default),), float(P.STRENGTH.default), bool(P.SOURCE_REF.default)),
 )  # fmt: skip
 BY_NAME: dict[str, Preset] = {p.name: p for p in PRESETS}
 PRESET_NAMES: tuple[str, ...] = tuple(BY_NAME)
+
+
+# klein outpaints as an edit with a fixed instruction (Krita AI Diffusion 1.52.1, #2518): a job
+# that expands the canvas with no prompt of its own gets this one.
+OUTPAINT_INSTRUCTION = "Expand the image to fill the empty canvas."
+
+
+def outpaint_prompt(prompt: str, expand: str) -> str:
+    """The prompt a job runs with: OUTPAINT_INSTRUCTION when it expands the canvas (`expand`
+    the prepare.expand text) and its own prompt is empty; otherwise its own."""
+    if prompt.strip() or not expand.strip():
+        return prompt
+    return OUTPAINT_INSTRUCTION
 
 
 def preset(name: str) -> Preset:

@@ -28,8 +28,8 @@
         <translation>关</translation>
     </message>
     <message>
-        <source>Match the generated colours and brightness to the unmasked ring around the mask (klein's inpaints often drift); what you painted keeps its own colours</source>
-        <translation>让生成区域的颜色和亮度与蒙版周围未遮罩的一圈像素一致（klein 的重绘常有色偏）；你要画的内容保留自己的颜色</translation>
+        <source>Take the model's colour drift out of the generated area, read where nothing was meant to change (the unmasked pixels the model repainted). Off by default: on some masks it still misses part of the drift or shifts new content that reaches past the mask</source>
+        <translation>去除生成区域中模型带来的色偏，色偏只从本不该改变的地方读取（模型重绘了的未遮罩像素）。默认关闭：在某些蒙版上它仍会漏掉部分色偏，或改变越过蒙版边缘的新内容的颜色</translation>
     </message>
     <message>
         <source>How much of the colour correction is applied: 0 none, 1 all</source>
@@ -71,8 +71,8 @@
         <translation>边缘上最近的颜色</translation>
     </message>
     <message>
-        <source>Its colours are matched to the ring around the mask (strength {s}).</source>
-        <translation>其颜色会与蒙版周围的一圈像素匹配（强度 {s}）。</translation>
+        <source>The model's colour drift is taken out of it (strength {s}).</source>
+        <translation>会去除其中模型带来的色偏（强度 {s}）。</translation>
     </message>
     <message>
         <source>The seam is blended in the gradient domain (Poisson).</source>
