@@ -30,7 +30,13 @@ from app.pipeline.measure import Measurement
 
 REPORT_FORMAT = 1
 MIB = 1024 * 1024
-CHOICE_PARAMS = (P.DIFFUSION_DEVICE, P.FLASH_ATTENTION, P.LLM_DEVICE, P.VAE_DEVICE, P.VAE_TILING)
+CHOICE_PARAMS: tuple[P.Param[Any], ...] = (
+    P.DIFFUSION_DEVICE,
+    P.FLASH_ATTENTION,
+    P.LLM_DEVICE,
+    P.VAE_DEVICE,
+    P.VAE_TILING,
+)
 
 
 def report_of(m: Measurement, seconds: float, cancelled: bool) -> dict[str, Any]:
