@@ -1,5 +1,5 @@
 """`python -m app queue add | list | run | remove | move | pause | resume` (parsers in
-app/cli/queue_parser.py; the store is app/pipeline/job_queue.py, the worker queue_worker.py)."""
+app/cli/queue_parser.py; the store is app/pipeline/queue/jobs.py, the worker queue_worker.py)."""
 
 from __future__ import annotations
 
@@ -17,12 +17,12 @@ from app.core.errors import InputError
 from app.core.paths import app_paths
 from app.core.settings import load_settings
 from app.pipeline import events as ev
-from app.pipeline import preflight
 from app.pipeline.control import RunControl
-from app.pipeline.job_queue import JobQueue, JobView, QueuedJob
-from app.pipeline.queue_worker import CANCELLED, PAUSED, SUSPENDED, run_queue
-from app.pipeline.run_records import RESULT_FILE
-from app.pipeline.variations import prompt_lines, variations
+from app.pipeline.job import preflight
+from app.pipeline.queue.jobs import JobQueue, JobView, QueuedJob
+from app.pipeline.queue.variations import prompt_lines, variations
+from app.pipeline.queue.worker import CANCELLED, PAUSED, SUSPENDED, run_queue
+from app.pipeline.run.records import RESULT_FILE
 from app.pipeline.work_gate import Sources, WorkGate, read_status
 from app.pipeline.work_policy import IDLE, Verdict, WorkPolicy, policy_from_settings, policy_of
 

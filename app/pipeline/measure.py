@@ -32,9 +32,9 @@ from app.engine.listing import run_engine_once
 from app.engine.plan import plan_stage
 from app.engine.process import StageProcess, engine_environment
 from app.pipeline.api import DeviceInfo
-from app.pipeline.fit import CPU, StageSettings
-from app.pipeline.job_plan import engine_planner_for, largest_fast_size, stage_args
-from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles
+from app.pipeline.execute.fit import CPU, StageSettings
+from app.pipeline.execute.job_plan import engine_planner_for, largest_fast_size, stage_args
+from app.pipeline.job.spec import DeviceChoice, JobSpec, ModelFiles
 
 STAGE_TIMEOUT_S = 3600.0
 MIB = 1024 * 1024

@@ -24,8 +24,8 @@ from typing import Any
 
 from app.core.atomic import write_text_atomic
 from app.core.settings import JobValue, Settings
-from app.pipeline import params as P
-from app.pipeline.fit import CPU
+from app.pipeline.execute.fit import CPU
+from app.pipeline.job import params as P
 from app.pipeline.measure import Measurement
 
 REPORT_FORMAT = 1
@@ -101,7 +101,7 @@ def choose(report: dict[str, Any]) -> dict[str, JobValue]:
 
 @dataclass(frozen=True)
 class Change:
-    name: str  # the parameter's name (app/pipeline/params.py)
+    name: str  # the parameter's name (app/pipeline/job/params.py)
     old: JobValue
     new: JobValue
 

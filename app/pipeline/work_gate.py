@@ -1,4 +1,4 @@
-"""The work policy applied to a running queue worker (app/pipeline/queue_worker.py).
+"""The work policy applied to a running queue worker (app/pipeline/queue/worker.py).
 
 `WorkGate.wait` holds the worker before it takes a job until the policy allows; `watching`
 watches while a job runs and, when the policy stops allowing it (the user came back, the hours

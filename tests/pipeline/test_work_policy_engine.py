@@ -15,11 +15,11 @@ from app.core import platform
 from app.core.paths import app_paths
 from app.pipeline import events as ev
 from app.pipeline.control import RunControl
-from app.pipeline.job_queue import JobQueue, QueuedJob
-from app.pipeline.queue_worker import EMPTY, run_queue
-from app.pipeline.run_records import RESULT_FILE
+from app.pipeline.job.spec import DeviceChoice, JobSpec, ModelFiles
+from app.pipeline.queue.jobs import JobQueue, QueuedJob
+from app.pipeline.queue.worker import EMPTY, run_queue
+from app.pipeline.run.records import RESULT_FILE
 from app.pipeline.runner import Pipeline
-from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles
 from app.pipeline.work_gate import Sources, WorkGate, read_status
 from app.pipeline.work_policy import AT_COMPUTER, Verdict, policy_of
 from tests.engine.pause_hook import PAUSE_AT_STEP_ENV

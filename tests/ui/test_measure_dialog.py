@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from app.core.paths import app_paths
 from app.core.settings import Settings
-from app.pipeline import params as P
+from app.pipeline.job import params as P
 from app.pipeline.measure_run import make_setup
 from app.ui.measure_dialog import MeasureDialog
 

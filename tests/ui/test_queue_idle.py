@@ -12,7 +12,7 @@ from PySide6.QtCore import QCoreApplication
 
 from app.core.paths import app_paths
 from app.core.settings import WorkSettings
-from app.pipeline.job_queue import JobQueue
+from app.pipeline.queue.jobs import JobQueue
 from app.pipeline.work_gate import Sources
 from tests.fakes.fake_idle import FakeIdle
 from tests.ui.runs_fixtures import main_window, spec
