@@ -21,7 +21,8 @@ model, txt2img with the DiT on the GPU:
   watching the checkpoints (bench/preview_decoder.py's runner) ÷ the staged diffuse above, at
   the user's size;
 - the largest size of the user's aspect that fits a simulated 8 GiB card with a 2 GiB
-  allocation cap, as the app's memory plan finds it (app/pipeline/execute/job_plan.largest_fast_size).
+  allocation cap, as the app's memory plan finds it
+  (app/pipeline/execute/job_plan.largest_fast_size).
 
 --quick runs the same table on lavapipe (Mesa's Vulkan on the CPU) with the suite's tiny
 models at tiny sizes and 2 steps; the llm-encode row uses a 2-layer real-paths tiny text
@@ -60,7 +61,7 @@ from app.engine.tiny_models import ModelSet, TinySpec, generate_models  # noqa: 
 from app.pipeline.api import DeviceInfo  # noqa: E402
 from app.pipeline.execute.job_plan import engine_planner_for, largest_fast_size  # noqa: E402
 from app.pipeline.job.spec import DeviceChoice, JobSpec, ModelFiles  # noqa: E402
-from app.pipeline.measure import ggml_buffer_bytes  # noqa: E402
+from app.pipeline.measure.probe import ggml_buffer_bytes  # noqa: E402
 from tests.engine.real_engine import COND, Job, monolithic_argv, stage_args  # noqa: E402
 
 GIB = 1024**3
@@ -109,7 +110,7 @@ class Check:
         self.sd_cli_device_bytes: int | None = None  # the last sd-cli run's driver figure
         self.step_s: dict[str, float] = {}  # size label → the staged diffuse's mean step
 
-    def row(self, id_: str, measure: str, a, b, unit: str, divide=True, **extra) -> None:  # noqa: ANN001
+    def row(self, id_: str, measure: str, a, b, unit: str, divide=True, **extra) -> None:
         numbers = isinstance(a, float | int) and isinstance(b, float | int)
         r = ratio(a, b) if divide and numbers else None
         self.rows.append({"id": id_, "measure": measure, "a": a, "b": b, "unit": unit,
@@ -139,7 +140,7 @@ class Check:
     @staticmethod
     def _ggml_device_bytes(log: Path) -> int | None:
         """ggml's own count of the device's buffers: the app's measurement reads it (one
-        owner: app/pipeline/measure.py, `python -m app measure`)."""
+        owner: app/pipeline/measure/probe.py, `python -m app measure`)."""
         return ggml_buffer_bytes(log.read_text(encoding="utf-8", errors="replace"), "VRAM")
 
     def memory_row(self, model: str, stage: str, size: str, args: StageArgs, run: dict) -> None:

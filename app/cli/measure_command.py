@@ -1,4 +1,4 @@
-"""`python -m app measure [--quick]`: measure this computer (app/pipeline/measure*.py) and write
+"""`python -m app measure [--quick]`: measure this computer (app/pipeline/measure/) and write
 one report, Markdown + JSON, into the data folder's measure/; `--apply` makes the settings it
 chose this computer's defaults (the remembered job) and says what changed."""
 
@@ -13,8 +13,8 @@ from app.cli.exits import Exit
 from app.core.paths import app_paths
 from app.core.settings import load_settings, save_settings
 from app.engine.locate import find_sd_stage
-from app.pipeline.measure_report import apply_choice
-from app.pipeline.measure_run import SHAPES, make_setup, measure, parse_sizes
+from app.pipeline.measure.report import apply_choice
+from app.pipeline.measure.session import SHAPES, make_setup, measure, parse_sizes
 
 
 def add_measure(sub: argparse._SubParsersAction) -> None:
@@ -79,7 +79,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
     return Exit.OK
 
 
-def _run(setup, paths, progress, cancel):  # noqa: ANN001, ANN202 - Ctrl+C sets `cancel`
+def _run(setup, paths, progress, cancel):
     import signal
 
     def on_sigint(_signum: int, _frame: object) -> None:

@@ -1,5 +1,5 @@
 """`python -m app queue add | list | run | remove | move | pause | resume` (parsers in
-app/cli/queue_parser.py; the store is app/pipeline/queue/jobs.py, the worker queue_worker.py)."""
+app/cli/queue_parser.py; the store is app/pipeline/queue/jobs.py, the worker queue/worker.py)."""
 
 from __future__ import annotations
 
@@ -16,14 +16,24 @@ from app.cli.work_texts import policy_text, waiting_text
 from app.core.errors import InputError
 from app.core.paths import app_paths
 from app.core.settings import load_settings
+from app.pipeline import (
+    CANCELLED,
+    PAUSED,
+    RESULT_FILE,
+    SUSPENDED,
+    JobQueue,
+    JobView,
+    QueuedJob,
+    Sources,
+    WorkGate,
+    prompt_lines,
+    read_status,
+    run_queue,
+    variations,
+)
 from app.pipeline import events as ev
 from app.pipeline.control import RunControl
 from app.pipeline.job import preflight
-from app.pipeline.queue.jobs import JobQueue, JobView, QueuedJob
-from app.pipeline.queue.variations import prompt_lines, variations
-from app.pipeline.queue.worker import CANCELLED, PAUSED, SUSPENDED, run_queue
-from app.pipeline.run.records import RESULT_FILE
-from app.pipeline.work_gate import Sources, WorkGate, read_status
 from app.pipeline.work_policy import IDLE, Verdict, WorkPolicy, policy_from_settings, policy_of
 
 NO_IDLE_MESSAGE = "This computer cannot tell how long it has been idle"
@@ -42,7 +52,7 @@ def cmd_add(args: argparse.Namespace) -> int:
     spec = job_spec(args, pipeline)
     try:
         catalog = pipeline.catalog()
-    except Exception:  # noqa: BLE001 - no engine now: the worker checks again and says so
+    except Exception:  # no engine now: the worker checks again and says so
         catalog = None
     prompts = prompt_lines(args.prompts) if args.prompts else None
     specs, tags = variations(spec, args.variations, args.random_seeds, prompts)

@@ -1,5 +1,5 @@
 """Measure this computer off the UI thread (Help ▸ Measure this computer): the pipeline's
-measurement (app/pipeline/measure_run.py) in an EngineWorker, so its engine children are
+measurement (app/pipeline/measure/session.py) in an EngineWorker, so its engine children are
 ended when the window goes; `cancel()` stops the stage in hand and ends with a partial report."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from app.core.settings import Settings
 from app.engine.locate import find_sd_stage
 from app.jobs.run_state import log_error, user_text
 from app.jobs.workers import EngineWorker
-from app.pipeline.measure import MeasureSetup
-from app.pipeline.measure_run import make_setup, measure
+from app.pipeline.measure.probe import MeasureSetup
+from app.pipeline.measure.session import make_setup, measure
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +52,7 @@ class MeasureWorker(EngineWorker):
         try:
             setup = self._setup_of(find_sd_stage(self._engine))
             report, md, _js = measure(setup, self._paths, self.progress.emit, self._cancel)
-        except Exception as exc:  # noqa: BLE001 - said to the user, with the file named
+        except Exception as exc:
             log_error(log, "measuring this computer failed", exc)
             self.failed.emit(user_text(exc))
             return

@@ -9,7 +9,7 @@ from typing import Protocol
 from app.engine.process import STOP_DEADLINE_S
 
 USER = "user"  # who asked for a suspend: the user (the default) or the work policy
-POLICY = "policy"  # app/pipeline/work_gate.py: the user came back, the hours ended
+POLICY = "policy"  # app/pipeline/queue/work_gate.py: the user came back, the hours ended
 
 
 class _Commandable(Protocol):

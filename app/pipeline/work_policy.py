@@ -8,7 +8,7 @@ Modes (`Settings.work.mode`, `queue run --when`):
 
 `not_on_battery` adds: never while the computer runs on battery. The verdict is data (a reason
 code and its values); the CLI (app/cli/texts.py) and the UI (tr()) word it. Pure: the clock,
-the idle time and the battery are given (app/pipeline/work_gate.py reads them).
+the idle time and the battery are given (app/pipeline/queue/work_gate.py reads them).
 """
 
 from __future__ import annotations

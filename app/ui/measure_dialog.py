@@ -25,7 +25,7 @@ from app.core.paths import AppPaths
 from app.core.settings import Settings
 from app.jobs.job_form import JobForm
 from app.jobs.measure_worker import MeasureWorker, SetupOf, default_setup
-from app.pipeline.measure_report import CHOICE_PARAMS
+from app.pipeline.measure.report import CHOICE_PARAMS
 
 
 def _tr(text: str) -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from app.core.paths import app_paths
-from app.pipeline.work_gate import read_status
+from app.pipeline.queue.work_gate import read_status
 from tests.cli.conftest import REPO_ROOT, run_cli
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="SIGINT to a child")

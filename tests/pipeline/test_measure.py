@@ -1,4 +1,4 @@
-"""Measure this computer (app/pipeline/measure*.py): the choice, applying it and the Markdown
+"""Measure this computer (app/pipeline/measure/): the choice, applying it and the Markdown
 from a report; the driver line and ggml's buffer lines read; and `measure --quick` end to end
 on lavapipe with the tiny models (one size, one step), then cancelled in the middle of a stage:
 a partial report and no engine left. What is measured is not asserted (timings go to bench/)."""
@@ -14,9 +14,9 @@ import pytest
 
 from app.core.paths import app_paths
 from app.core.settings import Settings
-from app.pipeline.measure import ggml_buffer_bytes
-from app.pipeline.measure_report import apply_choice, choose, markdown
-from app.pipeline.measure_run import make_setup, measure, parse_sizes
+from app.pipeline.measure.probe import ggml_buffer_bytes
+from app.pipeline.measure.report import apply_choice, choose, markdown
+from app.pipeline.measure.session import make_setup, measure, parse_sizes
 
 pytestmark = pytest.mark.timeout(2400)
 GIB = 1024**3

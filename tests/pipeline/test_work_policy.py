@@ -15,7 +15,7 @@ from app.core.errors import InputError
 from app.core.settings import Settings, WorkSettings, settings_from_dict
 from app.pipeline import work_policy as wp
 from app.pipeline.control import POLICY, USER, RunControl
-from app.pipeline.work_gate import Sources, WorkGate, read_status, write_status
+from app.pipeline.queue.work_gate import Sources, WorkGate, read_status, write_status
 from tests.fakes.fake_idle import FakeIdle
 
 
@@ -95,7 +95,7 @@ def test_a_policy_suspend_is_taken_back_a_users_is_not() -> None:
     assert not control.withdraw_suspend(POLICY) and control.suspended_by == {USER}
 
 
-def test_worker_status_file_is_read_only_while_its_worker_lives(tmp_path) -> None:  # noqa: ANN001
+def test_worker_status_file_is_read_only_while_its_worker_lives(tmp_path) -> None:
     write_status(
         tmp_path, wp.policy_of("01:00-07:00"), wp.Verdict(False, wp.OUTSIDE_HOURS, "01:00")
     )
@@ -114,7 +114,7 @@ class FakeUser32:
     def __init__(self, last_input_ms: int, ok: bool = True) -> None:
         self.last, self.ok = last_input_ms, ok
 
-    def GetLastInputInfo(self, ref: Any) -> bool:  # noqa: N802 - Win32 name
+    def GetLastInputInfo(self, ref: Any) -> bool:
         info = ctypes.cast(ref, ctypes.POINTER(platform_idle._LastInputInfo)).contents
         assert info.cbSize == ctypes.sizeof(platform_idle._LastInputInfo)
         info.dwTime = self.last
@@ -125,7 +125,7 @@ class FakeTicks:
     def __init__(self, now_ms: int) -> None:
         self.now = now_ms
 
-    def GetTickCount(self) -> int:  # noqa: N802 - Win32 name
+    def GetTickCount(self) -> int:
         return self.now
 
 

@@ -17,10 +17,10 @@ from app.pipeline import events as ev
 from app.pipeline.control import RunControl
 from app.pipeline.job.spec import DeviceChoice, JobSpec, ModelFiles
 from app.pipeline.queue.jobs import JobQueue, QueuedJob
+from app.pipeline.queue.work_gate import Sources, WorkGate, read_status
 from app.pipeline.queue.worker import EMPTY, run_queue
 from app.pipeline.run.records import RESULT_FILE
 from app.pipeline.runner import Pipeline
-from app.pipeline.work_gate import Sources, WorkGate, read_status
 from app.pipeline.work_policy import AT_COMPUTER, Verdict, policy_of
 from tests.engine.pause_hook import PAUSE_AT_STEP_ENV
 from tests.fakes.fake_idle import FakeIdle
@@ -30,7 +30,7 @@ pytestmark = pytest.mark.timeout(900)
 BUSY, AWAY = 0.0, 3600.0
 
 
-def _spec(tiny_models, inputs) -> JobSpec:  # noqa: ANN001
+def _spec(tiny_models, inputs) -> JobSpec:
     image, mask = inputs
     models = ModelFiles(str(tiny_models.diffusion), str(tiny_models.llm), str(tiny_models.vae))
     return JobSpec(
@@ -55,7 +55,7 @@ def test_idle_busy_idle_suspends_frees_the_gpu_and_resumes_bit_exactly(
     tmp_path: Path,
     tiny_models,
     sd_stage: Path,
-    inputs,  # noqa: ANN001
+    inputs,
 ) -> None:
     spec = _spec(tiny_models, inputs)
     pipeline = Pipeline(app_paths(), engine=sd_stage, cache_limit_mb=64)

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QMessageBox
 from app.core.paths import app_paths
 from app.core.settings import Settings
 from app.pipeline.job import params as P
-from app.pipeline.measure_run import make_setup
+from app.pipeline.measure.session import make_setup
 from app.ui.measure_dialog import MeasureDialog
 
 pytestmark = pytest.mark.timeout(900)
@@ -22,13 +22,13 @@ def test_measure_dialog_reports_and_applies_with_consent(
     qtbot,
     sd_stage: Path,
     tiny_form,
-    dialogs,  # noqa: ANN001
+    dialogs,
 ) -> None:
     paths = app_paths()
     form = tiny_form()
     form.set(P.VAE_TILING, True)  # the measurement will choose untiled on the CPU
 
-    def setup_of(engine: Path):  # noqa: ANN202
+    def setup_of(engine: Path):
         return make_setup(
             paths, Settings(), engine, quick=True, sizes=((32, 32),), devices=("cpu",), steps=1
         )

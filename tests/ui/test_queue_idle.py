@@ -13,7 +13,7 @@ from PySide6.QtCore import QCoreApplication
 from app.core.paths import app_paths
 from app.core.settings import WorkSettings
 from app.pipeline.queue.jobs import JobQueue
-from app.pipeline.work_gate import Sources
+from app.pipeline.queue.work_gate import Sources
 from tests.fakes.fake_idle import FakeIdle
 from tests.ui.runs_fixtures import main_window, spec
 from tests.ui.test_queue_ui import _screenshot
@@ -21,7 +21,7 @@ from tests.ui.test_queue_ui import _screenshot
 pytestmark = pytest.mark.timeout(900)
 
 
-def _waiting_window(qtbot, sd_stage, tiny_models, idle: FakeIdle):  # noqa: ANN001, ANN202
+def _waiting_window(qtbot, sd_stage, tiny_models, idle: FakeIdle):
     job = dataclasses.replace(spec(tiny_models, "a new door", 2), width=64, height=64, seed=9)
     JobQueue(app_paths()).add([job])
     window = main_window(qtbot, sd_stage, tiny_models, show=False)
@@ -71,7 +71,7 @@ def test_the_dock_waiting_in_chinese(qtbot, sd_stage, tiny_models) -> None:
         QCoreApplication.removeTranslator(translator)
 
 
-def test_settings_dialog_remembers_the_policy(qtbot, tiny_form) -> None:  # noqa: ANN001
+def test_settings_dialog_remembers_the_policy(qtbot, tiny_form) -> None:
     from app.core.settings import Settings
     from app.ui.settings_dialog import SettingsDialog
 

@@ -26,8 +26,8 @@ from app.pipeline.execute.failure_kinds import failure_for
 from app.pipeline.failures import FailureKind
 from app.pipeline.job.spec import JobSpec
 from app.pipeline.queue.jobs import JobQueue, Outcome, QueuedJob
+from app.pipeline.queue.work_gate import WorkGate
 from app.pipeline.run.folder import RUN_FILE
-from app.pipeline.work_gate import WorkGate
 
 log = logging.getLogger(__name__)
 

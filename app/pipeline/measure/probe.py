@@ -1,6 +1,6 @@
 """Measure this computer: every stage of the job on every device the engine lists, at the
 user's sizes, with the user's model files (or shape-only models of the same size), as one
-report (app/pipeline/measure_report.py writes it as Markdown + JSON and picks the settings).
+report (app/pipeline/measure/report.py writes it as Markdown + JSON and picks the settings).
 
 What is measured, per device: llm-encode's wall time; diffuse s/step per size with flash
 attention off and on; vae-decode at the largest size untiled and tiled; each stage's planned
@@ -243,7 +243,7 @@ class Measurement:
             run = run_timed(self.setup.engine, args, folder / f"{tag}.log", env, self.cancel)
         except MeasureCancelled:
             raise
-        except Exception as exc:  # noqa: BLE001 - a stage that fails here is a finding
+        except Exception as exc:
             row.update(error=str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__)
         else:
             where = "RAM" if device == CPU else "VRAM"
@@ -267,6 +267,6 @@ class Measurement:
         planner = engine_planner_for(self.setup.engine, spec, plans)
         try:
             size = largest_fast_size(spec, width, height, planner, {device: info})
-        except Exception:  # noqa: BLE001 - no answer is "unknown", said as such
+        except Exception:
             size = None
         self.largest[device] = list(size) if size else None

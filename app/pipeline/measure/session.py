@@ -26,8 +26,8 @@ from app.core.settings import Settings
 from app.engine.tiny_models import TinySpec, generate_models
 from app.pipeline.job import params as P
 from app.pipeline.job.spec import ModelFiles
-from app.pipeline.measure import MeasureCancelled, Measurement, MeasureSetup, Progress_
-from app.pipeline.measure_report import report_of, write_report
+from app.pipeline.measure.probe import MeasureCancelled, Measurement, MeasureSetup, Progress_
+from app.pipeline.measure.report import report_of, write_report
 
 REPORT_FOLDER = "measure"
 SHAPE_FOLDER = "shape-models"

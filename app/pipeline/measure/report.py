@@ -1,4 +1,4 @@
-"""The measure report (app/pipeline/measure.py): the settings it would choose, the report as
+"""The measure report (app/pipeline/measure/probe.py): the settings it would choose, the report as
 JSON (format 1) and as Markdown beside it (to read and to paste into an issue), and applying
 the choice as this computer's defaults (Settings.job) with the changes listed.
 
@@ -26,7 +26,7 @@ from app.core.atomic import write_text_atomic
 from app.core.settings import JobValue, Settings
 from app.pipeline.execute.fit import CPU
 from app.pipeline.job import params as P
-from app.pipeline.measure import Measurement
+from app.pipeline.measure.probe import Measurement
 
 REPORT_FORMAT = 1
 MIB = 1024 * 1024
