@@ -138,9 +138,6 @@ class MeasureDialog(QDialog):
         self.worker.stop()
         super().reject()
 
-    def done_waiting(self, wait_ms: int = 60_000) -> bool:
-        return self.worker.stop(wait_ms)
-
 
 def install_measure_action(window: Any, form: JobForm, paths: AppPaths, settings: Settings,
                            engine: Any) -> None:  # fmt: skip
@@ -150,7 +147,6 @@ def install_measure_action(window: Any, form: JobForm, paths: AppPaths, settings
 
     def open_dialog() -> None:
         dialog = MeasureDialog(paths, form, engine(), default_setup(paths, settings), window)
-        window.measure_dialog = dialog
-        dialog.show()
+        dialog.show()  # the window owns it
 
     action.triggered.connect(open_dialog)

@@ -12,8 +12,10 @@ from PySide6.QtCore import QCoreApplication
 
 from app.core.paths import app_paths
 from app.core.settings import WorkSettings
+from app.pipeline import work_policy as wp
 from app.pipeline.queue.jobs import JobQueue
 from app.pipeline.queue.work_gate import Sources
+from app.ui.queue import work_texts as ui_words
 from tests.fakes.fake_idle import FakeIdle
 from tests.ui.runs_fixtures import main_window, spec
 from tests.ui.test_queue_ui import _screenshot
@@ -85,3 +87,22 @@ def test_settings_dialog_remembers_the_policy(qtbot, tiny_form) -> None:
     box.not_on_battery.setChecked(True)
     dialog.apply()
     assert settings.work == WorkSettings(mode="always", hours="23:00-06:00", not_on_battery=True)
+
+
+@pytest.mark.parametrize("reason", wp.REASONS)
+def test_every_reason_to_wait_has_its_words(qapp, reason: str) -> None:
+    """Each reason the gate gives is said in the CLI's English and the window's English and
+    简体中文, not as a bare "waiting"."""
+    from app.cli import work_texts as cli_words
+    from app.ui.i18n import TsTranslator
+
+    now = wp.Verdict(False, reason, until="01:00")
+    english = ui_words.waiting_text(now)
+    assert cli_words.waiting_text(now) != "waiting" and english != "waiting"
+    translator = TsTranslator("zh_CN")
+    QCoreApplication.installTranslator(translator)
+    try:
+        chinese = ui_words.waiting_text(now)
+    finally:
+        QCoreApplication.removeTranslator(translator)
+    assert chinese not in ("", english, "等待中"), chinese
