@@ -1,9 +1,11 @@
 """`queue run --when` and `queue list` in separate processes: a worker outside its hours waits
 and says until when, `queue list` says the live worker's policy and why it waits, Ctrl+C ends
-the waiting worker; a bad policy is a message naming the value."""
+the waiting worker; a bad policy is a message naming the value. In process: the flags over
+the Settings' policy, and "when idle" refused where no idle source answers."""
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import os
 import signal
@@ -13,9 +15,16 @@ from pathlib import Path
 
 import pytest
 
+from app.cli import queue_commands
+from app.core import platform_idle
+from app.core.errors import InputError
 from app.core.paths import app_paths
+from app.core.settings import Settings, WorkSettings, save_settings
+from app.pipeline.queue.jobs import JobQueue
 from app.pipeline.queue.work_gate import read_status
+from app.pipeline.work_policy import policy_of
 from tests.cli.conftest import REPO_ROOT, run_cli
+from tests.fakes.fake_idle import FakeIdle
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="SIGINT to a child")
 
@@ -26,6 +35,39 @@ def test_bad_policies_are_messages() -> None:
     assert '"25:00-01:00" is not a work policy for the queue' in done.stderr, done.stderr
     done = run_cli("queue", "run", "--when", "idle", "--idle-minutes", "0")
     assert done.returncode != 0 and "from 1 to 1440 minutes, not 0" in done.stderr, done.stderr
+
+
+def _flags(when: str | None = None, idle_minutes: int | None = None, battery: bool = False):
+    return argparse.Namespace(when=when, idle_minutes=idle_minutes, not_on_battery=battery)
+
+
+def test_run_flags_over_the_settings_policy(monkeypatch: pytest.MonkeyPatch) -> None:
+    paths = app_paths().ensure()
+    work = WorkSettings(mode="idle", idle_minutes=7, hours="22:00-05:00")
+    save_settings(paths.settings_file, Settings(work=work))
+    monkeypatch.setattr(platform_idle, "system_idle_source", lambda: FakeIdle(0.0))
+    queue = JobQueue(paths)
+    cases = [
+        (_flags(), policy_of("idle", 7, "22:00-05:00")),  # the Settings' policy
+        (_flags(battery=True), policy_of("idle", 7, "22:00-05:00", not_on_battery=True)),
+        (_flags("idle", 3), policy_of("idle", 3, "22:00-05:00")),
+        (_flags("01:00-07:00"), policy_of("hours", 7, "01:00-07:00")),
+        (_flags("always"), policy_of("always", 7, "22:00-05:00")),
+    ]
+    for flags, policy in cases:
+        gate = queue_commands.work_gate(flags, queue)
+        gate.close()
+        assert gate.policy == policy, flags
+
+
+def test_when_idle_without_an_idle_source_is_a_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(platform_idle, "system_idle_source", lambda: None)
+    with pytest.raises(InputError) as raised:
+        queue_commands.work_gate(_flags("idle"), JobQueue(app_paths().ensure()))
+    assert str(raised.value).startswith("This computer cannot tell how long it has been idle")
+    hours = queue_commands.work_gate(_flags("01:00-07:00"), JobQueue(app_paths()))  # no idle
+    hours.close()
+    assert hours.policy.mode == "hours"
 
 
 def test_list_says_the_policy_without_a_worker() -> None:
