@@ -61,13 +61,13 @@ from app.engine.tiny_models import ModelSet, TinySpec, generate_models  # noqa: 
 from app.pipeline.api import DeviceInfo  # noqa: E402
 from app.pipeline.execute.job_plan import engine_planner_for, largest_fast_size  # noqa: E402
 from app.pipeline.job.spec import DeviceChoice, JobSpec, ModelFiles  # noqa: E402
+from app.pipeline.measure.probe import ggml_buffer_bytes  # noqa: E402
 from tests.engine.real_engine import COND, Job, monolithic_argv, stage_args  # noqa: E402
 
 GIB = 1024**3
 MIB = 1024**2
 STAGE_TIMEOUT_S = 1800.0
 USER_ASPECT = (352, 864)
-BUFFER_LINE = re.compile(r"(\S+) (compute|params backend) buffer size[:= ]+([0-9.]+) ?MB\((\w+)\)")
 SAMPLING_LINE = re.compile(r"sampling completed, taking ([0-9.]+)s")
 
 
@@ -139,13 +139,9 @@ class Check:
 
     @staticmethod
     def _ggml_device_bytes(log: Path) -> int | None:
-        """ggml's own count: every runner's weights and first compute buffer on the device."""
-        seen: dict[tuple[str, str], float] = {}
-        for found in BUFFER_LINE.finditer(log.read_text(encoding="utf-8", errors="replace")):
-            runner, kind, mb, where = found.groups()
-            if where.upper() == "VRAM":
-                seen.setdefault((runner, kind), float(mb))
-        return round(sum(seen.values()) * MIB) if seen else None
+        """ggml's own count of the device's buffers: the app's measurement reads it (one
+        owner: app/pipeline/measure/probe.py, `python -m app measure`)."""
+        return ggml_buffer_bytes(log.read_text(encoding="utf-8", errors="replace"), "VRAM")
 
     def memory_row(self, model: str, stage: str, size: str, args: StageArgs, run: dict) -> None:
         planned = plan_stage(self.engine, args.to_argv(), self.env).on(self.device)

@@ -27,6 +27,10 @@ def _handler(name: str) -> Handler:
         from app.cli import queue_commands
 
         return getattr(queue_commands, f"cmd_{name.removeprefix('queue_')}")
+    if name == "measure":
+        from app.cli import measure_command
+
+        return measure_command.cmd_measure
     if name in ("prepare", "composite"):
         from app.cli import imaging_commands
 

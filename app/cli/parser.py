@@ -8,7 +8,7 @@ from app.cli.run_flags import add_compat_flags, add_param_flags
 from app.pipeline.job import params as P
 from app.pipeline.job.presets import PRESET_NAMES
 
-COMMANDS = ("prepare", "composite", "run", "resume", "status", "selftest", "queue")
+COMMANDS = ("prepare", "composite", "run", "resume", "status", "selftest", "queue", "measure")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -26,6 +26,9 @@ def build_parser() -> argparse.ArgumentParser:
     from app.cli.queue_parser import add_queue
 
     add_queue(sub)
+    from app.cli.measure_command import add_measure
+
+    add_measure(sub)
     return parser
 
 

@@ -1,5 +1,5 @@
 """`python -m app queue add | list | run | remove | move | pause | resume` (parsers in
-app/cli/queue_parser.py; the store is app/pipeline/queue/jobs.py, the worker queue_worker.py)."""
+app/cli/queue_parser.py; the store is app/pipeline/queue/jobs.py, the worker queue/worker.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,10 @@ from typing import Any
 from app.cli.commands import _pipeline, job_spec
 from app.cli.execute import ctrl_c_suspends, print_event
 from app.cli.exits import Exit
+from app.cli.work_texts import policy_text, waiting_text
+from app.core.errors import InputError
 from app.core.paths import app_paths
+from app.core.settings import load_settings
 from app.pipeline import (
     CANCELLED,
     PAUSED,
@@ -21,13 +24,23 @@ from app.pipeline import (
     JobQueue,
     JobView,
     QueuedJob,
+    Sources,
+    WorkGate,
     prompt_lines,
+    read_status,
     run_queue,
     variations,
 )
 from app.pipeline import events as ev
 from app.pipeline.control import RunControl
 from app.pipeline.job import preflight
+from app.pipeline.work_policy import IDLE, Verdict, WorkPolicy, policy_from_settings, policy_of
+
+NO_IDLE_MESSAGE = "This computer cannot tell how long it has been idle"
+NO_IDLE_FIX = (
+    "On Linux, run a desktop session that sets logind's idle hint, or install xprintidle "
+    "(X11); or use --when HH:MM-HH:MM."
+)
 
 
 def _queue() -> JobQueue:
@@ -96,6 +109,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         print(json.dumps([view_json(v, n) for n, v in enumerate(views, 1)], indent=1))
         return Exit.OK
     print(f"queue: {len(views)} job(s){', paused' if paused else ''}")
+    _print_policy()
     for n, v in enumerate(views, 1):
         steps = v.steps if v.steps is not None else v.job.spec.steps
         step = f"step {v.last_completed_step}/{steps}"
@@ -112,9 +126,42 @@ def cmd_list(args: argparse.Namespace) -> int:
     return Exit.OK
 
 
+def _settings_policy() -> WorkPolicy:
+    return policy_from_settings(load_settings(app_paths().settings_file).work)
+
+
+def _print_policy() -> None:
+    """The live worker's policy and why it waits, else the policy a worker would take."""
+    status = read_status(_queue().dir)
+    if status is None:
+        print(f"policy: {policy_text(_settings_policy().to_json())} (no worker running)")
+        return
+    print(f"policy: {policy_text(status.policy)}; worker: {waiting_text(status.waiting)}")
+
+
+def work_gate(args: argparse.Namespace, queue: JobQueue) -> WorkGate:
+    """`--when`, `--idle-minutes`, `--not-on-battery` over the Settings' policy."""
+    base = _settings_policy()
+    policy = policy_of(
+        args.when or base.mode,
+        base.idle_minutes if args.idle_minutes is None else args.idle_minutes,
+        base.hours,
+        args.not_on_battery or base.not_on_battery,
+    )
+    sources = Sources.system() if policy.mode == IDLE else Sources()
+    if policy.mode == IDLE and sources.idle is None:
+        raise InputError(NO_IDLE_MESSAGE, fix=NO_IDLE_FIX)
+
+    def say(now: Verdict) -> None:
+        print(f"queue worker ({policy_text(policy.to_json())}): {waiting_text(now)}", flush=True)
+
+    return WorkGate(policy, sources, on_state=say, status_dir=queue.dir)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     pipeline = _pipeline(args)
     queue = _queue()
+    gate = work_gate(args, queue)
     control = RunControl()
     out = sys.stdout
     codes: dict[str, Exit | None] = {}
@@ -133,10 +180,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     try:
         with ctrl_c_suspends(control):
-            report = run_queue(pipeline, queue, control, on_event)
+            report = run_queue(pipeline, queue, control, on_event, gate=gate)
     except KeyboardInterrupt:
         print("stopped; `python -m app queue run` resumes the job", file=sys.stderr)
         return Exit.CANCELLED
+    finally:
+        gate.close()
     done, failed = len(report.finished), len(report.failed)
     print(f"queue worker: {done} finished, {failed} failed", flush=True)
     if report.reason == PAUSED:

@@ -7,6 +7,7 @@ import argparse
 
 def add_queue(sub: argparse._SubParsersAction) -> None:
     from app.cli.parser import add_job_flags
+    from app.pipeline.work_policy import DEFAULT_IDLE_MINUTES
 
     q = sub.add_parser(
         "queue",
@@ -50,9 +51,24 @@ def add_queue(sub: argparse._SubParsersAction) -> None:
         help="run the queue's jobs one after another (a headless worker)",
         description="Runs every job not done yet, resuming an interrupted one from its last "
         "checkpoint; exits when the queue is empty or paused. Ctrl+C suspends the job in "
-        "hand after its current step.",
+        "hand after its current step. --when idle runs only while nobody uses the computer "
+        "and suspends the job in hand (the GPU freed within seconds) when someone comes back; "
+        "--when 01:00-07:00 only in those hours. Without --when: the policy of the Settings.",
     )
     p.add_argument("--engine", metavar="PATH", help="the sd-stage binary to use")
+    p.add_argument(
+        "--when",
+        metavar="POLICY",
+        help="always | idle | HH:MM-HH:MM (default: the Settings' policy, else always)",
+    )
+    p.add_argument(
+        "--idle-minutes",
+        type=int,
+        metavar="N",
+        help="with --when idle: minutes without keyboard or mouse input "
+        f"(default: the Settings', else {DEFAULT_IDLE_MINUTES})",
+    )
+    p.add_argument("--not-on-battery", action="store_true", help="never run while on battery power")
     p.set_defaults(handler="queue_run")
 
     p = qs.add_parser("remove", help="take a job out of the queue (its run folder stays)")

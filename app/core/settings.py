@@ -54,6 +54,18 @@ class PaintSettings:
 
 
 @dataclass
+class WorkSettings:
+    """When the queue's worker may use the computer (app/pipeline/work_policy.py): mode
+    "always", "idle" (after `idle_minutes` without input) or "hours" (`hours`, "01:00-07:00");
+    `not_on_battery` adds "never on battery". Checked where it is used (policy_of)."""
+
+    mode: str = "always"
+    idle_minutes: int = 10
+    hours: str = "01:00-07:00"
+    not_on_battery: bool = False
+
+
+@dataclass
 class Settings:
     """Everything Stepwise remembers between sessions."""
 
@@ -69,6 +81,8 @@ class Settings:
     job: dict[str, JobValue] = field(default_factory=dict)
     # The Generate panel's Setup sections, open (True) or closed, by section key.
     setup_sections: dict[str, bool] = field(default_factory=dict)
+    # The queue worker's work policy (version 2 files without it get the default: always).
+    work: WorkSettings = field(default_factory=WorkSettings)
 
 
 def _coerce(cls: type, data: object, where: str, problems: list[str]) -> object:

@@ -22,11 +22,20 @@ from app.jobs.job_inputs import InputFiles, write_inputs
 from app.jobs.run_session import make_pipeline
 from app.jobs.run_state import log_error, user_text
 from app.jobs.workers import AppThread, suspend_and_wait
-from app.pipeline import JobQueue, JobView, QueuedJob, run_queue, variations
+from app.pipeline import (
+    JobQueue,
+    JobView,
+    QueuedJob,
+    Sources,
+    WorkGate,
+    run_queue,
+    variations,
+)
 from app.pipeline import events as ev
 from app.pipeline.api import PipelineAPI
 from app.pipeline.control import RunControl
 from app.pipeline.job.spec import JobSpec
+from app.pipeline.work_policy import IDLE, Verdict, WorkPolicy
 
 log = logging.getLogger(__name__)
 
@@ -49,13 +58,22 @@ class QueueWorker(AppThread):
     """`run_queue` off the UI thread; `ended(reason)` once, with the worker's reason."""
 
     job_event = Signal(str, object)  # job id, app.pipeline.events event
+    work_state = Signal(object)  # app.pipeline.work_policy.Verdict: waiting (why) / working
     ended = Signal(str)
 
-    def __init__(self, pipeline: PipelineAPI, queue: JobQueue, parent: QObject | None = None):
+    def __init__(
+        self,
+        pipeline: PipelineAPI,
+        queue: JobQueue,
+        parent: QObject | None = None,
+        gate: WorkGate | None = None,
+    ):
         super().__init__(parent)
         self.setObjectName("QueueWorker")
         self.control = RunControl()
         self._pipeline, self._queue = pipeline, queue
+        self.gate = gate or WorkGate()
+        self.gate.on_state = self.work_state.emit
 
     def run(self) -> None:  # QThread entry point
         def on_event(job: QueuedJob, _run_dir: Path | None, event: ev.Event) -> None:
@@ -63,10 +81,17 @@ class QueueWorker(AppThread):
 
         reason = "failed"
         try:
-            reason = run_queue(self._pipeline, self._queue, self.control, on_event).reason
+            report = run_queue(self._pipeline, self._queue, self.control, on_event, gate=self.gate)
+            reason = report.reason
         except Exception:  # logged; the dock shows the jobs as they are
             log.exception("the queue worker failed")
+        finally:
+            self.gate.close()
         self.ended.emit(reason)
+
+
+def _system_sources(policy: WorkPolicy) -> Sources:
+    return Sources.system() if policy.mode == IDLE else Sources()
 
 
 class QueueAdder(AppThread):
@@ -120,9 +145,15 @@ class QueueModel(QObject):
         paths: AppPaths,
         engine: Callable[[], Path | None] = lambda: None,
         parent: QObject | None = None,
+        policy: Callable[[], WorkPolicy] = WorkPolicy,
+        sources: Callable[[WorkPolicy], Sources] | None = None,
     ) -> None:
         super().__init__(parent)
         self.paths = paths
+        # The work policy (Settings.work) read at each start, its sources (tests: a fake idle
+        # source), and the worker's verdict while it runs (None: no worker).
+        self.policy_of, self.sources_of = policy, sources or _system_sources
+        self.work_state: Verdict | None = None
         self.queue = JobQueue(paths)
         self._engine = engine
         self.views: list[JobView] = []
@@ -226,8 +257,11 @@ class QueueModel(QObject):
         if self.worker is not None:
             return self.worker
         self._act(lambda: self.queue.set_paused(False))
-        worker = QueueWorker(make_pipeline(self.paths, self._engine()), self.queue, self)
+        policy = self.policy_of()
+        gate = WorkGate(policy, self.sources_of(policy), status_dir=self.queue.dir)
+        worker = QueueWorker(make_pipeline(self.paths, self._engine()), self.queue, self, gate)
         worker.job_event.connect(self._job_event)
+        worker.work_state.connect(self._work_state)
         worker.ended.connect(self._ended)
         self.worker = worker
         self._timer.start()
@@ -239,6 +273,20 @@ class QueueModel(QObject):
         """Frees the GPU now: the job in hand stops after its current step (it resumes)."""
         if self.worker is not None:
             self.worker.control.suspend()
+
+    @property
+    def policy(self) -> WorkPolicy:
+        """The policy in force: the running worker's, else the one a start would take."""
+        return self.worker.gate.policy if self.worker is not None else self.policy_of()
+
+    def poke(self) -> None:
+        """The worker asks its policy now (a test's fake idle source changed)."""
+        if self.worker is not None:
+            self.worker.gate.poke()
+
+    def _work_state(self, now: Verdict) -> None:
+        self.work_state = now
+        self.changed.emit()
 
     def _job_event(self, job_id: str, event: ev.Event) -> None:
         if isinstance(event, ev.StepProgressed):
@@ -260,6 +308,7 @@ class QueueModel(QObject):
             worker.wait()
             worker.deleteLater()
         self.progress = None
+        self.work_state = None
         self.refresh()
 
     def shutdown(self, wait_ms: int = 15_000) -> bool:

@@ -1,22 +1,22 @@
 """The pipeline: a job's way from its parameters to a finished picture, one floor per step.
 
-    queue/ | selftest        many jobs, one after another (and the selftest's one job)
+    queue/ | measure/ | selftest   many jobs one after another; measure this computer
     runner.py                the Pipeline: PipelineAPI over the floors below
     execute/                 the stages run: scheduler, stages, engine stage, memory fit, accept
     cache/                   stage keys and the content-addressed stage cache
     run/                     the run folder on disk: run.json, records, inputs, checkpoints
-    api.py                   the seam: PipelineAPI, RunSnapshot (events.py, control.py beside it)
+    api.py                   the seam: PipelineAPI, RunSnapshot (events, control, work_policy)
     job/                     what a job is: the parameter table, JobSpec, preflight, presets
     failures.py              what can go wrong, in words every floor shares
 
 A floor imports only the floors under it (pyproject.toml, the "pipeline floors" contract).
 
 Above the pipeline (ui/, jobs/, cli/) the public surface is: this package's names (below),
-the seam modules `api`, `events`, `failures`, `control`, the `job` floor, and the three small
-modules that stand beside the top floor (`selftest`, `demo`, `engine_info`). Everything else is
-reached through the names this face hands out (the "pipeline surface" contract in
-pyproject.toml). They are imported when first asked for, so `import app.pipeline.failures`
-stays light.
+the seam modules `api`, `events`, `failures`, `control`, `work_policy`, the `job` floor, and
+the modules that stand beside the top floor (`measure`, `selftest`, `demo`, `engine_info`).
+Everything else is reached through the names this face hands out (the "pipeline surface"
+contract in pyproject.toml). They are imported when first asked for, so
+`import app.pipeline.failures` stays light.
 """
 
 from __future__ import annotations
@@ -47,6 +47,9 @@ if TYPE_CHECKING:  # the one list of the names handed out; __getattr__ reads it
     from app.pipeline.queue.variations import MAX_VARIATIONS as MAX_VARIATIONS
     from app.pipeline.queue.variations import prompt_lines as prompt_lines
     from app.pipeline.queue.variations import variations as variations
+    from app.pipeline.queue.work_gate import Sources as Sources
+    from app.pipeline.queue.work_gate import WorkGate as WorkGate
+    from app.pipeline.queue.work_gate import read_status as read_status
     from app.pipeline.queue.worker import CANCELLED as CANCELLED
     from app.pipeline.queue.worker import PAUSED as PAUSED
     from app.pipeline.queue.worker import SUSPENDED as SUSPENDED

@@ -8,6 +8,9 @@ from typing import Protocol
 
 from app.engine.process import STOP_DEADLINE_S
 
+USER = "user"  # who asked for a suspend: the user (the default) or the work policy
+POLICY = "policy"  # app/pipeline/queue/work_gate.py: the user came back, the hours ended
+
 
 class _Commandable(Protocol):
     def send(self, cmd: str) -> object: ...
@@ -24,6 +27,8 @@ class RunControl:
         self._lock = threading.Condition()
         self._paused = False
         self._suspend = False
+        self._suspend_by: set[str] = set()
+        self._deadline_s: float | None = None  # a shorter deadline asked with a suspend
         self._cancel = False
         self._stop_asked: float | None = None  # time.monotonic() of the first suspend/cancel
         self._process: _Commandable | None = None
@@ -43,9 +48,14 @@ class RunControl:
             self._send("resume")
             self._lock.notify_all()
 
-    def suspend(self) -> None:
+    def suspend(self, *, by: str = USER, deadline_s: float | None = None) -> None:
+        """`by`: who asks (USER, POLICY); `deadline_s`: end the engine sooner than
+        stop_deadline_s when its step does not end by then (the GPU is wanted back)."""
         with self._lock:
             self._suspend = True
+            self._suspend_by.add(by)
+            if deadline_s is not None:
+                self._deadline_s = min(deadline_s, self._deadline_s or deadline_s)
             self._stop_asked = self._stop_asked or time.monotonic()
             self._send("suspend")
             self._lock.notify_all()
@@ -68,6 +78,23 @@ class RunControl:
             return self._suspend
 
     @property
+    def suspended_by(self) -> frozenset[str]:
+        with self._lock:
+            return frozenset(self._suspend_by)
+
+    def withdraw_suspend(self, by: str) -> bool:
+        """Takes back `by`'s suspend once its run has ended (no engine attached); True when no
+        suspend or cancel is left, so the next run may start."""
+        with self._lock:
+            self._suspend_by.discard(by)
+            if not self._suspend_by:
+                self._suspend = False
+                self._deadline_s = None
+                if not self._cancel:
+                    self._stop_asked = None
+            return not (self._suspend or self._cancel)
+
+    @property
     def cancel_requested(self) -> bool:
         with self._lock:
             return self._cancel
@@ -77,7 +104,10 @@ class RunControl:
         the engine out: app/pipeline/execute/engine_stage.py)."""
         with self._lock:
             asked = self._stop_asked
-        return asked is not None and time.monotonic() - asked > self.stop_deadline_s
+            deadline = self.stop_deadline_s
+            if self._deadline_s is not None and not self._cancel:
+                deadline = min(deadline, self._deadline_s)
+        return asked is not None and time.monotonic() - asked > deadline
 
     @property
     def process_id(self) -> int | None:

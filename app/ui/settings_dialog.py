@@ -34,6 +34,7 @@ from app.core.settings import Settings, save_settings
 from app.jobs.job_form import JobForm
 from app.pipeline.job.params import FLASH_ATTENTION, MMAP, THREADS, Param
 from app.ui.messages import show_error
+from app.ui.queue.work_policy_box import WorkPolicyBox
 
 log = logging.getLogger(__name__)
 
@@ -125,6 +126,8 @@ class SettingsDialog(QDialog):
         dform.addRow(self.flash)
         dform.addRow(self.mmap)
 
+        self.work = WorkPolicyBox(self)  # when the queue may run (Settings.work)
+
         folders = QGroupBox(_tr("Folders"), self)
         fform = QFormLayout(folders)
         self.folder_buttons: dict[Path, QPushButton] = {}
@@ -142,6 +145,7 @@ class SettingsDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(general)
         layout.addWidget(engine_box)
+        layout.addWidget(self.work)
         layout.addWidget(folders)
         layout.addWidget(note)
         layout.addWidget(buttons)
@@ -171,6 +175,7 @@ class SettingsDialog(QDialog):
         self.engine_edit.setText(s.engine_path)
         self.cache_spin.setValue(max(MIN_CACHE_MB, s.cache_limit_mb))
         self.language.setCurrentIndex(max(0, self.language.findData(s.language)))
+        self.work.load(s.work)
 
     def _switch_values(self) -> dict[Param, Any]:
         return {
@@ -189,6 +194,7 @@ class SettingsDialog(QDialog):
         s.engine_path = self.engine_edit.text().strip()
         s.cache_limit_mb = self.cache_spin.value()
         s.language = str(self.language.currentData())
+        s.work = self.work.value(s.work)
 
 
 def open_settings_dialog(

@@ -26,6 +26,7 @@ from app.pipeline.execute.failure_kinds import failure_for
 from app.pipeline.failures import FailureKind
 from app.pipeline.job.spec import JobSpec
 from app.pipeline.queue.jobs import JobQueue, Outcome, QueuedJob
+from app.pipeline.queue.work_gate import WorkGate
 from app.pipeline.run.folder import RUN_FILE
 
 log = logging.getLogger(__name__)
@@ -62,13 +63,17 @@ def run_queue(
     on_event: JobEvent | None = None,
     *,
     max_jobs: int | None = None,
+    gate: WorkGate | None = None,
 ) -> WorkerReport:
     """Runs the queue's jobs until none is left, the queue is paused, or the job in hand is
-    suspended or cancelled (through `control`)."""
+    suspended or cancelled (through `control`). `gate`: the work policy (app/pipeline/
+    work_gate.py; none: always) holds the worker before each job and suspends the job in hand
+    when it stops allowing work; that job then runs again when it allows."""
     report = WorkerReport()
     skip: set[str] = set()
+    gate = gate or WorkGate()
     while max_jobs is None or len(report.finished) + len(report.failed) < max_jobs:
-        if control.cancel_requested or control.suspend_requested:
+        if not gate.wait(control) or control.cancel_requested or control.suspend_requested:
             report.reason = CANCELLED if control.cancel_requested else SUSPENDED
             return report
         claim = queue.claim_next(skip)
@@ -78,8 +83,9 @@ def run_queue(
         with claim:
             job = claim.job
             started = time.monotonic()
-            terminal = yield_job(pipeline, queue, job, control, on_event)
-            report.seconds[job.id] = time.monotonic() - started
+            with gate.watching(control):
+                terminal = yield_job(pipeline, queue, job, control, on_event)
+            report.seconds[job.id] = report.seconds.get(job.id, 0) + time.monotonic() - started
             if isinstance(terminal, ev.RunFinished):
                 report.finished.append(job.id)
             elif isinstance(terminal, ev.RunFailed):
@@ -87,6 +93,8 @@ def run_queue(
                 if terminal.kind in LEFT_TO_RESUME:
                     skip.add(job.id)  # not this worker again; the next one resumes it
             elif isinstance(terminal, ev.RunSuspended):
+                if gate.took_back(control):
+                    continue  # the policy's suspend: wait, then the job resumes
                 report.reason = SUSPENDED
                 return report
             elif isinstance(terminal, ev.RunCancelled):

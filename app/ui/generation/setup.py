@@ -215,6 +215,10 @@ def install(window: MainWindow, paths: AppPaths, settings: Settings) -> Generati
         demo.start()
 
     action.triggered.connect(try_demo)
+    from app.ui.measure_dialog import install_measure_action
+
+    session = panel.model.session
+    install_measure_action(window, panel.model.form, paths, settings, lambda: session.engine)
     window.close_guards.append(lambda: confirm_quit_during_run(panel))
     window.generation_panel = panel
     window.generation_demo = demo

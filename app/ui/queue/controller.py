@@ -18,6 +18,7 @@ from app.jobs.run_state import user_text
 from app.pipeline import MAX_VARIATIONS
 from app.pipeline.api import RunSnapshot
 from app.pipeline.job.spec import JobSpec
+from app.pipeline.work_policy import WorkPolicy, policy_from_settings
 from app.ui.guards import FirstShow
 
 if TYPE_CHECKING:
@@ -41,7 +42,15 @@ class QueueController(QObject):
         self.window, self.panel = window, panel
         self.generation = panel.model
         session = self.generation.session
-        self.model = QueueModel(paths, engine=lambda: session.engine, parent=self)
+        settings = getattr(window, "settings", None)  # the work policy: Settings.work
+        self.model = QueueModel(
+            paths,
+            engine=lambda: session.engine,
+            parent=self,
+            policy=lambda: (
+                WorkPolicy() if settings is None else policy_from_settings(settings.work)
+            ),
+        )
         self.queue_panel = QueuePanel(self.model)
         self.dock: Any = None
         self.compare: CompareDialog | None = None

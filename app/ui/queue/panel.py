@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from app.jobs.queue_model import QueueModel
 from app.pipeline import RESULT_FILE, JobView
+from app.ui.queue.work_texts import state_line
 
 THUMB_PX = 48
 ID_ROLE = Qt.ItemDataRole.UserRole
@@ -60,6 +61,9 @@ class QueuePanel(QWidget):
         self.summary = QLabel(self)
         self.summary.setObjectName("queue_summary")
         self.summary.setWordWrap(True)
+        self.work_line = QLabel(self)  # the work policy and why the worker waits
+        self.work_line.setObjectName("queue_work_state")
+        self.work_line.setWordWrap(True)
         self.tree = QTreeWidget(self)
         self.tree.setObjectName("queue_jobs")
         self.tree.setHeaderLabels([_tr("Job"), _tr("State"), _tr("Step")])
@@ -90,6 +94,7 @@ class QueuePanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.summary)
+        layout.addWidget(self.work_line)
         layout.addWidget(self.tree, 1)
         layout.addLayout(row)
         layout.addLayout(row2)
@@ -119,6 +124,7 @@ class QueuePanel(QWidget):
         for column in range(3):
             self.tree.resizeColumnToContents(column)
         self.summary.setText(self._summary())
+        self.work_line.setText(state_line(m.policy, m.work_state))
         self._update_buttons()
 
     def _job_text(self, view: JobView) -> str:

@@ -1,0 +1,152 @@
+"""Help ▸ Measure this computer: progress with the time left and Cancel, then the report
+(Markdown, also saved with JSON beside it) and, with the user's consent, its settings made
+this computer's defaults (the job form's devices, flash attention and VAE tiling), saying
+what changed. The measurement is the pipeline's (app/jobs/measure_worker.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QMessageBox,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.paths import AppPaths
+from app.core.settings import Settings
+from app.jobs.job_form import JobForm
+from app.jobs.measure_worker import MeasureWorker, SetupOf, default_setup
+from app.pipeline.measure.report import CHOICE_PARAMS
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("Measure", text)
+
+
+def _minutes(seconds: float) -> str:
+    if seconds < 90:
+        return _tr("{seconds} s").format(seconds=int(round(seconds)))
+    return _tr("{minutes} min").format(minutes=int(round(seconds / 60)))
+
+
+class MeasureDialog(QDialog):
+    def __init__(
+        self,
+        paths: AppPaths,
+        form: JobForm,
+        engine: Path | None,
+        setup_of: SetupOf,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("measure_dialog")
+        self.setWindowTitle(_tr("Measure this computer"))
+        self.form = form
+        self.report: dict[str, Any] | None = None
+        self.status = QLabel(_tr("Starting…"), self)
+        self.status.setObjectName("measure_status")
+        self.bar = QProgressBar(self)
+        self.text = QPlainTextEdit(self)
+        self.text.setReadOnly(True)
+        self.text.setObjectName("measure_report")
+        self.apply_button = QPushButton(_tr("Use these settings on this computer…"), self)
+        self.apply_button.setObjectName("measure_apply")
+        self.apply_button.setEnabled(False)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel, self)
+        self.buttons.addButton(self.apply_button, QDialogButtonBox.ButtonRole.ActionRole)
+        self.buttons.rejected.connect(self.reject)
+        self.apply_button.clicked.connect(self.apply)
+        layout = QVBoxLayout(self)
+        for widget in (self.status, self.bar, self.text, self.buttons):
+            layout.addWidget(widget)
+        self.resize(900, 600)
+        self.worker = MeasureWorker(paths, engine, setup_of)
+        self.worker.progress.connect(self._progress)
+        self.worker.done.connect(self._done)
+        self.worker.failed.connect(self._failed)
+        self.worker.start()
+
+    def _progress(self, done: int, total: int, what: str, eta: float | None) -> None:
+        self.bar.setRange(0, total)
+        self.bar.setValue(done)
+        text = _tr("{what} ({done} of {total})").format(what=what, done=done + 1, total=total)
+        if eta is not None:
+            text += " · " + _tr("about {time} left").format(time=_minutes(eta))
+        self.status.setText(text)
+
+    def _done(self, report: dict[str, Any], md: str) -> None:
+        self.report = report
+        self.bar.setValue(self.bar.maximum())
+        if report["cancelled"]:
+            self.status.setText(_tr("Cancelled; the partial report is in {path}").format(path=md))
+        else:
+            self.status.setText(_tr("Done; the report is in {path}").format(path=md))
+        self.text.setPlainText(Path(md).read_text(encoding="utf-8"))
+        self.apply_button.setEnabled(bool(report["choice"]))
+        self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setText(_tr("Close"))
+
+    def _failed(self, message: str) -> None:
+        self.status.setText(_tr("Measuring failed: {message}").format(message=message))
+        self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setText(_tr("Close"))
+
+    def changes(self) -> list[tuple[str, object, object]]:
+        choice = self.report["choice"] if self.report else {}
+        out = []
+        for param in CHOICE_PARAMS:
+            if param.name in choice and self.form.get(param) != choice[param.name]:
+                out.append((param.name, self.form.get(param), choice[param.name]))
+        return out
+
+    def apply(self) -> list[tuple[str, object, object]]:
+        """Asks first, listing each change; yes sets them on the job form (remembered)."""
+        changes = self.changes()
+        if not changes:
+            QMessageBox.information(
+                self, _tr("Nothing to change"), _tr("The settings are already what it chose.")
+            )
+            return []
+        lines = "\n".join(f"{name}: {old} → {new}" for name, old, new in changes)
+        answer = QMessageBox.question(
+            self,
+            _tr("Use these settings?"),
+            _tr("Make these this computer's defaults?\n{changes}").format(changes=lines),
+        )
+        if answer != QMessageBox.StandardButton.Yes:
+            return []
+        by_name = {p.name: p for p in CHOICE_PARAMS}
+        for name, _old, new in changes:
+            self.form.set(by_name[name], new)
+        self.status.setText(_tr("Changed: {changes}").format(changes=lines.replace("\n", "; ")))
+        self.apply_button.setEnabled(False)
+        return changes
+
+    def reject(self) -> None:
+        """Cancel stops the measurement (its engine ended); Close closes."""
+        if self.worker.isRunning():
+            self.worker.cancel()
+            self.status.setText(_tr("Stopping…"))
+            return
+        self.worker.stop()
+        super().reject()
+
+
+def install_measure_action(window: Any, form: JobForm, paths: AppPaths, settings: Settings,
+                           engine: Any) -> None:  # fmt: skip
+    """Help ▸ Measure this computer; `engine()` is the session's engine (None: the built one)."""
+    action = window.help_menu.addAction(_tr("Measure this computer…"))
+    action.setObjectName("measure_action")
+
+    def open_dialog() -> None:
+        dialog = MeasureDialog(paths, form, engine(), default_setup(paths, settings), window)
+        dialog.show()  # the window owns it
+
+    action.triggered.connect(open_dialog)

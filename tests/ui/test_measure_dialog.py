@@ -1,0 +1,53 @@
+"""Help ▸ Measure this computer: the dialog runs the pipeline's measurement on the real engine
+(the tiny models, the CPU device, one size and step: quick in the suite), shows progress, the
+report, and applies its settings to the job form only after the user says yes, listing them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QMessageBox
+
+from app.core.paths import app_paths
+from app.core.settings import Settings
+from app.pipeline.job import params as P
+from app.pipeline.measure.session import make_setup
+from app.ui.measure_dialog import MeasureDialog
+
+pytestmark = pytest.mark.timeout(900)
+
+
+def test_measure_dialog_reports_and_applies_with_consent(
+    qtbot,
+    sd_stage: Path,
+    tiny_form,
+    dialogs,
+) -> None:
+    paths = app_paths()
+    form = tiny_form()
+    form.set(P.VAE_TILING, True)  # the measurement will choose untiled on the CPU
+
+    def setup_of(engine: Path):
+        return make_setup(
+            paths, Settings(), engine, quick=True, sizes=((32, 32),), devices=("cpu",), steps=1
+        )
+
+    dialog = MeasureDialog(paths, form, sd_stage, setup_of)
+    qtbot.addWidget(dialog)
+    statuses: list[str] = []
+    dialog.worker.progress.connect(lambda *_: statuses.append(dialog.status.text()))
+    with qtbot.waitSignal(dialog.worker.done, timeout=600_000):
+        pass
+    dialog.worker.wait()
+    assert any("left" in s for s in statuses[1:]), statuses  # an ETA once a stage was timed
+    assert dialog.status.text().startswith("Done; the report is in ")
+    assert "# Stepwise: measure of this computer" in dialog.text.toPlainText()
+    assert dialog.report is not None and dialog.report["choice"]["vae_tiling"] is False
+    dialogs.answers.append(QMessageBox.StandardButton.No)
+    assert dialog.apply() == [] and form.get(P.VAE_TILING) is True  # no consent: unchanged
+    dialogs.answers.append(QMessageBox.StandardButton.Yes)
+    changes = dialog.apply()
+    assert ("vae_tiling", True, False) in changes and form.get(P.VAE_TILING) is False
+    assert "vae_tiling: True → False" in dialogs.shown[-1][2]
+    dialog.reject()
