@@ -4,6 +4,9 @@ Version 2 keeps the generation parameters in `job`: a plain dict by parameter na
 names of app.pipeline.job.params; core cannot import the pipeline, so the values are checked by
 params.clean_values where they are used). A version-1 file is migrated: its models,
 generation, devices and the painter's Prepare choices become `job` entries (V1_TO_JOB).
+Version 3 changed one default: colour match is off (issue 32's bench; ARCHITECTURE.md,
+"Defaults that follow a bench"). A version-2 file saved every value of the job form, so its
+`color_match: true` is the old default, not a choice: the migration drops it (V2_OLD_DEFAULTS).
 """
 
 from __future__ import annotations
@@ -18,7 +21,10 @@ from pathlib import Path
 
 from app.core.atomic import write_text_atomic
 
-SETTINGS_VERSION = 2
+SETTINGS_VERSION = 3
+# Defaults that version 3 changed: a version-2 `job` entry with the old value is dropped, so the
+# new default applies (a version-2 file cannot tell a choice from the default it saved).
+V2_OLD_DEFAULTS: dict[str, object] = {"color_match": True}
 # Version 1's place of each generation parameter -> its name in `job` (Param.name).
 V1_TO_JOB: dict[tuple[str, str], str] = {
     ("models", "diffusion_model"): "diffusion_model",
@@ -146,15 +152,24 @@ def migrate_v1(data: dict) -> dict:
     return {**data, "job": job, "version": SETTINGS_VERSION}
 
 
+def migrate_v2(data: dict) -> dict:
+    """A version-2 settings object without the job entries that hold a changed old default."""
+    job = data.get("job")
+    if isinstance(job, dict):
+        job = {
+            k: v for k, v in job.items() if not (k in V2_OLD_DEFAULTS and V2_OLD_DEFAULTS[k] is v)
+        }
+        data = {**data, "job": job}
+    return {**data, "version": SETTINGS_VERSION}
+
+
 def settings_from_dict(data: object) -> tuple[Settings, list[str]]:
     problems: list[str] = []
-    if (
-        isinstance(data, dict)
-        and isinstance(data.get("version", 1), int)
-        and data.get("version", 1) < 2
-        and "job" not in data
-    ):
+    version = data.get("version", 1) if isinstance(data, dict) else None
+    if isinstance(data, dict) and isinstance(version, int) and version < 2 and "job" not in data:
         data = migrate_v1(data)
+    elif isinstance(data, dict) and version == 2:
+        data = migrate_v2(data)
     settings = typing.cast(Settings, _coerce(Settings, data, "settings", problems))
     if settings.version > SETTINGS_VERSION:
         problems.append(f"settings are from a newer Stepwise (version {settings.version})")

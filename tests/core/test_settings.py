@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from app.core.paths import app_paths
-from app.core.settings import Settings, load_settings, save_settings
+from app.core.settings import SETTINGS_VERSION, Settings, load_settings, save_settings
 
 
 def test_round_trip(tmp_path: Path) -> None:
@@ -96,7 +96,7 @@ def test_a_version_1_file_migrates_into_job(tmp_path: Path) -> None:
     path = tmp_path / "settings.json"
     path.write_text(json.dumps(V1_FILE))
     s = load_settings(path)
-    assert s.version == 2
+    assert s.version == SETTINGS_VERSION
     assert s.job == {
         "diffusion_model": "d.gguf",
         "llm_model": "l.gguf",
@@ -123,7 +123,19 @@ def test_a_version_1_file_migrates_into_job(tmp_path: Path) -> None:
     assert s.language == "zh_CN"
     save_settings(path, s)
     again = load_settings(path)
-    assert again == s and json.loads(path.read_text())["version"] == 2
+    assert again == s and json.loads(path.read_text())["version"] == SETTINGS_VERSION
+
+
+def test_a_version_2_file_loses_the_old_colour_match_default_only(tmp_path: Path) -> None:
+    """Version 3 turned colour match off by default; a version-2 file saved the old default
+    (on) with every other value, so that entry goes and the other entries stay."""
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"version": 2, "job": {"color_match": True, "steps": 6}}))
+    assert load_settings(path).job == {"steps": 6}
+    path.write_text(json.dumps({"version": 2, "job": {"color_match": False}}))
+    assert load_settings(path).job == {"color_match": False}
+    path.write_text(json.dumps({"version": 3, "job": {"color_match": True}}))
+    assert load_settings(path).job == {"color_match": True}  # a version-3 "on" is a choice
 
 
 def test_job_keeps_plain_values_only(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
