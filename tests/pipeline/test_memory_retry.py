@@ -18,9 +18,9 @@ from app.pipeline.api import DeviceInfo
 from app.pipeline.cache.store import StageCache
 from app.pipeline.control import RunControl
 from app.pipeline.execute import fit
-from app.pipeline.execute.engine_stage import common_args
 from app.pipeline.execute.fit import StageSettings
 from app.pipeline.execute.memory_retry import run_fitted
+from app.pipeline.execute.stage_args import common_args
 from app.pipeline.execute.stages import StageContext
 from app.pipeline.job.spec import DeviceChoice, JobSpec, ModelFiles
 from app.pipeline.run.folder import Run, create_run, open_run
