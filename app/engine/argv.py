@@ -27,6 +27,25 @@ MASK_MODES = ("soft", "hard")
 MAX_ALLOCATION_ENV = "GGML_VK_FORCE_MAX_ALLOCATION_SIZE"
 MAX_BUFFER_ENV = "GGML_VK_FORCE_MAX_BUFFER_SIZE"
 PLACEMENT_MODULES = ("te", "diffusion", "vae")
+
+
+@dataclass(frozen=True)
+class StageModel:
+    """The one model a stage loads: its module in `--backend` (a Placement field) and its
+    name in the engine's load event (the diffuse stage may load the VAE too, for previews)."""
+
+    module: str
+    model: str
+
+
+# The one stage ↔ module table (the memory settings, the engine switches and the device a
+# stage reports all read it).
+STAGE_MODELS: dict[str, StageModel] = {
+    STAGE_VAE_ENCODE: StageModel("vae", "vae"),
+    STAGE_LLM_ENCODE: StageModel("te", "llm"),
+    STAGE_DIFFUSE: StageModel("diffusion", "diffusion"),
+    STAGE_VAE_DECODE: StageModel("vae", "vae"),
+}
 # A stage whose model runs on the CPU sees no Vulkan device at all: the pinned sd.cpp cannot keep
 # the diffusion model on the CPU while it sees a GPU, and each stage is its own process. ggml
 # reads the variable as a list of indices; a value with none hides every device ("none", not

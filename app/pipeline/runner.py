@@ -386,7 +386,7 @@ class Pipeline:
                 vae=Path(run.spec.models.vae),
                 load_latent=latent,
                 output=out,
-                common=common_args(run.spec, "vae"),
+                common=common_args(run.spec, stage),
             )
             yield from run_engine(run, control, engine, args, name, record=False)
             yield ev.StageFinished(stage, time.monotonic() - started, False)

@@ -8,7 +8,7 @@ from collections.abc import Generator, Iterator
 from pathlib import Path
 
 from app.engine import events as engine_events
-from app.engine.argv import StageArgs, build_argv
+from app.engine.argv import STAGE_MODELS, StageArgs, build_argv
 from app.engine.errors import Cancelled, EngineError, EngineStopped, Suspended
 from app.engine.events import path_inside
 from app.engine.process import StageProcess, engine_environment
@@ -20,13 +20,6 @@ log = logging.getLogger(__name__)
 
 ENGINE_EXIT_WAIT_S = 120.0
 WATCH_INTERVAL_S = 0.1
-# The model whose load event tells the device a stage runs on (not diffuse's preview VAE).
-STAGE_MODEL = {
-    "vae-encode": "vae",
-    "llm-encode": "llm",
-    "diffuse": "diffusion",
-    "vae-decode": "vae",
-}
 
 
 def log_path(run: Run, name: str) -> Path:
@@ -124,7 +117,8 @@ def _translate(
         yield ev.DeviceReported(stage, event.device)
         yield ev.LogLine(stage, f"engine {event.version} on {event.device}")
     elif isinstance(event, engine_events.Load):
-        if event.model == STAGE_MODEL.get(stage):
+        # The stage's own model tells the device it runs on (not diffuse's preview VAE).
+        if stage in STAGE_MODELS and event.model == STAGE_MODELS[stage].model:
             if record:
                 rec.device = event.device
             yield ev.DeviceReported(stage, event.device)

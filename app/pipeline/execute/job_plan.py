@@ -200,7 +200,7 @@ def stage_args(
             save_embeddings=scratch / "plan_conditioning.bin",
             cfg_scale=spec.cfg_scale,
             negative_prompt=spec.negative_prompt if spec.cfg_scale != 1.0 else "",
-            common=common_args(spec, "te", settings),
+            common=common_args(spec, stage, settings),
         )
     if stage == "vae-encode":
         image = _grey_png(scratch / f"plan_{width}x{height}.png", width, height)
@@ -213,7 +213,7 @@ def stage_args(
             save_latent=scratch / "plan_init.bin",
             ref_images=source,
             save_ref_latents=scratch / "plan_refs.bin" if source else None,
-            common=common_args(spec, "vae", settings),
+            common=common_args(spec, stage, settings),
         )
     latent = _zero_latent(scratch / f"plan_latent_{width}x{height}.bin", width, height)
     if stage == "vae-decode":
@@ -221,7 +221,7 @@ def stage_args(
             vae=Path(m.vae),
             load_latent=latent,
             output=scratch / "plan.png",
-            common=common_args(spec, "vae", settings),
+            common=common_args(spec, stage, settings),
         )
     if not context:
         context.append(dit_context_size(Path(m.diffusion)))

@@ -8,18 +8,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.engine.argv import CommonArgs, DiffuseArgs, Placement
+from app.engine.argv import STAGE_DIFFUSE, STAGE_MODELS, CommonArgs, DiffuseArgs, Placement
 from app.pipeline.execute.fit import MIB, StageSettings, job_settings
 from app.pipeline.job.frame_checks import expands
 from app.pipeline.job.spec import JobSpec
 
 
-def common_args(spec: JobSpec, module: str, settings: StageSettings | None = None) -> CommonArgs:
-    """The engine switches of one model ("te", "diffusion" or "vae"): the memory settings the
-    stage runs with (app/pipeline/execute/fit.py; None: the job's devices as they are)."""
+def common_args(spec: JobSpec, stage: str, settings: StageSettings | None = None) -> CommonArgs:
+    """The engine switches of a stage's model: the memory settings the stage runs with
+    (app/pipeline/execute/fit.py; None: the job's devices as they are)."""
     d = spec.devices
+    module = STAGE_MODELS[stage].module
     if settings is None:
-        stage = {"te": "llm-encode", "diffusion": "diffuse", "vae": "vae-decode"}[module]
         settings = job_settings(stage, d)
     return CommonArgs(
         threads=d.threads if d.threads > 0 else None,
@@ -92,5 +92,5 @@ def diffuse_args(
         resume_step=None if plan else resume_step,
         preview="none" if plan else spec.preview,
         vae=Path(m.vae) if not plan and spec.preview == "vae" else None,
-        common=common_args(spec, "diffusion", settings),
+        common=common_args(spec, STAGE_DIFFUSE, settings),
     )

@@ -185,7 +185,7 @@ class VaeEncodeStage:
             save_latent=run.dir / INIT_LATENT if is_img else None,
             ref_images=refs,
             save_ref_latents=run.dir / REF_LATENTS if refs else None,
-            common=common_args(spec, "vae", _settings(self.name, run, settings)),
+            common=common_args(spec, self.name, _settings(self.name, run, settings)),
         )
 
     def run(self, ctx: StageContext) -> StageRun:
@@ -216,7 +216,7 @@ class LlmEncodeStage:
             negative_prompt=spec.negative_prompt if spec.cfg_scale != 1.0 else "",
             cfg_scale=spec.cfg_scale,
             lora_model_dir=Path(spec.models.lora_dir) if spec.models.lora_dir else None,
-            common=common_args(spec, "te", _settings(self.name, run, settings)),
+            common=common_args(spec, self.name, _settings(self.name, run, settings)),
         )
 
     def run(self, ctx: StageContext) -> StageRun:
@@ -319,7 +319,7 @@ class VaeDecodeStage:
             vae=Path(run.spec.models.vae),
             load_latent=run.dir / FINAL_LATENT,
             output=run.dir / DECODED,
-            common=common_args(run.spec, "vae", _settings(self.name, run, settings)),
+            common=common_args(run.spec, self.name, _settings(self.name, run, settings)),
         )
 
     def run(self, ctx: StageContext) -> StageRun:
