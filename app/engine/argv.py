@@ -211,6 +211,7 @@ class DiffuseArgs:
     checkpoint_dir: Path
     sampling_method: str = "euler"
     scheduler: str | None = None
+    eta: float | None = None  # None: the sampler's own
     cfg_scale: float = 1.0
     strength: float | None = None
     init_latent: Path | None = None
@@ -250,6 +251,8 @@ class DiffuseArgs:
         argv += ["--sampling-method", self.sampling_method]
         if self.scheduler:
             argv += ["--scheduler", self.scheduler]
+        if self.eta is not None:
+            argv += ["--eta", _num(self.eta)]
         argv += ["--cfg-scale", _num(self.cfg_scale)]
         if self.init_latent is not None:
             argv += ["--load-latent", _path(self.init_latent)]

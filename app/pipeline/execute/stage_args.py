@@ -11,6 +11,7 @@ from pathlib import Path
 from app.engine.argv import STAGE_DIFFUSE, STAGE_MODELS, CommonArgs, DiffuseArgs, Placement
 from app.pipeline.execute.fit import MIB, StageSettings, job_settings
 from app.pipeline.job.frame_checks import expands
+from app.pipeline.job.params import ETA
 from app.pipeline.job.spec import JobSpec
 
 
@@ -81,6 +82,7 @@ def diffuse_args(
         checkpoint_dir=files.checkpoint_dir,
         sampling_method=spec.sampler,
         scheduler=spec.scheduler,
+        eta=None if spec.eta == ETA.default else spec.eta,
         cfg_scale=spec.cfg_scale,
         strength=spec.strength if is_img else None,
         init_latent=files.init_latent() if is_img else None,
