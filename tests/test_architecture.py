@@ -4,11 +4,12 @@ it cannot express (canvas and jobs use QtCore/QtGui only, never QtWidgets)."""
 from __future__ import annotations
 
 import ast
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from tests.test_code_quality import already_linted, run_check
+from tests.test_code_quality import LINT, already_linted, run_check
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -18,6 +19,34 @@ def test_import_rules_hold() -> None:
     result = run_check("import contracts")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "0 broken" in result.stdout, result.stdout
+
+
+# One import that breaks each floor contract, in a copy of app/: the contract must say so.
+BREACHES = {
+    "pipeline floors: each imports only the floors under it": (
+        "app/pipeline/job/breach.py",  # the parameter floor reaching up to the runner
+        "import app.pipeline.runner\n",
+    ),
+    "pipeline surface: above the pipeline, only what app/pipeline/__init__.py names": (
+        "app/ui/breach.py",  # the UI reaching past the face into a floor
+        "from app.pipeline.execute import stages\n",
+    ),
+}
+
+
+def test_the_import_contracts_fail_when_one_forbidden_import_is_added(tmp_path: Path) -> None:
+    """The contracts have teeth: each breach above breaks its contract, and only that one."""
+    copy = tmp_path / "repo"
+    shutil.copytree(ROOT / "app", copy / "app", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", copy / "pyproject.toml")
+    for rel, line in BREACHES.values():
+        (copy / rel).write_text(line, encoding="utf-8")
+    tool, args = next((tool, args) for n, tool, args in LINT.CHECKS if n == "import contracts")
+    result = subprocess.run(LINT.command(tool, args), cwd=copy, capture_output=True, text=True)
+    assert result.returncode != 0, result.stdout
+    broken = {line.removesuffix(" BROKEN") for line in result.stdout.splitlines()
+              if line.endswith(" BROKEN")}  # fmt: skip
+    assert broken == set(BREACHES), result.stdout[-4000:]
 
 
 def _imported_modules(path: Path) -> set[str]:

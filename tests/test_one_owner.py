@@ -105,3 +105,29 @@ def test_only_run_records_knows_the_step_preview_name() -> None:
     assert run_records.preview_step("preview_1234.png") == 1234
     assert run_records.preview_step("decoded_007.png") is None
     assert run_records.preview_step("preview_007.png.tmp") is None
+
+
+def test_one_table_says_which_module_a_stage_loads() -> None:
+    """engine/argv.STAGE_MODELS alone pairs a stage with its module or model ("diffuse" →
+    "diffusion", "llm-encode" → "te" / "llm"): no dict literal elsewhere maps one to the other."""
+    from app.engine.argv import PLACEMENT_MODULES, STAGE_MODELS
+
+    stages = set(STAGE_MODELS)
+    modules = set(PLACEMENT_MODULES) | {m.model for m in STAGE_MODELS.values()}
+    owner = APP / "engine" / "argv.py"
+    found = []
+    for path, tree in _trees():
+        if path == owner:
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Dict):
+                continue
+            pairs = [
+                (k.value, v.value)
+                for k, v in zip(node.keys, node.values, strict=True)
+                if isinstance(k, ast.Constant) and isinstance(v, ast.Constant)
+            ]
+            if any((k in stages and v in modules) or (k in modules and v in stages)
+                   for k, v in pairs):  # fmt: skip
+                found.append(f"{path.relative_to(APP)}:{node.lineno}")
+    assert found == [], f"read app/engine/argv.STAGE_MODELS instead: {found}"

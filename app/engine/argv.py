@@ -27,6 +27,25 @@ MASK_MODES = ("soft", "hard")
 MAX_ALLOCATION_ENV = "GGML_VK_FORCE_MAX_ALLOCATION_SIZE"
 MAX_BUFFER_ENV = "GGML_VK_FORCE_MAX_BUFFER_SIZE"
 PLACEMENT_MODULES = ("te", "diffusion", "vae")
+
+
+@dataclass(frozen=True)
+class StageModel:
+    """The one model a stage loads: its module in `--backend` (a Placement field) and its
+    name in the engine's load event (the diffuse stage may load the VAE too, for previews)."""
+
+    module: str
+    model: str
+
+
+# The one stage ↔ module table (the memory settings, the engine switches and the device a
+# stage reports all read it).
+STAGE_MODELS: dict[str, StageModel] = {
+    STAGE_VAE_ENCODE: StageModel("vae", "vae"),
+    STAGE_LLM_ENCODE: StageModel("te", "llm"),
+    STAGE_DIFFUSE: StageModel("diffusion", "diffusion"),
+    STAGE_VAE_DECODE: StageModel("vae", "vae"),
+}
 # A stage whose model runs on the CPU sees no Vulkan device at all: the pinned sd.cpp cannot keep
 # the diffusion model on the CPU while it sees a GPU, and each stage is its own process. ggml
 # reads the variable as a list of indices; a value with none hides every device ("none", not
@@ -192,6 +211,7 @@ class DiffuseArgs:
     checkpoint_dir: Path
     sampling_method: str = "euler"
     scheduler: str | None = None
+    eta: float | None = None  # None: the sampler's own
     cfg_scale: float = 1.0
     strength: float | None = None
     init_latent: Path | None = None
@@ -231,6 +251,8 @@ class DiffuseArgs:
         argv += ["--sampling-method", self.sampling_method]
         if self.scheduler:
             argv += ["--scheduler", self.scheduler]
+        if self.eta is not None:
+            argv += ["--eta", _num(self.eta)]
         argv += ["--cfg-scale", _num(self.cfg_scale)]
         if self.init_latent is not None:
             argv += ["--load-latent", _path(self.init_latent)]

@@ -42,8 +42,9 @@ from app.pipeline.cache.key_sources import build_stamp_key, job_keys, run_keys
 from app.pipeline.cache.store import StageCache
 from app.pipeline.control import RunControl
 from app.pipeline.execute import accept, scheduler
-from app.pipeline.execute.engine_stage import common_args, log_path, run_engine
+from app.pipeline.execute.engine_stage import log_path, run_engine
 from app.pipeline.execute.failure_kinds import failure_for
+from app.pipeline.execute.stage_args import common_args
 from app.pipeline.job import preflight, presets
 from app.pipeline.job.spec import JobSpec
 from app.pipeline.run import checkpoints
@@ -390,7 +391,7 @@ class Pipeline:
                 vae=Path(run.spec.models.vae),
                 load_latent=latent,
                 output=out,
-                common=common_args(run.spec, "vae"),
+                common=common_args(run.spec, stage),
             )
             yield from run_engine(run, control, engine, args, name, record=False)
             yield ev.StageFinished(stage, time.monotonic() - started, False)

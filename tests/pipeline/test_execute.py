@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -198,3 +199,26 @@ def test_cancel_between_stages(pipeline: Pipeline, tiny_models) -> None:
             break
     else:
         raise AssertionError("no terminal event")
+
+
+def test_eta_reaches_the_sampler_and_reruns_diffuse(pipeline: Pipeline, tiny_models) -> None:
+    """The eta row end to end: not given by default (the engine records none), 0 takes euler_a's
+    noise away (another final latent), and only diffuse and what follows run again."""
+    spec = JobSpec(
+        models=ModelFiles(str(tiny_models.diffusion), str(tiny_models.llm), str(tiny_models.vae)),
+        prompt="a cat",
+        width=64,
+        height=64,
+        steps=2,
+        sampler="euler_a",
+        preview="none",
+    )
+    run = pipeline.create_run(spec)
+    _execute(pipeline, run)
+    metadata = run.dir / "checkpoints" / "metadata.json"
+    assert json.loads(metadata.read_text())["eta"] is None
+    first = (run.dir / "final_latent.bin").read_bytes()
+    pipeline.update_run(run.dir, {"eta": 0.0})
+    assert _execute(pipeline, run)[0] == {"diffuse", "vae-decode", "composite"}
+    assert json.loads(metadata.read_text())["eta"] == 0.0
+    assert (run.dir / "final_latent.bin").read_bytes() != first

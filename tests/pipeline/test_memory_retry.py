@@ -18,9 +18,9 @@ from app.pipeline.api import DeviceInfo
 from app.pipeline.cache.store import StageCache
 from app.pipeline.control import RunControl
 from app.pipeline.execute import fit
-from app.pipeline.execute.engine_stage import common_args
 from app.pipeline.execute.fit import StageSettings
 from app.pipeline.execute.memory_retry import run_fitted
+from app.pipeline.execute.stage_args import common_args
 from app.pipeline.execute.stages import StageContext
 from app.pipeline.job.spec import DeviceChoice, JobSpec, ModelFiles
 from app.pipeline.run.folder import Run, create_run, open_run
@@ -193,7 +193,7 @@ def test_a_ladder_of_one_setting_is_not_planned(
 def test_settings_reach_the_engine_flags_and_the_cap_the_environment(tmp_path: Path) -> None:
     spec = make_run(tmp_path, max_alloc_mb=1536, threads=1).spec
     graph_cut = StageSettings("vulkan0", True, weights_on_cpu=True, max_vram_gib=2.5)
-    common = common_args(spec, "diffusion", graph_cut)
+    common = common_args(spec, "diffuse", graph_cut)
     argv = common.to_argv()
     assert argv[argv.index("--backend") + 1] == "diffusion=vulkan0"
     assert argv[argv.index("--params-backend") + 1] == "cpu"
@@ -204,18 +204,18 @@ def test_settings_reach_the_engine_flags_and_the_cap_the_environment(tmp_path: P
         "GGML_VK_FORCE_MAX_ALLOCATION_SIZE": cap,
         "GGML_VK_FORCE_MAX_BUFFER_SIZE": cap,
     }
-    vae = common_args(spec, "vae", CPU16).to_argv()
+    vae = common_args(spec, "vae-decode", CPU16).to_argv()
     assert vae[vae.index("--backend") + 1] == "vae=cpu"
     assert vae[vae.index("--vae-tile-size") + 1] == "16x16" and "--vae-tiling" in vae
     # a stage on the CPU sees no GPU (the pinned sd.cpp refuses diffusion=cpu beside one)
-    cpu_env = common_args(make_run(tmp_path / "b").spec, "vae").environment()
+    cpu_env = common_args(make_run(tmp_path / "b").spec, "vae-decode").environment()
     assert cpu_env == {
         "GGML_VK_VISIBLE_DEVICES": "none",
         "VK_DRIVER_FILES": os.devnull,
         "VK_ICD_FILENAMES": os.devnull,
     }
     on_gpu = StageSettings("vulkan0", False)
-    assert common_args(make_run(tmp_path / "c").spec, "vae", on_gpu).environment() == {}
+    assert common_args(make_run(tmp_path / "c").spec, "vae-decode", on_gpu).environment() == {}
 
 
 # ---------------------------------------------------------------- with the real engine

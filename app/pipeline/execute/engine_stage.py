@@ -8,51 +8,22 @@ from collections.abc import Generator, Iterator
 from pathlib import Path
 
 from app.engine import events as engine_events
-from app.engine.argv import CommonArgs, Placement, StageArgs, build_argv
+from app.engine.argv import STAGE_MODELS, StageArgs, build_argv
 from app.engine.errors import Cancelled, EngineError, EngineStopped, Suspended
 from app.engine.events import path_inside
 from app.engine.process import StageProcess, engine_environment
 from app.pipeline import events as ev
 from app.pipeline.control import RunControl
-from app.pipeline.execute.fit import MIB, StageSettings, job_settings
-from app.pipeline.job.spec import JobSpec
 from app.pipeline.run.folder import LOG_DIR, Run
 
 log = logging.getLogger(__name__)
 
 ENGINE_EXIT_WAIT_S = 120.0
 WATCH_INTERVAL_S = 0.1
-# The model whose load event tells the device a stage runs on (not diffuse's preview VAE).
-STAGE_MODEL = {
-    "vae-encode": "vae",
-    "llm-encode": "llm",
-    "diffuse": "diffusion",
-    "vae-decode": "vae",
-}
 
 
 def log_path(run: Run, name: str) -> Path:
     return run.dir / LOG_DIR / f"{name}.log"
-
-
-def common_args(spec: JobSpec, module: str, settings: StageSettings | None = None) -> CommonArgs:
-    """The engine switches of one model ("te", "diffusion" or "vae"): the memory settings the
-    stage runs with (app/pipeline/execute/fit.py; None: the job's devices as they are)."""
-    d = spec.devices
-    if settings is None:
-        stage = {"te": "llm-encode", "diffusion": "diffuse", "vae": "vae-decode"}[module]
-        settings = job_settings(stage, d)
-    return CommonArgs(
-        threads=d.threads if d.threads > 0 else None,
-        placement=Placement(**{module: settings.device}),
-        params_backend="cpu" if settings.weights_on_cpu else None,
-        mmap=d.mmap,
-        flash_attention=settings.flash_attention and module == "diffusion",
-        vae_tiling=settings.vae_tiling and module == "vae",
-        vae_tile_size=settings.vae_tile_size if settings.vae_tiling and module == "vae" else None,
-        max_vram_gib=settings.max_vram_gib if settings.weights_on_cpu else None,
-        max_alloc_bytes=d.max_alloc_mb * MIB if d.max_alloc_mb > 0 else None,
-    )
 
 
 def run_engine(
@@ -146,7 +117,8 @@ def _translate(
         yield ev.DeviceReported(stage, event.device)
         yield ev.LogLine(stage, f"engine {event.version} on {event.device}")
     elif isinstance(event, engine_events.Load):
-        if event.model == STAGE_MODEL.get(stage):
+        # The stage's own model tells the device it runs on (not diffuse's preview VAE).
+        if stage in STAGE_MODELS and event.model == STAGE_MODELS[stage].model:
             if record:
                 rec.device = event.device
             yield ev.DeviceReported(stage, event.device)

@@ -35,6 +35,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from app.engine.argv import STAGE_MODELS
 from app.engine.plan import StagePlan
 from app.pipeline.api import DeviceInfo
 from app.pipeline.job.spec import DeviceChoice
@@ -48,12 +49,6 @@ TILE_SIZES = (32, 16)  # latent cells per tile side, largest (fastest) first
 FALLBACK_MAX_VRAM_GIB = 2.0
 CPU = "cpu"
 
-STAGE_MODULE = {
-    "vae-encode": "vae",
-    "llm-encode": "te",
-    "diffuse": "diffusion",
-    "vae-decode": "vae",
-}
 VAE_STAGES = ("vae-encode", "vae-decode")
 
 # Why a setting changed (run.json "why"; the UI and CLI own the texts).
@@ -138,7 +133,7 @@ class Fit:
 
 def job_settings(stage: str, d: DeviceChoice) -> StageSettings:
     """A stage's settings exactly as the job's devices say (no fitting)."""
-    module = STAGE_MODULE[stage]
+    module = STAGE_MODELS[stage].module
     device = {"te": d.llm, "diffusion": d.diffusion, "vae": d.vae}[module]
     if stage == "diffuse":
         return StageSettings(device=device, flash_attention=d.flash_attention)

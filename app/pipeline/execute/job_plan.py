@@ -21,15 +21,14 @@ from typing import BinaryIO
 import numpy as np
 
 from app.core.errors import InputError
-from app.engine.argv import DiffuseArgs, LlmEncodeArgs, StageArgs, VaeDecodeArgs, VaeEncodeArgs
+from app.engine.argv import LlmEncodeArgs, StageArgs, VaeDecodeArgs, VaeEncodeArgs
 from app.engine.plan import StagePlan, plan_stage
 from app.engine.process import engine_environment
 from app.engine.tensorfile import write_tensors
 from app.pipeline.api import DeviceInfo
 from app.pipeline.execute import fit
-from app.pipeline.execute.engine_stage import common_args
 from app.pipeline.execute.fit import Fit, Planner, StageSettings
-from app.pipeline.job.frame_checks import expands
+from app.pipeline.execute.stage_args import DiffuseFiles, common_args, diffuse_args
 from app.pipeline.job.spec import JobSpec
 
 LATENT_CHANNELS = 128
@@ -201,7 +200,7 @@ def stage_args(
             save_embeddings=scratch / "plan_conditioning.bin",
             cfg_scale=spec.cfg_scale,
             negative_prompt=spec.negative_prompt if spec.cfg_scale != 1.0 else "",
-            common=common_args(spec, "te", settings),
+            common=common_args(spec, stage, settings),
         )
     if stage == "vae-encode":
         image = _grey_png(scratch / f"plan_{width}x{height}.png", width, height)
@@ -214,7 +213,7 @@ def stage_args(
             save_latent=scratch / "plan_init.bin",
             ref_images=source,
             save_ref_latents=scratch / "plan_refs.bin" if source else None,
-            common=common_args(spec, "vae", settings),
+            common=common_args(spec, stage, settings),
         )
     latent = _zero_latent(scratch / f"plan_latent_{width}x{height}.bin", width, height)
     if stage == "vae-decode":
@@ -222,38 +221,19 @@ def stage_args(
             vae=Path(m.vae),
             load_latent=latent,
             output=scratch / "plan.png",
-            common=common_args(spec, "vae", settings),
+            common=common_args(spec, stage, settings),
         )
     if not context:
         context.append(dit_context_size(Path(m.diffusion)))
-    cond = _zero_conditioning(scratch / "plan_cond.bin", context[0], spec.cfg_scale != 1.0)
-    is_img = spec.image is not None
-    masked = is_img and (spec.mask is not None or expands(spec))  # as stages.py runs it
-    return DiffuseArgs(
-        diffusion_model=Path(m.diffusion),
-        load_embeddings=cond,
-        width=width,
-        height=height,
-        steps=spec.steps,
-        seed=max(spec.seed, 0),
+    files = DiffuseFiles(
+        embeddings=_zero_conditioning(scratch / "plan_cond.bin", context[0], spec.cfg_scale != 1.0),
         save_latent=scratch / "plan_final.bin",
         checkpoint_dir=scratch / "plan_checkpoints",
-        sampling_method=spec.sampler,
-        scheduler=spec.scheduler,
-        cfg_scale=spec.cfg_scale,
-        strength=spec.strength if is_img else None,
-        init_latent=latent if is_img else None,
-        mask=_white_mask(scratch / f"plan_mask_{width}x{height}.png", width, height)
-        if masked
-        else None,
-        mask_mode=spec.mask_mode if masked else None,
-        ref_latents=(
-            _zero_refs(scratch, width, height, spec.reference_count)
-            if spec.reference_count
-            else None
-        ),
-        common=common_args(spec, "diffusion", settings),
+        init_latent=lambda: latent,
+        mask=lambda: _white_mask(scratch / f"plan_mask_{width}x{height}.png", width, height),
+        ref_latents=lambda: _zero_refs(scratch, width, height, spec.reference_count),
     )
+    return diffuse_args(spec, width, height, settings, files, plan=True)
 
 
 def engine_job_plan(

@@ -19,9 +19,14 @@ from app.pipeline import events as ev
 from app.pipeline.cache.store import StageCache, cache_key
 from app.pipeline.control import RunControl
 from app.pipeline.execute.decode_check import check_decoded, check_latent
-from app.pipeline.execute.engine_stage import common_args, run_engine
+from app.pipeline.execute.engine_stage import run_engine
 from app.pipeline.execute.fit import CPU, StageSettings, job_settings
-from app.pipeline.job.preflight import expands
+from app.pipeline.execute.stage_args import (
+    DiffuseFiles,
+    common_args,
+    diffuse_args,
+    diffuse_masked,
+)
 from app.pipeline.job.spec import effective_steps
 from app.pipeline.run import checkpoints
 from app.pipeline.run.folder import (
@@ -180,7 +185,7 @@ class VaeEncodeStage:
             save_latent=run.dir / INIT_LATENT if is_img else None,
             ref_images=refs,
             save_ref_latents=run.dir / REF_LATENTS if refs else None,
-            common=common_args(spec, "vae", _settings(self.name, run, settings)),
+            common=common_args(spec, self.name, _settings(self.name, run, settings)),
         )
 
     def run(self, ctx: StageContext) -> StageRun:
@@ -211,7 +216,7 @@ class LlmEncodeStage:
             negative_prompt=spec.negative_prompt if spec.cfg_scale != 1.0 else "",
             cfg_scale=spec.cfg_scale,
             lora_model_dir=Path(spec.models.lora_dir) if spec.models.lora_dir else None,
-            common=common_args(spec, "te", _settings(self.name, run, settings)),
+            common=common_args(spec, self.name, _settings(self.name, run, settings)),
         )
 
     def run(self, ctx: StageContext) -> StageRun:
@@ -243,38 +248,21 @@ class DiffuseStage:
     def args(
         self, run: Run, settings: StageSettings | None = None, resume_step: int | None = None
     ) -> DiffuseArgs:
-        spec = run.spec
-        width, height = _size(run)
-        is_img = spec.image is not None
-        return DiffuseArgs(
-            diffusion_model=Path(spec.models.diffusion),
-            load_embeddings=run.dir / CONDITIONING,
-            width=width,
-            height=height,
-            steps=spec.steps,
-            seed=spec.seed,
+        files = DiffuseFiles(
+            embeddings=run.dir / CONDITIONING,
             save_latent=run.dir / FINAL_LATENT,
             checkpoint_dir=run.dir / CHECKPOINT_DIR,
-            sampling_method=spec.sampler,
-            scheduler=spec.scheduler,
-            cfg_scale=spec.cfg_scale,
-            strength=spec.strength if is_img else None,
-            init_latent=run.dir / INIT_LATENT if is_img else None,
-            mask=_engine_mask(run) if is_img and (spec.mask or expands(spec)) else None,
-            mask_mode=spec.mask_mode if is_img and (spec.mask or expands(spec)) else None,
-            ref_latents=run.dir / REF_LATENTS if spec.reference_count else None,
-            prompt=spec.prompt if "<lora:" in spec.prompt else None,
-            lora_model_dir=Path(spec.models.lora_dir) if spec.models.lora_dir else None,
-            resume_step=resume_step,
-            preview=spec.preview,
-            vae=Path(spec.models.vae) if spec.preview == "vae" else None,
-            common=common_args(spec, "diffusion", _settings(self.name, run, settings)),
+            init_latent=lambda: run.dir / INIT_LATENT,
+            mask=lambda: _engine_mask(run),
+            ref_latents=lambda: run.dir / REF_LATENTS,
         )
+        settings = _settings(self.name, run, settings)
+        return diffuse_args(run.spec, *_size(run), settings, files, resume_step=resume_step)
 
     def run(self, ctx: StageContext) -> StageRun:
         run, spec = ctx.run, ctx.run.spec
         checkpoints.reset_if_stale(run, ctx.key, effective_steps(spec))
-        if spec.image is not None and (spec.mask or expands(spec)) and spec.mask_mode == "soft":
+        if diffuse_masked(spec) and spec.mask_mode == "soft":
             _write_soft_mask(run)
         resume = max((k for k in checkpoints.valid_checkpoints(run.dir) if k > 0), default=None)
 
@@ -331,7 +319,7 @@ class VaeDecodeStage:
             vae=Path(run.spec.models.vae),
             load_latent=run.dir / FINAL_LATENT,
             output=run.dir / DECODED,
-            common=common_args(run.spec, "vae", _settings(self.name, run, settings)),
+            common=common_args(run.spec, self.name, _settings(self.name, run, settings)),
         )
 
     def run(self, ctx: StageContext) -> StageRun:

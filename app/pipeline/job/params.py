@@ -6,12 +6,12 @@ settings, a help text, and the first stage whose key it changes. Settings, JobSp
 the CLI's argparse, the sd-cli importer, the stage keys and `status --json` are derived from it
 (tests/pipeline/test_params.py fails when one of them disagrees).
 
-Adding a parameter: a row here (and in PARAMS), the JobSpec field (spec.py, its default read
-from the row),
-the engine flag it maps to (app/engine/argv.py and the stage adapter, engine_stage.py), and
-the widget that shows it (a ui/generation pane). The CLI flag, the importer, the settings, the
-stage key (a row with `invalidates` joins that stage's key by itself, keys.py) and `status
---json` need nothing: `vae_tile_size` was added that way.
+Adding a parameter (ARCHITECTURE.md "Where a change goes"): a row here (and in PARAMS), the
+JobSpec field (spec.py, its default read from the row), the engine flag it maps to
+(app/engine/argv.py and the one line in app/pipeline/execute/stage_args.py or stages.py), and
+the widget that shows it (a ui/generation pane, its zh_CN words). The CLI flag, the importer,
+the settings, the stage key (a row with `invalidates` joins that stage's key by itself,
+keys.py) and `status --json` need nothing: `eta` was added that way, in six files.
 """
 
 from __future__ import annotations
@@ -145,6 +145,14 @@ SCHEDULER = Param(
     "scheduler", str, KLEIN_SCHEDULER, "scheduler", ("--scheduler",),
     "noise schedule (klein: simple)", sdcli_flags=("--scheduler",), invalidates="diffuse",
     metavar="NAME",
+)  # fmt: skip
+# sd-cli's --eta, passed unless it is the default (-1: not given, the engine chooses by sampler).
+ETA = Param(
+    "eta", float, -1.0, "eta", ("--eta",),
+    "noise added back per step by the ancestral and SDE samplers (euler_a, dpm++2s_a, er_sde; "
+    "ddim_trailing, tcd, res_*): 0 (or less) none, 1 full; -1: the sampler's own (1 for "
+    "euler_a, dpm++2s_a and er_sde, else 0)",
+    sdcli_flags=("--eta",), invalidates="diffuse", minimum=-1.0, maximum=1.0, metavar="F",
 )  # fmt: skip
 MASK_MODE = Param(
     "mask_mode", str, "soft", "mask_mode", ("--mask-mode",),
@@ -288,7 +296,7 @@ EXPAND = Param(
 
 PARAMS: tuple[Param, ...] = (
     DIFFUSION_MODEL, LLM_MODEL, VAE_MODEL, LORA_DIR, PROMPT, NEGATIVE_PROMPT, WIDTH, HEIGHT,
-    STEPS, SEED, STRENGTH, CFG_SCALE, SAMPLER, SCHEDULER, MASK_MODE, PREVIEW, LLM_DEVICE,
+    STEPS, SEED, STRENGTH, CFG_SCALE, SAMPLER, SCHEDULER, ETA, MASK_MODE, PREVIEW, LLM_DEVICE,
     DIFFUSION_DEVICE, VAE_DEVICE, THREADS, FLASH_ATTENTION, VAE_TILING, VAE_TILE_SIZE,
     FIT_MEMORY, MAX_ALLOC_MB, DECODED_PREVIEWS, MMAP, ALIGN, FILL, ONLY_MASKED, PADDING,
     FEATHER, MASKED_TARGET, COLOR_MATCH, COLOR_MATCH_STRENGTH, SEAM_BLEND, SOURCE_REF, CONTEXT,

@@ -56,6 +56,7 @@ class JobSpec:
     cfg_scale: float = P.CFG_SCALE.default
     sampler: str = P.SAMPLER.default
     scheduler: str = P.SCHEDULER.default
+    eta: float = P.ETA.default  # the default (-1): the sampler's own
     mask_mode: str = P.MASK_MODE.default
     preview: str = P.PREVIEW.default
     source_ref: bool = P.SOURCE_REF.default  # the photo as the first reference (with an image)

@@ -26,6 +26,7 @@ from app.pipeline.failures import Note, NoteCode
 from app.pipeline.job.params import (
     ALIGN_PX,
     CFG_SCALE,
+    ETA,
     HEIGHT,
     MAX_SEED,
     PREVIEW,
@@ -109,6 +110,17 @@ class SamplingPane(QGroupBox):
         self.cfg_spin.setObjectName("generation_cfg")
         self.cfg_spin.setDecimals(1)
         self.cfg_spin.setSingleStep(0.5)
+        self.eta_spin = QDoubleSpinBox(self)
+        self.eta_spin.setObjectName("generation_eta")
+        self.eta_spin.setDecimals(2)
+        self.eta_spin.setSingleStep(0.05)
+        self.eta_spin.setSpecialValueText(_tr("Sampler's own"))  # at the minimum, -1
+        self.eta_spin.setToolTip(
+            _tr(
+                "Noise added back per step by ancestral and SDE samplers (euler_a, dpm++2s_a, "
+                "er_sde, ddim_trailing, tcd, res_*): 0 none, 1 full. Other samplers ignore it."
+            )
+        )
         self.preview_combo = QComboBox(self)
         self.preview_combo.setObjectName("generation_preview_mode")
         for mode in PREVIEW.choices or ():
@@ -134,6 +146,7 @@ class SamplingPane(QGroupBox):
         options.addRow(_tr("Sampler"), self.sampler_combo)
         options.addRow(_tr("Scheduler"), self.scheduler_combo)
         options.addRow(_tr("CFG scale"), self.cfg_spin)
+        options.addRow(_tr("Eta (noise)"), self.eta_spin)
         options.addRow(_tr("Preview"), self.preview_combo)
         layout.addRow(self.options)
 
@@ -146,6 +159,7 @@ class SamplingPane(QGroupBox):
             (self.sampler_combo, SAMPLER),
             (self.scheduler_combo, SCHEDULER),
             (self.cfg_spin, CFG_SCALE),
+            (self.eta_spin, ETA),
             (self.preview_combo, PREVIEW),
         ):
             bind(widget, form, param)

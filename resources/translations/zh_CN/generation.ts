@@ -222,6 +222,18 @@
         <translation>CFG 系数</translation>
     </message>
     <message>
+        <source>Eta (noise)</source>
+        <translation>Eta（噪声）</translation>
+    </message>
+    <message>
+        <source>Sampler&apos;s own</source>
+        <translation>采样器默认</translation>
+    </message>
+    <message>
+        <source>Noise added back per step by ancestral and SDE samplers (euler_a, dpm++2s_a, er_sde, ddim_trailing, tcd, res_*): 0 none, 1 full. Other samplers ignore it.</source>
+        <translation>祖先采样器和 SDE 采样器（euler_a、dpm++2s_a、er_sde、ddim_trailing、tcd、res_*）每步加回的噪声：0 为不加，1 为全部。其他采样器忽略此值。</translation>
+    </message>
+    <message>
         <source>Preview</source>
         <translation>预览</translation>
     </message>

@@ -1,0 +1,98 @@
+"""The stage arguments a run (stages.py) and a plan (job_plan.py) share: the engine switches of
+a stage (`common_args`) and diffuse's command line (`diffuse_args`), built once from the
+JobSpec; the caller says only which files the stage reads and writes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.engine.argv import STAGE_DIFFUSE, STAGE_MODELS, CommonArgs, DiffuseArgs, Placement
+from app.pipeline.execute.fit import MIB, StageSettings, job_settings
+from app.pipeline.job.frame_checks import expands
+from app.pipeline.job.params import ETA
+from app.pipeline.job.spec import JobSpec
+
+
+def common_args(spec: JobSpec, stage: str, settings: StageSettings | None = None) -> CommonArgs:
+    """The engine switches of a stage's model: the memory settings the stage runs with
+    (app/pipeline/execute/fit.py; None: the job's devices as they are)."""
+    d = spec.devices
+    module = STAGE_MODELS[stage].module
+    if settings is None:
+        settings = job_settings(stage, d)
+    return CommonArgs(
+        threads=d.threads if d.threads > 0 else None,
+        placement=Placement(**{module: settings.device}),
+        params_backend="cpu" if settings.weights_on_cpu else None,
+        mmap=d.mmap,
+        flash_attention=settings.flash_attention and module == "diffusion",
+        vae_tiling=settings.vae_tiling and module == "vae",
+        vae_tile_size=settings.vae_tile_size if settings.vae_tiling and module == "vae" else None,
+        max_vram_gib=settings.max_vram_gib if settings.weights_on_cpu else None,
+        max_alloc_bytes=d.max_alloc_mb * MIB if d.max_alloc_mb > 0 else None,
+    )
+
+
+@dataclass(frozen=True)
+class DiffuseFiles:
+    """The files diffuse reads and writes: a run's own, or a plan's stand-ins. The inputs only
+    some jobs have are asked for only when the job has them (a plan writes its dummy then)."""
+
+    embeddings: Path
+    save_latent: Path
+    checkpoint_dir: Path
+    init_latent: Callable[[], Path]  # img2img / inpainting
+    mask: Callable[[], Path]  # with a mask or a canvas expansion
+    ref_latents: Callable[[], Path]  # with reference images
+
+
+def diffuse_masked(spec: JobSpec) -> bool:
+    """diffuse gets a mask: a picture with a mask or with a canvas expansion (its new area)."""
+    return spec.image is not None and bool(spec.mask or expands(spec))
+
+
+def diffuse_args(
+    spec: JobSpec,
+    width: int,
+    height: int,
+    settings: StageSettings,
+    files: DiffuseFiles,
+    *,
+    plan: bool = False,
+    resume_step: int | None = None,
+) -> DiffuseArgs:
+    """diffuse's command line for `spec` at width×height.
+
+    plan=True: the command line the Devices pane plans with, which has always left out what
+    only a run needs (resuming, the step previews, the prompt's LoRA tags: --plan loads no
+    weights) and plans a seed of -1 as 0."""
+    is_img = spec.image is not None
+    masked = diffuse_masked(spec)
+    m = spec.models
+    return DiffuseArgs(
+        diffusion_model=Path(m.diffusion),
+        load_embeddings=files.embeddings,
+        width=width,
+        height=height,
+        steps=spec.steps,
+        seed=max(spec.seed, 0) if plan else spec.seed,
+        save_latent=files.save_latent,
+        checkpoint_dir=files.checkpoint_dir,
+        sampling_method=spec.sampler,
+        scheduler=spec.scheduler,
+        eta=None if spec.eta == ETA.default else spec.eta,
+        cfg_scale=spec.cfg_scale,
+        strength=spec.strength if is_img else None,
+        init_latent=files.init_latent() if is_img else None,
+        mask=files.mask() if masked else None,
+        mask_mode=spec.mask_mode if masked else None,
+        ref_latents=files.ref_latents() if spec.reference_count else None,
+        prompt=spec.prompt if not plan and "<lora:" in spec.prompt else None,
+        lora_model_dir=Path(m.lora_dir) if not plan and m.lora_dir else None,
+        resume_step=None if plan else resume_step,
+        preview="none" if plan else spec.preview,
+        vae=Path(m.vae) if not plan and spec.preview == "vae" else None,
+        common=common_args(spec, STAGE_DIFFUSE, settings),
+    )
