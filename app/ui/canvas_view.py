@@ -66,7 +66,6 @@ class CanvasView(CanvasViewport):
         self._painting_tool: BrushTool | LassoTool | ContextTool | None = None
         self._pan_anchor: QPointF | None = None
         self._space_down = False
-        self._focus_click = False  # the press under way gave the canvas its focus
         self.layer.changed.connect(self._layer_changed)
         self.setMouseTracking(True)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
@@ -79,11 +78,24 @@ class CanvasView(CanvasViewport):
         self._on_image_changed()
 
     def picture_rect(self) -> QRect:
-        """The photo's rect in image pixels; without a photo, the generated picture's."""
+        """What is shown, in image pixels: the photo's rect with the expanded canvas and the
+        generated layer's frame around it (they may start left of and above the photo);
+        without a photo, the generated picture's. Fit (Ctrl+0) and the split line use it."""
         frame = self.layer.frame
-        if self.document.is_empty() and frame is not None:
-            return QRect(0, 0, frame.at.width, frame.at.height)
-        return self.document.full_rect()
+        if self.document.is_empty():
+            if frame is not None:
+                return QRect(0, 0, frame.at.width, frame.at.height)
+            return self.document.full_rect()
+        rect = self.document.full_rect()
+        e = self._expansion
+        if e is not None:
+            w = self.document.width + e.left + e.right
+            h = self.document.height + e.top + e.bottom
+            rect = rect.united(QRect(-e.left, -e.top, w, h))
+        if frame is not None and not self.layer.standalone:
+            c = frame.canvas
+            rect = rect.united(QRect(c.x, c.y, c.width, c.height))
+        return rect
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
         super().resizeEvent(event)
@@ -134,7 +146,7 @@ class CanvasView(CanvasViewport):
         self.update()
 
     def _layer_changed(self) -> None:
-        if self.document.is_empty() and self._fit_pending:
+        if self._fit_pending and self.picture_rect() != self._fitted_rect:
             self.zoom_to_fit()
         self.update()
 
@@ -187,6 +199,8 @@ class CanvasView(CanvasViewport):
         """The context area and the canvas expansion to outline (None: not set)."""
         if (context, expansion) != (self._context, self._expansion):
             self._context, self._expansion = context, expansion
+            if self._fit_pending:
+                self.zoom_to_fit()  # the fitted view takes the expanded canvas in
             self.update()
 
     @property
@@ -290,7 +304,6 @@ class CanvasView(CanvasViewport):
 
     def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802
         pos = event.position()
-        focus_click, self._focus_click = self._focus_click, False
         button = event.button()
         if button == Qt.MouseButton.MiddleButton or (
             button == Qt.MouseButton.LeftButton and self._space_down
@@ -303,8 +316,6 @@ class CanvasView(CanvasViewport):
             return
         if button != Qt.MouseButton.LeftButton or self.document.is_empty():
             return
-        if self.layer.visible and focus_click:
-            return  # the click gave the canvas focus: it neither paints nor dismisses
         if self.layer.visible:  # painting again: back to the photo and its mask
             self.layer.clear()
             self.layer_dismissed.emit()
@@ -355,10 +366,6 @@ class CanvasView(CanvasViewport):
 
     def _lasso_erases(self, modifiers: Qt.KeyboardModifier) -> bool:
         return bool(modifiers & Qt.KeyboardModifier.AltModifier)
-
-    def focusInEvent(self, event) -> None:  # noqa: N802, ANN001
-        self._focus_click = event.reason() == Qt.FocusReason.MouseFocusReason
-        super().focusInEvent(event)
 
     def leaveEvent(self, event) -> None:  # noqa: N802, ANN001
         self._move_cursor(None)

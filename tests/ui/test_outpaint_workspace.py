@@ -36,7 +36,20 @@ def test_an_outpainted_run_is_a_run_like_any_other(
     monkeypatch.setattr(ExpandCanvasDialog, "exec", answer)
     win.frame_panel.expand_action.trigger()
     assert win.job_form.get(EXPAND) == "16,0,16,8"
+    # Fit takes the expanded canvas in: the frame starts 16 px left of the photo.
+    win.canvas_view.zoom_to_fit()
+    assert win.canvas_view.picture_rect().getRect() == (-16, 0, PHOTO_W + 32, PHOTO_H + 8)
+    layer = win.canvas_view.layer
+    previews: list[tuple[bool, tuple[int, int, int, int]]] = []
+    win.generation_panel.model.runner_started.connect(
+        lambda runner, _kind: runner.preview_ready.connect(
+            lambda _step, _image: previews.append((layer.standalone, tuple(layer.frame.at)))
+        )
+    )
     run_all(qtbot, win)
+    # Every step preview was drawn in place: in the photo's coordinates, reaching into the new
+    # area left of it, never on its own at the photo's corner.
+    assert previews and all(not alone and at[0] == -16 for alone, at in previews)
     run = win.generation_panel.model.run
     assert run.spec.prepare is not None and run.spec.prepare.expand == "16,0,16,8"
     result = load_image(run.result)
@@ -49,8 +62,14 @@ def test_an_outpainted_run_is_a_run_like_any_other(
     keep[: PHOTO_H - band, band : 40 - 6] = True
     assert np.array_equal(old[keep], photo()[keep])
 
-    # The result is on the canvas as a whole picture, and the run is in this photo's history.
+    # The result is on the canvas over the expanded frame, in place (not standalone), `\`
+    # shows the photo under it, and the run is in this photo's history.
     assert win.workspace.shown is not None and win.workspace.shown.kind == "result"
+    assert not layer.standalone
+    assert tuple(layer.frame.at) == (-16, 0, PHOTO_W + 32, PHOTO_H + 8)
+    layer.set_before_held(True)
+    assert layer.shows_photo_only()
+    layer.set_before_held(False)
     assert np.array_equal(win.workspace.shown_picture(), result)
     entries = win.workspace_area.history.entries()
     assert [(e.run_dir, e.kind) for e in entries][-1] == (run.dir, "result")
