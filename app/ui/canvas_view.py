@@ -78,20 +78,12 @@ class CanvasView(CanvasViewport):
         self._on_image_changed()
 
     def picture_rect(self) -> QRect:
-        """What is shown, in image pixels: the photo's rect with the expanded canvas and the
-        generated layer's frame around it (they may start left of and above the photo);
-        without a photo, the generated picture's. Fit (Ctrl+0) and the split line use it."""
+        """What is shown (Fit, the split line use it), in image pixels: the photo with the
+        expanded canvas and the layer's frame around it; without a photo, the layer's."""
         frame = self.layer.frame
-        if self.document.is_empty():
-            if frame is not None:
-                return QRect(0, 0, frame.at.width, frame.at.height)
-            return self.document.full_rect()
-        rect = self.document.full_rect()
-        e = self._expansion
-        if e is not None:
-            w = self.document.width + e.left + e.right
-            h = self.document.height + e.top + e.bottom
-            rect = rect.united(QRect(-e.left, -e.top, w, h))
+        if self.document.is_empty() and frame is not None:
+            return QRect(0, 0, frame.at.width, frame.at.height)
+        rect = self.document.full_rect().united(self._expanded_rect())
         if frame is not None and not self.layer.standalone:
             c = frame.canvas
             rect = rect.united(QRect(c.x, c.y, c.width, c.height))
@@ -207,6 +199,13 @@ class CanvasView(CanvasViewport):
     def context_rect(self) -> Rect | None:
         return self._context
 
+    def _expanded_rect(self) -> QRect:
+        """The expanded canvas in image pixels (empty: no expansion)."""
+        e, doc = self._expansion, self.document
+        if e is None:
+            return QRect()
+        return QRect(-e.left, -e.top, doc.width + e.left + e.right, doc.height + e.top + e.bottom)
+
     def _frame_outlines(self) -> list[tuple[QRectF, str]]:
         frames: list[tuple[QRectF, str]] = []
         if self.document.is_empty():
@@ -217,11 +216,9 @@ class CanvasView(CanvasViewport):
             bottom_right = self.image_to_widget(QPointF(x + w, y + h))
             return QRectF(top_left, bottom_right)
 
-        e = self._expansion
-        if e is not None:
-            w = self.document.width + e.left + e.right
-            h = self.document.height + e.top + e.bottom
-            frames.append((widget_rect(-e.left, -e.top, w, h), "expand"))
+        if self._expansion is not None:
+            e = self._expanded_rect()
+            frames.append((widget_rect(e.x(), e.y(), e.width(), e.height()), "expand"))
         rect = self.context_tool.dragged() if self.context_tool.active() else self._context
         if rect is not None:
             frames.append((widget_rect(*rect), "context"))

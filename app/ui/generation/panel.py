@@ -74,9 +74,6 @@ class GenerationPanel(QWidget):
         self.sampling_pane = SamplingPane(model, self)
         self.memory_plan = MemoryPlan(model, session_plan_fn(model), self)
         self.devices_pane = DevicesPane(model, self, memory_plan=self.memory_plan)
-        # The plan is made for the size the engine will get (the prepared picture's).
-        model.inputs.changed.connect(self._plan_size_changed)
-        model.form.changed.connect(lambda *_: self._plan_size_changed())
         self.run_view = RunView(model, self)
         self.setup_tab = SetupTab(
             model,
@@ -275,11 +272,6 @@ class GenerationPanel(QWidget):
         self.tabs.setCurrentIndex(0)
         status = _tr("Imported the sd-cli command. Check the settings, then start.")
         self.set_status(" ".join([status, *problems]))
-
-    def _plan_size_changed(self) -> None:
-        size = self.sampling_pane.planned_model_input()
-        if size != self.memory_plan.size:
-            self.memory_plan.set_size(*(size or (None, None)))
 
     def shutdown(self) -> bool:
         self.model.form.save_now()

@@ -260,10 +260,8 @@ class WorkspaceController(QObject):
         return self._placements[key]
 
     def placed(self, shown: Shown, *, raw: bool) -> tuple[PlacedFrame, bool]:
-        """Where `shown` goes: (frame, standalone). Every frame of a run of the open photo is
-        placed through the run's prepare record (canvas/generated.py: expansion, crop, padding
-        and only-masked alike): a result over the run's whole frame, the rest as model-size
-        frames blended in. A frame of a run of another photo than the one open stands alone."""
+        """Where `shown` goes: (frame, standalone): through the run's prepare record
+        (canvas/generated.py, the one placement rule), or alone for another photo's run."""
         placement = self._placement(shown.run)
         doc = self.document
         fits = (
