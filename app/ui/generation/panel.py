@@ -33,6 +33,7 @@ from app.pipeline.failures import Failure
 from app.pipeline.run_records import LOG_DIR
 from app.ui.generation.devices import DevicesPane
 from app.ui.generation.edit_preset import EditPane
+from app.ui.generation.fit_guard import BigPhotoOffer, confirm_fits
 from app.ui.generation.log import (
     MEMORY_LOG_LINES,
     EngineLogDialog,
@@ -74,6 +75,7 @@ class GenerationPanel(QWidget):
         self.sampling_pane = SamplingPane(model, self)
         self.memory_plan = MemoryPlan(model, session_plan_fn(model), self)
         self.devices_pane = DevicesPane(model, self, memory_plan=self.memory_plan)
+        self.big_photo = BigPhotoOffer(model, self.memory_plan, self)  # only masked, up front
         self.run_view = RunView(model, self)
         self.setup_tab = SetupTab(
             model,
@@ -178,6 +180,9 @@ class GenerationPanel(QWidget):
             if answer != QMessageBox.StandardButton.Yes:
                 self.set_status(_tr("Nothing ran: paint the part to change, then start."))
                 return
+        if not self.model.state.busy and not confirm_fits(self.model, self.memory_plan, self):
+            self.set_status(_tr("Nothing ran: the plan says the job does not fit."))
+            return
         action()
         if self.model.state.busy:
             self.tabs.setCurrentIndex(1)

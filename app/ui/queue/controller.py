@@ -18,6 +18,7 @@ from app.jobs.run_state import user_text
 from app.pipeline.api import RunSnapshot
 from app.pipeline.spec import JobSpec
 from app.pipeline.variations import MAX_VARIATIONS
+from app.ui.generation.fit_guard import confirm_fits
 from app.ui.guards import FirstShow
 
 if TYPE_CHECKING:
@@ -76,6 +77,8 @@ class QueueController(QObject):
         missing = gen.missing()
         if missing:
             gen.refused.emit(missing)
+            return
+        if not confirm_fits(gen, self.panel.memory_plan, self.panel):  # the plan's verdict
             return
         base = gen.spec(None)  # the form's job, read here on the UI thread
         inputs = gen.inputs
