@@ -11,7 +11,7 @@ from pathlib import Path
 from app.core.errors import StepwiseError
 from app.pipeline.api import PipelineAPI
 from app.pipeline.fit_guard import Unfit, plan_for_files, unfit_of
-from app.pipeline.spec import JobSpec
+from app.pipeline.job.spec import JobSpec
 
 log = logging.getLogger(__name__)
 GB = 1024**3

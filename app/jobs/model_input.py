@@ -16,7 +16,7 @@ from app.imaging.geometry import Rect, Size
 from app.imaging.prepare import plan_model_input
 from app.jobs.job_form import JobForm
 from app.jobs.job_inputs import JobInputs
-from app.pipeline.params import spec_from_values
+from app.pipeline.job.spec import spec_from_values
 
 PictureSize = Callable[[], tuple[int, int] | None]
 MaskBox = Callable[[], Rect | None]

@@ -15,9 +15,9 @@ from app.imaging.io import load_image, load_mask
 from app.imaging.mask_ops import BINARY_THRESHOLD, bounding_box
 from app.imaging.prepare import PrepareOptions, plan_model_input
 from app.pipeline.api import DeviceInfo
-from app.pipeline.fit import Fit
-from app.pipeline.job_plan import JobPlan, engine_job_plan
-from app.pipeline.spec import JobSpec
+from app.pipeline.execute.fit import Fit
+from app.pipeline.execute.job_plan import JobPlan, engine_job_plan
+from app.pipeline.job.spec import JobSpec
 
 ALIGN_PX = 16
 

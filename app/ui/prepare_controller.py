@@ -16,7 +16,8 @@ from app.core.errors import StepwiseError
 from app.imaging.geometry import Size
 from app.imaging.prepare import prepare
 from app.jobs.model_input import ModelInputSize
-from app.pipeline.params import HEIGHT, MASK_MODE, WIDTH, spec_from_values
+from app.pipeline.job.params import HEIGHT, MASK_MODE, WIDTH
+from app.pipeline.job.spec import spec_from_values
 from app.ui.file_filters import image_file_filter, png_file_filter
 from app.ui.image_dialogs import ResultDialog
 from app.ui.messages import show_error

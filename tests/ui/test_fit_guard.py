@@ -15,17 +15,17 @@ from app.core.paths import app_paths
 from app.jobs.generation import GenerationModel
 from app.jobs.job_form import JobForm
 from app.jobs.run_session import RunSession
+from app.pipeline.execute.job_plan import plan_job
 from app.pipeline.fit_guard import unfit_of
-from app.pipeline.job_plan import plan_job
-from app.pipeline.params import (
+from app.pipeline.job.params import (
     DIFFUSION_DEVICE,
     FIT_MEMORY,
     MASKED_TARGET,
     MAX_ALLOC_MB,
     ONLY_MASKED,
     VAE_DEVICE,
-    spec_from_values,
 )
+from app.pipeline.job.spec import spec_from_values
 from app.ui.generation import fit_guard
 from app.ui.generation.fit_guard import ANYWAY_CHOICE, ONLY_MASKED_CHOICE, UnfitDialog
 from app.ui.generation.panel import GenerationPanel

@@ -10,7 +10,7 @@ from app.core.paths import app_paths
 from app.jobs.generation import GenerationModel
 from app.jobs.job_form import JobForm
 from app.jobs.run_session import RunSession
-from app.pipeline.params import ALIGN, HEIGHT, MASKED_TARGET, ONLY_MASKED, WIDTH
+from app.pipeline.job.params import ALIGN, HEIGHT, MASKED_TARGET, ONLY_MASKED, WIDTH
 from app.ui.generation.sampling import SamplingPane
 
 
@@ -75,7 +75,7 @@ def test_one_owner_of_the_model_input_size_and_its_listeners(pane: SamplingPane)
     """Issue 28: the model computes the size and signals its change; the Generate pane and the
     memory plan listen (they computed it again before, the plan through a UI pane)."""
     from app.jobs.memory_plan import MemoryPlan
-    from app.pipeline.params import EXPAND
+    from app.pipeline.job.params import EXPAND
 
     model = pane.model
     plan = MemoryPlan(model, None)

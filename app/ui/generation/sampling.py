@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 from app.jobs.generation import GenerationModel
 from app.pipeline.api import EngineCatalog, RunSnapshot
 from app.pipeline.failures import Note, NoteCode
-from app.pipeline.params import (
+from app.pipeline.job.params import (
     ALIGN_PX,
     CFG_SCALE,
     HEIGHT,
