@@ -9,8 +9,8 @@ import logging
 from pathlib import Path
 
 from app.core.errors import StepwiseError
+from app.pipeline import Unfit, plan_for_files, unfit_of
 from app.pipeline.api import PipelineAPI
-from app.pipeline.fit_guard import Unfit, plan_for_files, unfit_of
 from app.pipeline.job.spec import JobSpec
 
 log = logging.getLogger(__name__)

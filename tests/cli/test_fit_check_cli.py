@@ -21,7 +21,7 @@ SMALL = DeviceInfo("cpu", "CPU", total_bytes=64 * 1024**2, free_bytes=64 * 1024*
 
 def test_run_refuses_a_job_that_does_not_fit_and_force_insists(
     tmp_path: Path, model_args: list[str], inputs: tuple[Path, Path], monkeypatch, capsys
-) -> None:  # noqa: ANN001
+) -> None:
     image, mask = inputs
     job = ["run", *model_args, "-p", "a red house", "-i", str(image), "--mask", str(mask)]
     job += ["--steps", "1", "--no-fit-memory"]

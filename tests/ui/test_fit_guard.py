@@ -15,8 +15,8 @@ from app.core.paths import app_paths
 from app.jobs.generation import GenerationModel
 from app.jobs.job_form import JobForm
 from app.jobs.run_session import RunSession
+from app.pipeline.execute.fit_guard import unfit_of
 from app.pipeline.execute.job_plan import plan_job
-from app.pipeline.fit_guard import unfit_of
 from app.pipeline.job.params import (
     DIFFUSION_DEVICE,
     FIT_MEMORY,
@@ -36,7 +36,7 @@ W, H = 4000, 3008  # a phone photo
 
 
 @pytest.fixture
-def panel(qtbot, tmp_path: Path) -> GenerationPanel:  # noqa: ANN001
+def panel(qtbot, tmp_path: Path) -> GenerationPanel:
     form = JobForm()
     form.update({DIFFUSION_DEVICE.name: "vulkan0", VAE_DEVICE.name: "vulkan0"})
     form.set(MAX_ALLOC_MB, 2048)
@@ -63,7 +63,7 @@ def plan_now(panel: GenerationPanel, *, fit_memory: bool = True) -> None:
 
 def test_run_all_stops_with_the_verdict_and_offers_only_masked(
     panel: GenerationPanel, dialogs, monkeypatch
-) -> None:  # noqa: ANN001
+) -> None:
     started: list[str] = []
     monkeypatch.setattr(panel.model, "run_all", lambda: started.append("run"))
     plan_now(panel)
@@ -89,7 +89,7 @@ def test_run_all_stops_with_the_verdict_and_offers_only_masked(
 
 def test_run_anyway_starts_and_a_job_that_cannot_fit_at_all_is_said_so(
     panel: GenerationPanel, monkeypatch
-) -> None:  # noqa: ANN001
+) -> None:
     started: list[str] = []
     monkeypatch.setattr(panel.model, "run_all", lambda: started.append("run"))
     plan_now(panel, fit_memory=False)  # no memory saver may be tried: it cannot fit at all
@@ -102,7 +102,7 @@ def test_run_anyway_starts_and_a_job_that_cannot_fit_at_all_is_said_so(
     assert started == ["run"]
 
 
-def test_a_big_photo_offers_only_masked_up_front(panel: GenerationPanel, dialogs) -> None:  # noqa: ANN001
+def test_a_big_photo_offers_only_masked_up_front(panel: GenerationPanel, dialogs) -> None:
     plan_now(panel)
     panel.memory_plan.planned.emit(panel.memory_plan.last)
     dialog = dialogs.dialogs[-1]
@@ -115,7 +115,7 @@ def test_a_big_photo_offers_only_masked_up_front(panel: GenerationPanel, dialogs
     )  # once per photo
 
 
-def test_add_to_queue_stops_with_the_verdict(qtbot, sd_stage, tiny_models, dialogs) -> None:  # noqa: ANN001
+def test_add_to_queue_stops_with_the_verdict(qtbot, sd_stage, tiny_models, dialogs) -> None:
     from tests.ui.runs_fixtures import main_window
 
     window = main_window(qtbot, sd_stage, tiny_models, show=False)

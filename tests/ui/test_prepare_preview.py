@@ -15,7 +15,7 @@ from app.ui.prepare_preview import PreparePreviewDialog
 from .painter import IMAGE_H, IMAGE_W, open_window
 
 
-def _mask(window, x0: int, y0: int, x1: int, y1: int) -> None:  # noqa: ANN001
+def _mask(window, x0: int, y0: int, x1: int, y1: int) -> None:
     mask = np.zeros((IMAGE_H, IMAGE_W), np.float32)
     mask[y0:y1, x0:x1] = 1.0
     window.document.replace_mask("Load mask", mask)
@@ -95,7 +95,7 @@ def test_the_preview_shows_the_16px_cells_and_the_feathered_mask(qtbot, tmp_path
 
 def test_in_soft_mode_the_preview_draws_the_soft_mask_the_engine_gets(
     qtbot, tmp_path, dialogs
-) -> None:  # noqa: ANN001
+) -> None:
     window = open_window(qtbot, tmp_path)
     panel = window.prepare_panel
     assert panel.form.get(MASK_MODE) == "soft"  # the default

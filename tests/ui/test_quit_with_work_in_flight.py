@@ -104,7 +104,7 @@ sys.exit(code)
 @pytest.mark.parametrize("kind", ["run", "history", "file", "plan"])
 def test_quitting_with_work_in_flight_exits_cleanly(
     kind: str, tmp_path: Path, sd_stage: Path, tiny_models, stepwise_home: Path
-) -> None:  # noqa: ANN001
+) -> None:
     picture = tmp_path / "photo.png"
     y, x = np.mgrid[0:64, 0:96]
     save_png_atomic(picture, np.stack([x * 2, y * 3, (x + y) % 256], -1).astype(np.uint8))

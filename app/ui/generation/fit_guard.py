@@ -11,8 +11,7 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPushButton, QV
 
 from app.jobs.generation import GenerationModel
 from app.jobs.memory_plan import MemoryPlan
-from app.pipeline.execute.job_plan import JobPlan
-from app.pipeline.fit_guard import Unfit, unfit_of
+from app.pipeline import JobPlan, Unfit, unfit_of
 from app.pipeline.job.params import HEIGHT, MASKED_TARGET, ONLY_MASKED, WIDTH
 from app.ui.generation.plan_view import device_title, gb, stage_title
 
