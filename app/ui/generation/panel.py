@@ -75,7 +75,7 @@ class GenerationPanel(QWidget):
         self.sampling_pane = SamplingPane(model, self)
         self.memory_plan = MemoryPlan(model, session_plan_fn(model), self)
         self.devices_pane = DevicesPane(model, self, memory_plan=self.memory_plan)
-        self.big_photo = BigPhotoOffer(model, self.memory_plan, self)  # only masked, up front
+        BigPhotoOffer(model, self.memory_plan, self)  # only masked, up front (the panel owns it)
         self.run_view = RunView(model, self)
         self.setup_tab = SetupTab(
             model,
