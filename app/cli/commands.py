@@ -48,6 +48,18 @@ def job_spec(args: argparse.Namespace, pipeline: PipelineAPI) -> JobSpec:
 def cmd_run(args: argparse.Namespace) -> int:
     pipeline = _pipeline(args)
     spec = job_spec(args, pipeline)
+    if not args.force:
+        from app.cli.fit_check import refusal
+        from app.engine.locate import find_sd_stage
+
+        try:
+            engine = find_sd_stage(Path(args.engine) if args.engine else None)
+        except StepwiseError:
+            engine = None  # the run below says what is missing
+        refused = None if engine is None else refusal(pipeline, spec, engine)
+        if refused is not None:
+            print(refused, file=sys.stderr)
+            return Exit.DOES_NOT_FIT
     folder = Path(args.run_dir) if args.run_dir else None
     photo = Path(spec.image).name if spec.image else None  # the user's file: its name only
     run = pipeline.create_run(spec, folder, photo_name=photo)

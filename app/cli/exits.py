@@ -9,6 +9,7 @@ class Exit(IntEnum):
     OK = 0  # done
     FAILED = 1  # failed: the message says why, the engine log where
     USAGE = 2  # bad command line
+    DOES_NOT_FIT = 3  # the memory plan says the job cannot fit (`run --force` runs it anyway)
     SUSPENDED = 6  # suspended (Ctrl+C): continue with `resume DIR`
     CANCELLED = 7  # cancelled (Ctrl+C twice)
     INTERRUPTED = 130  # Ctrl+C outside a run

@@ -102,6 +102,11 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     )
     o.add_argument("--engine", metavar="PATH", help="the sd-stage binary to use")
     o.add_argument("-o", "--output", metavar="PNG", help="also copy the result here")
+    o.add_argument(
+        "--force",
+        action="store_true",
+        help="run even when the memory plan says the job does not fit the device",
+    )
     p.set_defaults(handler="run")
 
 

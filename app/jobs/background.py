@@ -51,6 +51,7 @@ class LatestOnly(QObject):
         self._token = 0
         self._deliver: Callable[[Any], None] | None = None
         self._workers: dict[int, BackgroundCall] = {}
+        self._stopped = False  # stop() was called: nothing starts any more (the app quits)
         self.dropped = 0  # stale results not delivered (for tests and the log)
 
     @property
@@ -64,9 +65,13 @@ class LatestOnly(QObject):
         return len(self._workers)
 
     def request(self, work: Callable[[], Any], deliver: Callable[[Any], None]) -> int:
-        """Starts `work` in a worker; returns the request's token."""
+        """Starts `work` in a worker; returns the request's token. After stop() nothing
+        starts: a request delivered on the way out (a run's end queued behind the quit) would
+        start a thread nobody waits for."""
         self._token += 1
         token, self._deliver = self._token, deliver
+        if self._stopped:
+            return token
         worker = BackgroundCall(token, work, self._name)
         worker.done.connect(self._done)  # queued: runs on the UI thread
         self._workers[token] = worker
@@ -78,7 +83,9 @@ class LatestOnly(QObject):
         self._token += 1
 
     def stop(self, wait_ms: int = 5000) -> bool:
-        """Drops every pending result and waits for the workers (at shutdown)."""
+        """Drops every pending result, starts nothing more and waits for the workers (at
+        shutdown)."""
+        self._stopped = True
         self.cancel()
         ended = True
         for worker in list(self._workers.values()):

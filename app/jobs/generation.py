@@ -16,6 +16,7 @@ from PySide6.QtCore import QObject, Signal
 from app.jobs.job_form import JobForm
 from app.jobs.job_inputs import InputFiles, InputWriter, JobInputs
 from app.jobs.job_notes import mask_empty, notes_of, repaints_everything
+from app.jobs.model_input import job_model_input
 from app.jobs.run_session import RunSession
 from app.jobs.run_state import TERMINAL_STATES, RunState, next_stage
 from app.jobs.stage_runner import StageRunner
@@ -61,6 +62,7 @@ class GenerationModel(QObject):
         self._state_before_decode = RunState.IDLE
         # A branch not run yet: a change of the form updates it instead of making a new run.
         self._fresh_branch: Path | None = None
+        self.model_input = job_model_input(form, self.inputs, self)  # panes and the plan listen
         form.changed.connect(self._update_notes)
         self.inputs.changed.connect(self._update_notes)
         session.run_changed.connect(self.run_changed)

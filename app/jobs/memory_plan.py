@@ -13,6 +13,7 @@ from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
 from app.engine.children import WorkerStopped
 from app.engine.locate import find_sd_stage
+from app.imaging.geometry import Size
 from app.jobs.generation import GenerationModel
 from app.jobs.run_state import log_error, user_text
 from app.jobs.workers import EngineWorker
@@ -106,6 +107,10 @@ class _PlanWorker(EngineWorker):
             self.failed.emit(self._generation, user_text(exc))
 
 
+def _pair(size: Size | None) -> tuple[int, int] | None:
+    return None if size is None else (int(size.width), int(size.height))
+
+
 class MemoryPlan(QObject):
     """What the Devices pane shows about memory; `plan_fn` None = plans are not available."""
 
@@ -134,16 +139,21 @@ class MemoryPlan(QObject):
         # planned changes (vae-encode, the init latent and the mask, the reference tokens).
         self._inputs_key = self._key_of_inputs()
         model.inputs.changed.connect(self._inputs_changed)
+        # The plan is made for the size the engine will get (the prepared picture's), from
+        # the model's one owner of it.
+        self.size = _pair(model.model_input.size)
+        model.model_input.changed.connect(lambda size: self._set_size(_pair(size)))
         app = QCoreApplication.instance()
         if app is not None:
             app.aboutToQuit.connect(self.stop)
         if plan_fn is not None:
             self.schedule()
 
-    def set_size(self, width: int | None, height: int | None) -> None:
+    def _set_size(self, size: tuple[int, int] | None) -> None:
         """The size the engine will be given (an image's prepared size); None: the form's."""
-        self.size = None if width is None or height is None else (width, height)
-        self.schedule()
+        if size != self.size:
+            self.size = size
+            self.schedule()
 
     def _key_of_inputs(self) -> tuple[bool, bool, int]:
         inputs = self.model.inputs

@@ -13,6 +13,7 @@ engine children it started are ended and reaped before the worker is destroyed
 
 from __future__ import annotations
 
+import typing
 from typing import Any, Protocol
 
 import shiboken6
@@ -20,7 +21,14 @@ from PySide6.QtCore import QObject, QThread, QTimer, Slot
 
 from app.engine.children import ChildGroup, WorkerStopped
 
-__all__ = ["STOP_WAIT_MS", "AppThread", "EngineWorker", "WorkerStopped", "suspend_and_wait"]
+__all__ = [
+    "STOP_WAIT_MS",
+    "AppThread",
+    "EngineWorker",
+    "WorkerStopped",
+    "stop_every_app_thread",
+    "suspend_and_wait",
+]
 
 STOP_WAIT_MS = 30_000  # the thread ends as soon as its engine child is gone: far below this
 
@@ -78,6 +86,28 @@ class EngineWorker(AppThread):
         self.engine_children.stop()
         self.requestInterruption()
         return self.wait(wait_ms)
+
+
+def stop_every_app_thread(wait_ms: int = STOP_WAIT_MS) -> list[str]:
+    """The last thing before Qt goes (the application's exit): every app thread still running
+    is asked to stop (an engine worker's children are ended) and waited for, so none is
+    destroyed running (Qt aborts the process then: exit 134). The owners stopped theirs
+    already; this catches work started on the way out (a queued signal delivered after a
+    shutdown). Returns the names of the threads that did not end in time (logged)."""
+    late: list[str] = []
+    for thread in list(_RUNNING):
+        if not shiboken6.isValid(thread) or not thread.isRunning():
+            continue
+        thread.requestInterruption()
+        if isinstance(thread, EngineWorker):
+            ended = thread.stop(wait_ms)
+        elif all(callable(getattr(thread, name, None)) for name in ("suspend", "cancel")):
+            ended = suspend_and_wait(thread, typing.cast(RunStopper, thread), wait_ms)  # a run
+        else:
+            ended = thread.wait(wait_ms)
+        if not ended:
+            late.append(thread.objectName() or type(thread).__name__)
+    return late
 
 
 class RunStopper(Protocol):

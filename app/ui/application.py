@@ -19,7 +19,7 @@ from app.core.errors import StepwiseError
 from app.core.logs import setup_logging
 from app.core.paths import AppPaths, app_paths
 from app.core.settings import Settings, load_settings, save_settings
-from app.jobs.workers import AppThread
+from app.jobs.workers import AppThread, stop_every_app_thread
 from app.pipeline.api import DeviceInfo
 from app.pipeline.engine_info import engine_build_progress
 from app.ui.generation import install_generation_panel
@@ -244,6 +244,9 @@ def run_application(args: Sequence[str]) -> int:
         QTimer.singleShot(0, open_given)
     code = app.exec()
     typing.cast(EngineBuildStatus, services["build_status"]).stop()
+    late = stop_every_app_thread()  # none may be destroyed running (Qt aborts: exit 134)
+    if late:
+        log.warning("Threads still running at exit: %s", ", ".join(late))
     app.removeEventFilter(services["wheel_guard"])
     window.store_settings()
     try:

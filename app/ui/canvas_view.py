@@ -66,7 +66,6 @@ class CanvasView(CanvasViewport):
         self._painting_tool: BrushTool | LassoTool | ContextTool | None = None
         self._pan_anchor: QPointF | None = None
         self._space_down = False
-        self._focus_click = False  # the press under way gave the canvas its focus
         self.layer.changed.connect(self._layer_changed)
         self.setMouseTracking(True)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
@@ -79,11 +78,16 @@ class CanvasView(CanvasViewport):
         self._on_image_changed()
 
     def picture_rect(self) -> QRect:
-        """The photo's rect in image pixels; without a photo, the generated picture's."""
+        """What is shown (Fit, the split line use it), in image pixels: the photo with the
+        expanded canvas and the layer's frame around it; without a photo, the layer's."""
         frame = self.layer.frame
         if self.document.is_empty() and frame is not None:
             return QRect(0, 0, frame.at.width, frame.at.height)
-        return self.document.full_rect()
+        rect = self.document.full_rect().united(self._expanded_rect())
+        if frame is not None and not self.layer.standalone:
+            c = frame.canvas
+            rect = rect.united(QRect(c.x, c.y, c.width, c.height))
+        return rect
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
         super().resizeEvent(event)
@@ -134,7 +138,7 @@ class CanvasView(CanvasViewport):
         self.update()
 
     def _layer_changed(self) -> None:
-        if self.document.is_empty() and self._fit_pending:
+        if self._fit_pending and self.picture_rect() != self._fitted_rect:
             self.zoom_to_fit()
         self.update()
 
@@ -187,11 +191,20 @@ class CanvasView(CanvasViewport):
         """The context area and the canvas expansion to outline (None: not set)."""
         if (context, expansion) != (self._context, self._expansion):
             self._context, self._expansion = context, expansion
+            if self._fit_pending:
+                self.zoom_to_fit()  # the fitted view takes the expanded canvas in
             self.update()
 
     @property
     def context_rect(self) -> Rect | None:
         return self._context
+
+    def _expanded_rect(self) -> QRect:
+        """The expanded canvas in image pixels (empty: no expansion)."""
+        e, doc = self._expansion, self.document
+        if e is None:
+            return QRect()
+        return QRect(-e.left, -e.top, doc.width + e.left + e.right, doc.height + e.top + e.bottom)
 
     def _frame_outlines(self) -> list[tuple[QRectF, str]]:
         frames: list[tuple[QRectF, str]] = []
@@ -203,11 +216,9 @@ class CanvasView(CanvasViewport):
             bottom_right = self.image_to_widget(QPointF(x + w, y + h))
             return QRectF(top_left, bottom_right)
 
-        e = self._expansion
-        if e is not None:
-            w = self.document.width + e.left + e.right
-            h = self.document.height + e.top + e.bottom
-            frames.append((widget_rect(-e.left, -e.top, w, h), "expand"))
+        if self._expansion is not None:
+            e = self._expanded_rect()
+            frames.append((widget_rect(e.x(), e.y(), e.width(), e.height()), "expand"))
         rect = self.context_tool.dragged() if self.context_tool.active() else self._context
         if rect is not None:
             frames.append((widget_rect(*rect), "context"))
@@ -290,7 +301,6 @@ class CanvasView(CanvasViewport):
 
     def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802
         pos = event.position()
-        focus_click, self._focus_click = self._focus_click, False
         button = event.button()
         if button == Qt.MouseButton.MiddleButton or (
             button == Qt.MouseButton.LeftButton and self._space_down
@@ -303,8 +313,6 @@ class CanvasView(CanvasViewport):
             return
         if button != Qt.MouseButton.LeftButton or self.document.is_empty():
             return
-        if self.layer.visible and focus_click:
-            return  # the click gave the canvas focus: it neither paints nor dismisses
         if self.layer.visible:  # painting again: back to the photo and its mask
             self.layer.clear()
             self.layer_dismissed.emit()
@@ -355,10 +363,6 @@ class CanvasView(CanvasViewport):
 
     def _lasso_erases(self, modifiers: Qt.KeyboardModifier) -> bool:
         return bool(modifiers & Qt.KeyboardModifier.AltModifier)
-
-    def focusInEvent(self, event) -> None:  # noqa: N802, ANN001
-        self._focus_click = event.reason() == Qt.FocusReason.MouseFocusReason
-        super().focusInEvent(event)
 
     def leaveEvent(self, event) -> None:  # noqa: N802, ANN001
         self._move_cursor(None)

@@ -22,6 +22,7 @@ class CanvasViewport(QWidget):
         self._zoom = 1.0
         self._offset = QPointF(0, 0)  # widget position of image pixel (0, 0)
         self._fit_pending = True
+        self._fitted_rect = QRect()  # what the last fit took in
 
     def picture_rect(self) -> QRect:
         """What is shown, in image pixels (empty: nothing)."""
@@ -82,10 +83,11 @@ class CanvasViewport(QWidget):
         zoom = max(ZOOM_MIN, zoom)
         self._zoom = zoom
         self._offset = QPointF(
-            (self.width() - picture.width() * zoom) / 2,
-            (self.height() - picture.height() * zoom) / 2,
+            (self.width() - picture.width() * zoom) / 2 - picture.x() * zoom,
+            (self.height() - picture.height() * zoom) / 2 - picture.y() * zoom,
         )
         self._fit_pending = True
+        self._fitted_rect = QRect(picture)
         self.zoom_changed.emit(zoom)
         self.update()
 

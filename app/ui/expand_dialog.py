@@ -20,6 +20,10 @@ from app.imaging.frame import MAX_EXPANDED_SIDE_PX, Expansion, expansion_for_asp
 from app.imaging.geometry import Size
 
 ASPECTS = ((1, 1), (4, 3), (3, 4), (3, 2), (2, 3), (16, 9), (9, 16), (21, 9))
+# What a side's field takes as typed: above the largest side, so a value too large shows as
+# typed and the line below says why OK is off (a spin box capped at the limit turned a typed
+# 9000 into 900).
+FIELD_MAX_PX = 99_999
 
 
 class ExpandCanvasDialog(QDialog):
@@ -40,7 +44,7 @@ class ExpandCanvasDialog(QDialog):
             ("bottom", self.tr("Bottom"), 2, 1),
         ):
             spin = QSpinBox()
-            spin.setRange(0, MAX_EXPANDED_SIDE_PX)
+            spin.setRange(0, FIELD_MAX_PX)
             spin.setSingleStep(16)
             spin.setSuffix(" px")
             spin.setAccessibleName(text)

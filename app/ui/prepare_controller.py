@@ -14,8 +14,9 @@ from app.canvas import preparation as prep
 from app.canvas.document import MaskDocument
 from app.core.errors import StepwiseError
 from app.imaging.geometry import Size
-from app.imaging.prepare import plan_model_input, prepare
-from app.pipeline.job.params import HEIGHT, WIDTH
+from app.imaging.prepare import prepare
+from app.jobs.model_input import ModelInputSize
+from app.pipeline.job.params import HEIGHT, MASK_MODE, WIDTH
 from app.pipeline.job.spec import spec_from_values
 from app.ui.file_filters import image_file_filter, png_file_filter
 from app.ui.image_dialogs import ResultDialog
@@ -24,8 +25,6 @@ from app.ui.prepare_panel import PreparePanel
 from app.ui.prepare_preview import PreparePreviewDialog
 
 log = logging.getLogger(__name__)
-# prepare() binarises at 50 %: a mask weaker than that everywhere repaints nothing.
-EMPTY_MASK_BELOW = 0.5
 
 
 class _WaitCursor:
@@ -46,6 +45,7 @@ class PrepareController(QObject):
         self.panel: PreparePanel | None = None
         self.last_prepared: prep.Prepared | None = None
         self.last_export_dir: Path | None = None
+        self.model_input: ModelInputSize | None = None  # the size the model gets: listened to
 
     def set_panel(self, panel: PreparePanel) -> None:
         self.panel = panel
@@ -54,6 +54,19 @@ class PrepareController(QObject):
         panel.form.signal(HEIGHT).connect(self.update_summary)
         self.document.image_changed.connect(self.update_summary)
         self.document.history_changed.connect(self.update_summary)  # a finished stroke
+        # Until the generation model's owner of the size is followed (the painter alone), one
+        # over the document: the same rule (jobs/model_input.py).
+        doc = self.document
+        own = ModelInputSize(
+            panel.form.values,
+            lambda: None if doc.is_empty() else (doc.width, doc.height),
+            doc.facts.box,
+            self,
+        )
+        panel.form.changed.connect(own.update)
+        doc.image_changed.connect(own.update)
+        doc.history_changed.connect(own.update)
+        self.follow(own)
         # A new picture (or a result painted on) needs a fresh prepare.
         self.document.image_changed.connect(self.forget)
         self.update_summary()
@@ -68,17 +81,24 @@ class PrepareController(QObject):
         assert options is not None
         return options  # the job form's options, through the one translation
 
+    def follow(self, owner: ModelInputSize) -> None:
+        """ "Model input W×H" follows `owner` (the generation model's, once it exists): the
+        Context tool, Expand canvas, only masked and the mask change it there."""
+        if self.model_input is not None and self.model_input is not owner:
+            self.model_input.changed.disconnect(self._model_input_changed)
+        self.model_input = owner
+        owner.changed.connect(self._model_input_changed)
+        self.update_summary()
+
+    def _model_input_changed(self, _size: object) -> None:
+        self.update_summary()
+
     def model_input_size(self) -> Size | None:
-        """What the model will get for the document as it is now (None: no picture): the
-        same plan `prepare` follows, without touching a pixel."""
-        doc = self.document
-        if doc.is_empty():
+        """What the model will get for the document as it is now (None: no picture)."""
+        if self.document.is_empty() or self.model_input is None:
             return None
-        opts = self.options()
-        # (mask ≥ EMPTY_MASK_BELOW is the uint8 mask ≥ 128: the facts' default threshold)
-        box = doc.facts.box() if opts.only_masked else None
-        _region, _scaled, plan = plan_model_input((doc.width, doc.height), box, opts)
-        return plan.aligned_size
+        self.model_input.update()  # a no-op when nothing changed; signals when it did
+        return self.model_input.size
 
     def update_summary(self) -> None:
         if self.panel is None:
@@ -102,7 +122,7 @@ class PrepareController(QObject):
         doc = self.document
         if doc.is_empty():
             return None
-        if float(doc.mask.max()) < EMPTY_MASK_BELOW and not self.options().expand.strip():
+        if doc.facts.box() is None and not self.options().expand.strip():
             # (An expanded canvas repaints its new area without a mask.)
             # Checked here as well as in prepare() so that the message can be translated.
             QMessageBox.warning(
@@ -128,7 +148,10 @@ class PrepareController(QObject):
         if prepared is None:
             return
         assert prepared.mask is not None
-        dialog = PreparePreviewDialog(prepared, self.describe(prepared), self.dialog_parent)
+        mode = self.panel.form.get(MASK_MODE) if self.panel is not None else "soft"
+        dialog = PreparePreviewDialog(
+            prepared, self.describe(prepared), self.dialog_parent, mask_mode=mode
+        )
         dialog.export_requested.connect(lambda: self._export(prepared))
         dialog.exec()
 

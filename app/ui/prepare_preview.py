@@ -1,8 +1,11 @@
 """The Prepare preview: what the model sees and what is blended back, side by side.
 
-Left, the model's input at its real size with the mask as the engine uses it: binarised and
-rounded up to whole 16-px cells (imaging.mask_ops.engine_cells). Right, the same part of the
-photo with the feathered weights the composite will use (imaging.composite.feather_weights).
+Left, the model's input at its real size with the mask as the engine gets it, from the same
+prepare record: in soft mode (the default) the feathered weights diffuse is given
+(imaging.soft_mask.soft_engine_mask, what the pipeline writes as the run's soft mask); in hard
+mode binarised and rounded up to whole 16-px cells (imaging.mask_ops.engine_cells). Right, the
+same part of the photo with the feathered weights the composite will use
+(imaging.composite.feather_weights).
 "Over the picture" tints the pictures; "Mask only" shows the two masks themselves.
 """
 
@@ -27,6 +30,7 @@ from app.canvas.qimage import array_to_qimage
 from app.imaging.composite import feather_weights
 from app.imaging.mask_ops import binarise, engine_cells
 from app.imaging.prepare import Prepared
+from app.imaging.soft_mask import soft_engine_mask
 from app.ui.image_dialogs import ImageLabel
 
 TINT_RGB = np.array([255, 60, 60], np.float32)
@@ -44,11 +48,17 @@ def grey_rgb(mask: np.ndarray) -> np.ndarray:
     return np.repeat(mask[:, :, None], 3, axis=2)
 
 
-def preview_masks(prepared: Prepared) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(the model's 16-px cells in the input's frame, the region of the photo, the feathered
-    weights over that region): what the two panes show."""
+def preview_masks(
+    prepared: Prepared, mask_mode: str = "soft"
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(the engine's mask in the input's frame — soft weights, or in hard mode 16-px cells —,
+    the region of the photo, the feathered weights over that region): what the two panes
+    show."""
     assert prepared.mask is not None and prepared.original_mask is not None
-    cells = engine_cells(prepared.mask)
+    if mask_mode == "soft":
+        cells = soft_engine_mask(prepared.mask, prepared.record)
+    else:
+        cells = engine_cells(prepared.mask)
     region = prepared.record.region
     binary = binarise(prepared.original_mask)
     # The weights of the region only (plus the feather's reach, which the region holds).
@@ -75,18 +85,32 @@ class PreparePreviewDialog(QDialog):
 
     export_requested = Signal()
 
-    def __init__(self, prepared: Prepared, details: str, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        prepared: Prepared,
+        details: str,
+        parent: QWidget | None = None,
+        mask_mode: str = "soft",
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle(self.tr("Prepared input"))
         self.prepared = prepared
-        self.cells, self.photo_part, self.weights = preview_masks(prepared)
+        self.mask_mode = mask_mode
+        # The engine's mask (soft weights or 16-px cells), the photo's part, the composite's.
+        self.cells, self.photo_part, self.weights = preview_masks(prepared, mask_mode)
         self.model_label = PictureLabel(prepared.image)
         self.composite_label = PictureLabel(self.photo_part)
         record = prepared.record
         w, h = record.input_size
-        model_caption = self.tr(
-            "What the model sees: {w}×{h} px, the mask in whole 16-px cells"
-        ).format(w=w, h=h)
+        if mask_mode == "soft":
+            model_caption = self.tr(
+                "What the model sees: {w}×{h} px, the mask soft: full inside, fading over "
+                "the feather"
+            ).format(w=w, h=h)
+        else:
+            model_caption = self.tr(
+                "What the model sees: {w}×{h} px, the mask in whole 16-px cells"
+            ).format(w=w, h=h)
         rw, rh = record.region.size
         composite_caption = self.tr(
             "What is blended back: {w}×{h} px of the photo, the mask feathered by {f} px"

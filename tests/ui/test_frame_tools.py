@@ -71,6 +71,13 @@ def test_the_expand_dialog_sets_the_expansion_and_prepare_follows(
     assert "427×240" in dialog.result_label.text()
     dialog.spins["left"].setValue(5000)
     assert not dialog.ok_button.isEnabled()  # larger than a job may be
+    # Typed digit by digit, 9000 stays 9000 (a field capped at the limit made it 900), and
+    # the line below says why OK is off.
+    top = dialog.spins["top"]
+    top.lineEdit().selectAll()
+    qtbot.keyClicks(top.lineEdit(), "9000")
+    assert top.value() == 9000 and "too large" in dialog.result_label.text()
+    assert not dialog.ok_button.isEnabled()
 
     def answer(self: ExpandCanvasDialog) -> int:
         self.set_expansion(Expansion(32, 0, 16, 16))
@@ -140,3 +147,20 @@ def test_the_tool_and_the_dialog_fit_1280x720(qtbot, tmp_path, language) -> None
     finally:
         if translator is not None:
             QCoreApplication.removeTranslator(translator)
+
+
+def test_the_first_click_on_a_shown_picture_paints(qtbot, tmp_path) -> None:
+    """Issue 30: the first click on a result only gave the canvas its focus and the stroke
+    was dropped. Now it paints, as every click does: back to the photo, the stroke in the
+    mask."""
+    from app.canvas.generated import whole_frame
+
+    window = open_window(qtbot, tmp_path)
+    view = window.canvas_view
+    shown = np.full((window.document.height, window.document.width, 3), 90, np.uint8)
+    view.layer.show(whole_frame(shown), "Result")
+    window.activateWindow()
+    view.clearFocus()
+    assert view.layer.visible and not window.document.mask.any()
+    click(view, IMAGE_W // 2, IMAGE_H // 2)
+    assert not view.layer.visible and window.document.mask.any()

@@ -1,12 +1,15 @@
-"""The Prepare panel shows the real model input size, and its preview shows the mask the
-engine uses (whole 16-px cells) beside the feathered mask the composite uses."""
+"""The Prepare panel shows the real model input size (from the model's one owner of it,
+following the Context tool and Expand canvas), and its preview shows the mask the engine gets
+(soft weights in soft mode, whole 16-px cells in hard mode) beside the feathered mask the
+composite uses."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from app.imaging.mask_ops import engine_cells
-from app.pipeline.job.params import HEIGHT, WIDTH
+from app.imaging.soft_mask import soft_engine_mask
+from app.pipeline.job.params import CONTEXT, EXPAND, HEIGHT, MASK_MODE, ONLY_MASKED, WIDTH
 from app.ui.prepare_preview import PreparePreviewDialog
 
 from .painter import IMAGE_H, IMAGE_W, open_window
@@ -53,6 +56,7 @@ def test_the_summary_shows_the_scaled_model_input(qtbot, tmp_path) -> None:
 def test_the_preview_shows_the_16px_cells_and_the_feathered_mask(qtbot, tmp_path, dialogs) -> None:
     window = open_window(qtbot, tmp_path)
     panel = window.prepare_panel
+    panel.form.set(MASK_MODE, "hard")
     _mask(window, 101, 83, 133, 101)  # not on the 16-px grid
     panel.feather_spin.setValue(6)
     window.actions_by_name["preview_prepared"].trigger()
@@ -87,3 +91,45 @@ def test_the_preview_shows_the_16px_cells_and_the_feathered_mask(qtbot, tmp_path
     captions = [label.text() for label in dialog.findChildren(type(dialog.details_label))]
     assert "What the model sees: 320×240 px, the mask in whole 16-px cells" in captions
     assert "What is blended back: 320×240 px of the photo, the mask feathered by 6 px" in captions
+
+
+def test_in_soft_mode_the_preview_draws_the_soft_mask_the_engine_gets(
+    qtbot, tmp_path, dialogs
+) -> None:
+    window = open_window(qtbot, tmp_path)
+    panel = window.prepare_panel
+    assert panel.form.get(MASK_MODE) == "soft"  # the default
+    _mask(window, 101, 83, 133, 101)
+    panel.feather_spin.setValue(6)
+    window.actions_by_name["preview_prepared"].trigger()
+    dialog = dialogs.dialogs[-1]
+    prepared = dialog.prepared
+    # The weights diffuse gets (what the pipeline writes as the run's soft mask), not cells.
+    soft = dialog.cells
+    assert np.array_equal(soft, soft_engine_mask(prepared.mask, prepared.record))
+    assert not np.array_equal(soft, engine_cells(prepared.mask))
+    assert np.all(soft[83:101, 101:133] == 255) and 0 < soft[83, 98] < 255
+    captions = [label.text() for label in dialog.findChildren(type(dialog.details_label))]
+    assert any(c.startswith("What the model sees: 320×240 px, the mask soft") for c in captions)
+
+
+def test_model_input_follows_the_context_and_the_expansion(qtbot, tmp_path) -> None:
+    window = open_window(qtbot, tmp_path)
+    panel, view = window.prepare_panel, window.canvas_view
+    assert panel.summary_label.text() == "Model input: 320×240 px"
+    panel.form.set(EXPAND, "32,0,16,16")
+    assert panel.summary_label.text() == "Model input: 368×256 px"
+    # Fit (Ctrl+0) takes the expanded canvas in.
+    view.zoom_to_fit()
+    assert view.picture_rect().getRect() == (-32, 0, 368, 256)
+    left = view.image_to_widget(view.picture_rect().topLeft().toPointF())
+    assert left.x() >= 0
+    panel.form.set(EXPAND, "")
+    _mask(window, 100, 80, 124, 92)
+    panel.form.set(ONLY_MASKED, True)
+    before = panel.summary_label.text()
+    panel.form.set(CONTEXT, "0,0,300,200")  # what the Context tool sets
+    assert panel.summary_label.text() != before
+    assert panel.summary_label.text().startswith(
+        "Model input: {}×{} px".format(*window.prepare_controller.model_input.size)
+    )

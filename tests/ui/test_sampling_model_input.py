@@ -69,3 +69,22 @@ def test_an_open_picture_with_an_empty_mask_warns_nothing_to_repaint(pane: Sampl
     assert "The mask is empty" not in pane.warning_label.text()
     pane.model.inputs.set_document(None, None)  # text to image: no mask to be empty
     assert "The mask is empty" not in pane.warning_label.text()
+
+
+def test_one_owner_of_the_model_input_size_and_its_listeners(pane: SamplingPane) -> None:
+    """Issue 28: the model computes the size and signals its change; the Generate pane and the
+    memory plan listen (they computed it again before, the plan through a UI pane)."""
+    from app.jobs.memory_plan import MemoryPlan
+    from app.pipeline.job.params import EXPAND
+
+    model = pane.model
+    plan = MemoryPlan(model, None)
+    seen: list[object] = []
+    model.model_input.changed.connect(seen.append)
+    model.inputs.set_document(np.zeros((300, 500, 3), np.uint8), None)
+    assert model.model_input.size == (512, 304) and plan.size == (512, 304)
+    model.form.set(EXPAND, "16,0,16,0")
+    assert model.model_input.size == (544, 304) and seen[-1] == (544, 304)
+    assert plan.size == (544, 304)
+    assert "the model gets 544×304" in pane.size_label.text()
+    plan.stop()

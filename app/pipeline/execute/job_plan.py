@@ -237,11 +237,18 @@ def stage_args(
 
 
 def engine_job_plan(
-    engine: Path, spec: JobSpec, width: int, height: int, infos: Mapping[str, DeviceInfo]
+    engine: Path,
+    spec: JobSpec,
+    width: int,
+    height: int,
+    infos: Mapping[str, DeviceInfo],
+    *,
+    search: bool = True,
 ) -> JobPlan:
     """plan_job with the engine's plans (a scratch folder lives as long as the call)."""
     with tempfile.TemporaryDirectory(prefix="stepwise-plan-") as scratch:
-        return plan_job(spec, width, height, engine_planner_for(engine, spec, Path(scratch)), infos)
+        planner = engine_planner_for(engine, spec, Path(scratch))
+        return plan_job(spec, width, height, planner, infos, search=search)
 
 
 def _zero_latent(path: Path, width: int, height: int) -> Path:

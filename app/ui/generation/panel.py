@@ -33,6 +33,7 @@ from app.pipeline import LOG_DIR
 from app.pipeline.failures import Failure
 from app.ui.generation.devices import DevicesPane
 from app.ui.generation.edit_preset import EditPane
+from app.ui.generation.fit_guard import BigPhotoOffer, confirm_fits
 from app.ui.generation.log import (
     MEMORY_LOG_LINES,
     EngineLogDialog,
@@ -74,9 +75,7 @@ class GenerationPanel(QWidget):
         self.sampling_pane = SamplingPane(model, self)
         self.memory_plan = MemoryPlan(model, session_plan_fn(model), self)
         self.devices_pane = DevicesPane(model, self, memory_plan=self.memory_plan)
-        # The plan is made for the size the engine will get (the prepared picture's).
-        model.inputs.changed.connect(self._plan_size_changed)
-        model.form.changed.connect(lambda *_: self._plan_size_changed())
+        BigPhotoOffer(model, self.memory_plan, self)  # only masked, up front (the panel owns it)
         self.run_view = RunView(model, self)
         self.setup_tab = SetupTab(
             model,
@@ -181,6 +180,9 @@ class GenerationPanel(QWidget):
             if answer != QMessageBox.StandardButton.Yes:
                 self.set_status(_tr("Nothing ran: paint the part to change, then start."))
                 return
+        if not self.model.state.busy and not confirm_fits(self.model, self.memory_plan, self):
+            self.set_status(_tr("Nothing ran: the plan says the job does not fit."))
+            return
         action()
         if self.model.state.busy:
             self.tabs.setCurrentIndex(1)
@@ -275,11 +277,6 @@ class GenerationPanel(QWidget):
         self.tabs.setCurrentIndex(0)
         status = _tr("Imported the sd-cli command. Check the settings, then start.")
         self.set_status(" ".join([status, *problems]))
-
-    def _plan_size_changed(self) -> None:
-        size = self.sampling_pane.planned_model_input()
-        if size != self.memory_plan.size:
-            self.memory_plan.set_size(*(size or (None, None)))
 
     def shutdown(self) -> bool:
         self.model.form.save_now()

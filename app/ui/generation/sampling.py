@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.imaging.prepare import plan_model_input
 from app.jobs.generation import GenerationModel
 from app.pipeline.api import EngineCatalog, RunSnapshot
 from app.pipeline.failures import Note, NoteCode
@@ -37,7 +36,6 @@ from app.pipeline.job.params import (
     STRENGTH,
     WIDTH,
 )
-from app.pipeline.job.spec import spec_from_values
 from app.ui.bind import bind
 from app.ui.texts import note_text
 
@@ -172,6 +170,7 @@ class SamplingPane(QGroupBox):
         model.inputs.changed.connect(self._update_size_row)
         model.inputs.changed.connect(lambda: self.show_notes(self._notes))
         form.changed.connect(lambda *_: self._update_size_row())
+        model.model_input.changed.connect(lambda _size: self._update_size_row())
         model.run_changed.connect(self._show_model_input)
         if model.catalog is not None:
             self.set_catalog(model.catalog)
@@ -238,19 +237,10 @@ class SamplingPane(QGroupBox):
         )
 
     def planned_model_input(self) -> tuple[int, int] | None:
-        """The size the model will get for the picture and mask as they are now: the plan
-        `prepare` follows (alignment, the 'only masked' region scaled to its target, which is
-        the user's maximum for it), computed without touching a pixel."""
-        inputs, form = self.model.inputs, self.model.form
-        size = inputs.size
-        if size is None:
-            return None
-        options = spec_from_values(form.values()).prepare
-        if options is None:
-            return None
-        box = inputs.mask_box() if options.only_masked else None
-        _region, _scaled, plan = plan_model_input(size, box, options)
-        return int(plan.aligned_size[0]), int(plan.aligned_size[1])
+        """The size the model will get for the picture and mask as they are now (the model's
+        one owner of it: jobs/model_input.py)."""
+        size = self.model.model_input.size
+        return None if size is None else (size.width, size.height)
 
     def _show_model_input(self, run: RunSnapshot | None) -> None:
         if run is None or run.model_input is None or run.spec.image is None:

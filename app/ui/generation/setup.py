@@ -178,6 +178,7 @@ def install(window: MainWindow, paths: AppPaths, settings: Settings) -> Generati
     dock.setMinimumWidth(460)
     document = window.document
     follow_document(model, document)
+    window.prepare_controller.follow(model.model_input)  # "Model input" from the one owner
     canvas_view = window.canvas_view
     demo = DemoController(panel, paths, document, lambda _path: canvas_view.zoom_to_fit())
     runs = install_runs(window, panel, dock)

@@ -19,6 +19,7 @@ from app.pipeline import MAX_VARIATIONS
 from app.pipeline.api import RunSnapshot
 from app.pipeline.job.spec import JobSpec
 from app.pipeline.work_policy import WorkPolicy, policy_from_settings
+from app.ui.generation.fit_guard import confirm_fits
 from app.ui.guards import FirstShow
 
 if TYPE_CHECKING:
@@ -85,6 +86,8 @@ class QueueController(QObject):
         missing = gen.missing()
         if missing:
             gen.refused.emit(missing)
+            return
+        if not confirm_fits(gen, self.panel.memory_plan, self.panel):  # the plan's verdict
             return
         base = gen.spec(None)  # the form's job, read here on the UI thread
         inputs = gen.inputs

@@ -260,9 +260,8 @@ class WorkspaceController(QObject):
         return self._placements[key]
 
     def placed(self, shown: Shown, *, raw: bool) -> tuple[PlacedFrame, bool]:
-        """Where `shown` goes: (frame, standalone). Results are whole pictures; the rest are
-        model-size frames placed through the run's prepare record. A frame of a run of
-        another photo than the one open stands alone."""
+        """Where `shown` goes: (frame, standalone): through the run's prepare record
+        (canvas/generated.py, the one placement rule), or alone for another photo's run."""
         placement = self._placement(shown.run)
         doc = self.document
         fits = (
@@ -271,12 +270,14 @@ class WorkspaceController(QObject):
             and (doc.width, doc.height) == tuple(placement.photo_size)
             and photo_hash(doc.image) == placement.photo_sha256
         )
+        if not fits or placement is None:
+            return whole_frame(shown.frame), True
         if shown.kind == "result":
             decoded = Path(shown.run.dir) / DECODED if shown.run else None
             # Raw: the decoded picture as the model made it; colour match unchecked: the result
             # composited again without it (result.png has the run's colour match in it).
             plain = not self.area.bar.color_match.isChecked()
-            if (raw or plain) and fits and placement is not None and decoded is not None:
+            if (raw or plain) and decoded is not None:
                 try:
                     picture = load_image(decoded)
                     if raw:
@@ -284,9 +285,10 @@ class WorkspaceController(QObject):
                     return placement.composited(picture), False
                 except (StepwiseError, OSError):
                     pass
-            return whole_frame(shown.frame), not fits
-        if not fits or placement is None:
-            return whole_frame(shown.frame), True
+            try:
+                return placement.result(shown.frame), False
+            except ValueError:  # not the run's frame (a damaged run): shown on its own
+                return whole_frame(shown.frame), True
         return (placement.raw(shown.frame) if raw else placement.composited(shown.frame)), False
 
     def _show(self, shown: Shown) -> None:
@@ -325,12 +327,16 @@ class WorkspaceController(QObject):
     # --- the picture ------------------------------------------------------------------------
 
     def shown_picture(self) -> np.ndarray | None:
-        """The whole picture on show, blended into the photo (what Use / Save take)."""
+        """The whole picture on show, blended into the run's frame (the photo, or the expanded
+        canvas): what Use / Save take."""
         if self.shown is None:
             return None
         frame, standalone = self.placed(self.shown, raw=False)
-        if standalone or frame.at == (0, 0, frame.photo_size.width, frame.photo_size.height):
+        if standalone or frame.at == frame.canvas:
             return frame.pixels
+        placement = self._placement(self.shown.run)
+        if placement is not None:
+            return placement.whole(frame)
         return frame.whole(self.document.image)
 
     def use_as_new_image(self) -> bool:
