@@ -1,0 +1,118 @@
+"""Every text a user can see in a widget tree (labels, buttons, titles, tooltips, items, menus,
+headers, placeholders, suffixes) and the two checks a Simplified Chinese UI must pass:
+no untranslated English word, no stray space joining pieces next to Chinese text."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractItemView,
+    QAbstractSpinBox,
+    QComboBox,
+    QDockWidget,
+    QGroupBox,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QMenu,
+    QPlainTextEdit,
+    QTabWidget,
+    QWidget,
+)
+
+# Names, units and values that stay as they are in a Chinese UI.
+ALLOWED = {
+    w.lower()
+    for w in (
+        "Ctrl Shift Alt Del Esc Enter Tab PNG JPEG JPG WebP GGUF safetensors VAE LoRA LLM CFG GPU "
+        "CPU klein FLUX Qwen3 token tokens sd-cli sd-stage stable-diffusion.cpp Stepwise Telea "
+        "Navier Stokes Flash Attention Vulkan Metal CUDA English MB GB KB KiB MiB GiB img2img "
+        "euler simple Poisson LAB"
+    ).split()
+}
+ASCII_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+VALUE = re.compile(r"(vulkan|cuda|metal)\d+|Vulkan\d+")  # a device's name is a value
+PROGRAMS = re.compile(r"sd-cli|sd-stage|stable-diffusion\.cpp")
+CJK = r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]"
+STRAY_SPACE = re.compile(rf"{CJK} +{CJK}|[。，、；：！？] +\S")
+
+
+def problems(text: str) -> list[str]:
+    """What is wrong with one visible text under zh_CN ([] when nothing)."""
+    found = []
+    plain = re.sub(r"<lora:[^>]*>", "0", text).replace("&", "")
+    plain = re.sub(r"<[^>]+>", "", plain)  # rich text's tags are not shown
+    plain = re.sub(r"\b[\w.-]+\.(png|json|ts|gguf|safetensors|txt|log)\b", "0", plain)
+    words = [
+        w
+        for w in ASCII_WORD.findall(PROGRAMS.sub("0", plain))
+        if re.search("[A-Za-z]{3}", w) and w.lower() not in ALLOWED and not VALUE.fullmatch(w)
+    ]
+    if words:
+        found.append("English: " + " ".join(words))
+    if STRAY_SPACE.search(plain):
+        found.append("stray space: " + STRAY_SPACE.search(plain).group(0))  # type: ignore[union-attr]
+    return found
+
+
+def visible_texts(root: QWidget) -> Iterator[tuple[str, str]]:
+    """(where, text) for every text `root` and its children show, hidden ones included (a
+    collapsed section, a tab not in front: the user opens them)."""
+    widgets = [root, *root.findChildren(QWidget)]
+    for widget in widgets:
+        where = f"{type(widget).__name__}:{widget.objectName()}"
+        if widget.toolTip():
+            yield f"{where} tooltip", widget.toolTip()
+        if isinstance(widget, QDockWidget | QMainWindow) or widget.isWindow():
+            if widget.windowTitle():
+                yield f"{where} title", widget.windowTitle()
+        if isinstance(widget, QLabel | QAbstractButton) and widget.text():
+            yield f"{where} text", widget.text()
+        if isinstance(widget, QGroupBox) and widget.title():
+            yield f"{where} title", widget.title()
+        if isinstance(widget, QLineEdit | QPlainTextEdit) and widget.placeholderText():
+            yield f"{where} placeholder", widget.placeholderText()
+        if isinstance(widget, QAbstractSpinBox):
+            for part in (widget.suffix(), widget.prefix(), widget.specialValueText()):  # type: ignore[attr-defined]
+                if part.strip():
+                    yield f"{where} suffix", part
+        if isinstance(widget, QComboBox):
+            for i in range(widget.count()):
+                if widget.itemData(i) != widget.itemText(i):  # a value shown as itself is a name
+                    yield f"{where} item", widget.itemText(i)
+                tip = widget.itemData(i, Qt.ItemDataRole.ToolTipRole)
+                if tip:
+                    yield f"{where} item tooltip", str(tip)
+        if isinstance(widget, QTabWidget):
+            for i in range(widget.count()):
+                yield f"{where} tab", widget.tabText(i)
+                if widget.tabToolTip(i):
+                    yield f"{where} tab tooltip", widget.tabToolTip(i)
+        header = getattr(widget, "horizontalHeader", None) or getattr(widget, "header", None)
+        if isinstance(widget, QAbstractItemView) and header is not None:
+            view = header()
+            for col in range(view.count()):
+                for role, kind in ((Qt.ItemDataRole.DisplayRole, "header"),
+                                   (Qt.ItemDataRole.ToolTipRole, "header tooltip")):  # fmt: skip
+                    value = view.model().headerData(col, Qt.Orientation.Horizontal, role)
+                    if value:
+                        yield f"{where} {kind}", str(value)
+        if isinstance(widget, QMenu):
+            for action in widget.actions():
+                if action.text():
+                    yield f"{where} menu", action.text()
+                if action.toolTip() and action.toolTip() != action.text().replace("&", ""):
+                    yield f"{where} menu tooltip", action.toolTip()
+
+
+def untranslated(root: QWidget) -> list[str]:
+    """Every visible text of `root` that fails a check, with where it is."""
+    return [
+        f"{where}: {text!r} ({'; '.join(found)})"
+        for where, text in visible_texts(root)
+        if (found := problems(text))
+    ]
