@@ -327,5 +327,5 @@ def _lora_notes(result: SdCliImport) -> None:
         result.note(NoteCode.LORA_FOLDER_UNUSED)
     elif lora_dir:
         result.note(
-            NoteCode.LORA_FROM_TAGS, loras=", ".join(f"{n} at {w.strip()}" for n, w in tags)
+            NoteCode.LORA_FROM_TAGS, loras=", ".join(f"{n}:{w.strip()}" for n, w in tags)
         )

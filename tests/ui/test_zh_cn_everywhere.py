@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from app.core.paths import app_paths
@@ -85,3 +86,34 @@ def test_a_missing_device_is_a_device_problem_not_a_bug(chinese) -> None:
     text = user_text(error)
     assert text.startswith("引擎现在在这台电脑上找不到设备 vulkan0。请在"), text
     assert problems(text) == [] and "缺陷" not in text
+
+
+def test_a_truncated_png_is_explained_in_chinese(chinese, tmp_path) -> None:
+    from app.core.errors import StepwiseError
+    from app.imaging.io import encode_png, load_image
+    from app.jobs.run_state import user_text
+
+    data = encode_png(np.random.default_rng(0).integers(0, 255, (64, 64, 3), np.uint8))
+    path = tmp_path / "照片.png"
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(StepwiseError) as caught:
+        load_image(path)
+    text = user_text(caught.value)
+    assert "image file is truncated" not in text, text
+    assert problems(text.replace(str(path), "")) == [], text
+    assert text.startswith(f"{path} 不完整"), text
+
+
+def test_joined_sentences_leave_no_space_after_a_chinese_full_stop(chinese) -> None:
+    from app.ui.sentences import tidy
+
+    assert tidy("只生成 64×64 的区域。 它被缩放 ×2.00 到 128×128 像素。") == (
+        "只生成 64×64 的区域。它被缩放 ×2.00 到 128×128 像素。"
+    )
+    assert tidy("Only the area. It is scaled.") == "Only the area. It is scaled."
+    from PySide6.QtCore import QCoreApplication
+
+    mapped = QCoreApplication.translate("Texts", "{flag} {value}: used as {target}.")
+    assert (
+        problems(mapped.format(flag="--clip-on-cpu", value="cpu", target="文本编码器的设备")) == []
+    )

@@ -36,7 +36,7 @@ ALLOWED = {
 }
 ASCII_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 VALUE = re.compile(r"(vulkan|cuda|metal)\d+|Vulkan\d+")  # a device's name is a value
-PROGRAMS = re.compile(r"sd-cli|sd-stage|stable-diffusion\.cpp")
+PROGRAMS = re.compile(r"sd-cli|sd-stage|stable-diffusion\.cpp|--[a-z][a-z0-9-]*")  # names, flags
 CJK = r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]"
 STRAY_SPACE = re.compile(rf"{CJK} +{CJK}|[。，、；：！？] +\S")
 

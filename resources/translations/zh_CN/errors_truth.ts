@@ -19,5 +19,13 @@
         <source>{message} {fix}</source>
         <translation>{message}{fix}</translation>
     </message>
+    <message>
+        <source>{path} is cut short: the file ends before the picture does.</source>
+        <translation>{path} 不完整：文件在图片结束之前就结束了。</translation>
+    </message>
+    <message>
+        <source>{path} could not be decoded; the image library reports: “{reason}”.</source>
+        <translation>无法解码 {path}；图像库报告：“{reason}”。</translation>
+    </message>
 </context>
 </TS>
