@@ -136,4 +136,15 @@
         <translation>让生成区域在接缝处与照片平滑衔接</translation>
     </message>
 </context>
+<context>
+    <name>Queue</name>
+    <message>
+        <source>paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <source>time left unknown until a step is measured</source>
+        <translation>测出一步的用时之前，剩余时间未知</translation>
+    </message>
+</context>
 </TS>
