@@ -1,4 +1,4 @@
-"""The queue store (app/pipeline/job_queue.py) without the engine: order, pause, inputs by
+"""The queue store (app/pipeline/queue/jobs.py) without the engine: order, pause, inputs by
 content hash, verification of queue.json, the per-job lock, the variations of `queue add`."""
 
 from __future__ import annotations
@@ -14,15 +14,15 @@ from PIL import Image
 
 from app.core.errors import DamagedFileError, InputError
 from app.core.paths import app_paths
-from app.pipeline.job_queue import (
+from app.pipeline.job.spec import JobSpec, ModelFiles
+from app.pipeline.queue.jobs import (
     QUEUE_BACKUP,
     QUEUE_FILE,
     JobQueue,
     QueueBusy,
 )
-from app.pipeline.queue_worker import make_run_folder
-from app.pipeline.spec import JobSpec, ModelFiles
-from app.pipeline.variations import variations
+from app.pipeline.queue.variations import variations
+from app.pipeline.queue.worker import make_run_folder
 from tests.cli.conftest import REPO_ROOT
 
 
@@ -106,7 +106,7 @@ def test_damaged_queue_file_is_a_message_not_a_traceback(queue: JobQueue) -> Non
     queue.add([_spec("a")])
     data = json.loads(queue.file.read_text())
     data["jobs"][0]["spec"]["steps"] = "four"  # wrong type, checksum made to match
-    from app.pipeline.run_format import checksum
+    from app.pipeline.run.format import checksum
 
     data["checksum"] = checksum(data)
     queue.file.write_text(json.dumps(data))
@@ -202,7 +202,7 @@ def test_a_jobs_photo_name_is_kept_and_titles_its_run(
     """The GUI queues a copy of the picture (its name says nothing); the name the user knows it
     by is kept in queue.json and recorded in the job's run, as `run` records it."""
     from app.pipeline.control import RunControl
-    from app.pipeline.queue_worker import yield_job
+    from app.pipeline.queue.worker import yield_job
     from app.pipeline.runner import Pipeline
 
     image = tmp_path / "0123abcd.png"  # the inputs' copy

@@ -6,8 +6,8 @@ from __future__ import annotations
 from app.core.paths import app_paths
 from app.jobs.queue_model import QueueModel
 from app.pipeline import events as ev
-from app.pipeline.queue_records import JobView, QueuedInput, QueuedJob
-from app.pipeline.spec import JobSpec, ModelFiles
+from app.pipeline.job.spec import JobSpec, ModelFiles
+from app.pipeline.queue.records import JobView, QueuedInput, QueuedJob
 from app.ui.queue.panel import QueuePanel
 
 PROMPT = "a wooden door with brass handles and a small round window, in the evening light"
