@@ -84,11 +84,10 @@ class StageProcess:
         self._stdin_lock = threading.Lock()
         self._tail = bytearray()
         self._tail_lock = threading.Lock()
-        self._stdout_done = False
 
         children.refuse_if_stopped()  # the worker's owner stopped it: start nothing
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        self._log_file = open(self.log_path, "ab")  # noqa: SIM115 - closed by the stderr thread
+        self._log_file = open(self.log_path, "ab")  # closed by the stderr thread
         self._log_file.write(f"# argv: {json.dumps(self.argv)}\n".encode())
         self._log_file.flush()
 
@@ -200,7 +199,6 @@ class StageProcess:
         except (OSError, ValueError) as exc:  # pipe closed under us during close()
             log.debug("sd-stage %s: stdout reader ended: %s", self.pid, exc)
         finally:
-            self._stdout_done = True
             self._events.put(_EOF)
 
     def _garbage(self, what: str) -> None:

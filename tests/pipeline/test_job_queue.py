@@ -197,7 +197,7 @@ def test_queue_file_is_written_atomically_with_a_checksum(queue: JobQueue) -> No
 def test_a_jobs_photo_name_is_kept_and_titles_its_run(
     queue: JobQueue,
     tmp_path: Path,
-    tiny_models,  # noqa: ANN001
+    tiny_models,
 ) -> None:
     """The GUI queues a copy of the picture (its name says nothing); the name the user knows it
     by is kept in queue.json and recorded in the job's run, as `run` records it."""

@@ -53,9 +53,8 @@ from app.core.paths import AppPaths
 from app.engine.tensorfile import file_sha256
 from app.pipeline.job.spec import JobSpec
 from app.pipeline.queue.lock import FileLock, JobClaim
-from app.pipeline.queue.records import (  # noqa: F401 - re-exported: the queue's names
+from app.pipeline.queue.records import (
     QUEUE_FORMAT,
-    STATES,
     JobView,
     Outcome,
     QueuedInput,

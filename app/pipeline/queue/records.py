@@ -16,7 +16,6 @@ from app.pipeline.run.format import checksum
 SEED_MODES = ("given", "consecutive", "random")
 QUEUE_FORMAT = 1
 MAX_QUEUE_BYTES = 16 * 1024 * 1024
-STATES = ("queued", "running", "interrupted", "done", "failed")
 
 
 @dataclass(frozen=True)
@@ -174,7 +173,7 @@ class JobView:
     """A job as `queue list` and the Queue dock show it (read without any lock held long)."""
 
     job: QueuedJob
-    state: str  # one of STATES
+    state: str  # queued, running, interrupted, done or failed
     run_dir: Path | None  # the run folder, once made
     steps: int | None
     last_completed_step: int
