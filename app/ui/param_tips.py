@@ -17,6 +17,7 @@ def QT_TRANSLATE_NOOP(context: str, source: str) -> str:  # noqa: N802 - Qt's na
     """Marks `source` for translation in `context` (tests find the call); returns it as is."""
     return source
 
+
 TIPS: dict[str, str] = {
     "width": QT_TRANSLATE_NOOP(
         "ParamTips",

@@ -20,7 +20,7 @@ def _view(job_id: str, picture: str, state: str = "queued", done: int = 0) -> Jo
     return JobView(job, state, None, 8, done, None)
 
 
-def _panel(qtbot, views: list[JobView]) -> tuple[QueueModel, QueuePanel]:  # noqa: ANN001
+def _panel(qtbot, views: list[JobView]) -> tuple[QueueModel, QueuePanel]:
     model = QueueModel(app_paths())
     model.refresh = lambda: model.changed.emit()  # type: ignore[method-assign]  # the views below
     model.views = views

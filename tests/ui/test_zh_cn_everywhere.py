@@ -13,7 +13,7 @@ from tests.ui.visible_text import problems, untranslated
 
 
 @pytest.fixture
-def chinese(qapp):  # noqa: ANN001, ANN201
+def chinese(qapp):
     translator = i18n.install_translator("zh_CN")
     assert translator is not None
     yield translator

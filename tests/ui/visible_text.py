@@ -59,54 +59,76 @@ def problems(text: str) -> list[str]:
     return found
 
 
+def _own_texts(widget: QWidget, where: str) -> Iterator[tuple[str, str]]:
+    """A widget's tooltip, window or group title, text and placeholder."""
+    if widget.toolTip():
+        yield f"{where} tooltip", widget.toolTip()
+    is_window = isinstance(widget, QDockWidget | QMainWindow) or widget.isWindow()
+    if is_window and widget.windowTitle():
+        yield f"{where} title", widget.windowTitle()
+    if isinstance(widget, QLabel | QAbstractButton) and widget.text():
+        yield f"{where} text", widget.text()
+    if isinstance(widget, QGroupBox) and widget.title():
+        yield f"{where} title", widget.title()
+    if isinstance(widget, QLineEdit | QPlainTextEdit) and widget.placeholderText():
+        yield f"{where} placeholder", widget.placeholderText()
+    if isinstance(widget, QAbstractSpinBox):
+        for part in (widget.suffix(), widget.prefix(), widget.specialValueText()):  # type: ignore[attr-defined]
+            if part.strip():
+                yield f"{where} suffix", part
+
+
+def _combo_texts(widget: QComboBox, where: str) -> Iterator[tuple[str, str]]:
+    for i in range(widget.count()):
+        if widget.itemData(i) != widget.itemText(i):  # a value shown as itself is a name
+            yield f"{where} item", widget.itemText(i)
+        tip = widget.itemData(i, Qt.ItemDataRole.ToolTipRole)
+        if tip:
+            yield f"{where} item tooltip", str(tip)
+
+
+def _tab_texts(widget: QTabWidget, where: str) -> Iterator[tuple[str, str]]:
+    for i in range(widget.count()):
+        yield f"{where} tab", widget.tabText(i)
+        if widget.tabToolTip(i):
+            yield f"{where} tab tooltip", widget.tabToolTip(i)
+
+
+def _header_texts(widget: QAbstractItemView, where: str) -> Iterator[tuple[str, str]]:
+    header = getattr(widget, "horizontalHeader", None) or getattr(widget, "header", None)
+    if header is None:
+        return
+    view = header()
+    for col in range(view.count()):
+        for role, kind in ((Qt.ItemDataRole.DisplayRole, "header"),
+                           (Qt.ItemDataRole.ToolTipRole, "header tooltip")):  # fmt: skip
+            value = view.model().headerData(col, Qt.Orientation.Horizontal, role)
+            if value:
+                yield f"{where} {kind}", str(value)
+
+
+def _menu_texts(widget: QMenu, where: str) -> Iterator[tuple[str, str]]:
+    for action in widget.actions():
+        if action.text():
+            yield f"{where} menu", action.text()
+        if action.toolTip() and action.toolTip() != action.text().replace("&", ""):
+            yield f"{where} menu tooltip", action.toolTip()
+
+
 def visible_texts(root: QWidget) -> Iterator[tuple[str, str]]:
     """(where, text) for every text `root` and its children show, hidden ones included (a
     collapsed section, a tab not in front: the user opens them)."""
-    widgets = [root, *root.findChildren(QWidget)]
-    for widget in widgets:
+    for widget in [root, *root.findChildren(QWidget)]:
         where = f"{type(widget).__name__}:{widget.objectName()}"
-        if widget.toolTip():
-            yield f"{where} tooltip", widget.toolTip()
-        if isinstance(widget, QDockWidget | QMainWindow) or widget.isWindow():
-            if widget.windowTitle():
-                yield f"{where} title", widget.windowTitle()
-        if isinstance(widget, QLabel | QAbstractButton) and widget.text():
-            yield f"{where} text", widget.text()
-        if isinstance(widget, QGroupBox) and widget.title():
-            yield f"{where} title", widget.title()
-        if isinstance(widget, QLineEdit | QPlainTextEdit) and widget.placeholderText():
-            yield f"{where} placeholder", widget.placeholderText()
-        if isinstance(widget, QAbstractSpinBox):
-            for part in (widget.suffix(), widget.prefix(), widget.specialValueText()):  # type: ignore[attr-defined]
-                if part.strip():
-                    yield f"{where} suffix", part
+        yield from _own_texts(widget, where)
         if isinstance(widget, QComboBox):
-            for i in range(widget.count()):
-                if widget.itemData(i) != widget.itemText(i):  # a value shown as itself is a name
-                    yield f"{where} item", widget.itemText(i)
-                tip = widget.itemData(i, Qt.ItemDataRole.ToolTipRole)
-                if tip:
-                    yield f"{where} item tooltip", str(tip)
+            yield from _combo_texts(widget, where)
         if isinstance(widget, QTabWidget):
-            for i in range(widget.count()):
-                yield f"{where} tab", widget.tabText(i)
-                if widget.tabToolTip(i):
-                    yield f"{where} tab tooltip", widget.tabToolTip(i)
-        header = getattr(widget, "horizontalHeader", None) or getattr(widget, "header", None)
-        if isinstance(widget, QAbstractItemView) and header is not None:
-            view = header()
-            for col in range(view.count()):
-                for role, kind in ((Qt.ItemDataRole.DisplayRole, "header"),
-                                   (Qt.ItemDataRole.ToolTipRole, "header tooltip")):  # fmt: skip
-                    value = view.model().headerData(col, Qt.Orientation.Horizontal, role)
-                    if value:
-                        yield f"{where} {kind}", str(value)
+            yield from _tab_texts(widget, where)
+        if isinstance(widget, QAbstractItemView):
+            yield from _header_texts(widget, where)
         if isinstance(widget, QMenu):
-            for action in widget.actions():
-                if action.text():
-                    yield f"{where} menu", action.text()
-                if action.toolTip() and action.toolTip() != action.text().replace("&", ""):
-                    yield f"{where} menu tooltip", action.toolTip()
+            yield from _menu_texts(widget, where)
 
 
 def untranslated(root: QWidget) -> list[str]:
