@@ -31,12 +31,14 @@ ALLOWED = {
         "Ctrl Shift Alt Del Esc Enter Tab PNG JPEG JPG WebP GGUF safetensors VAE LoRA LLM CFG GPU "
         "CPU klein FLUX Qwen3 token tokens sd-cli sd-stage stable-diffusion.cpp Stepwise Telea "
         "Navier Stokes Flash Attention Vulkan Metal CUDA English MB GB KB KiB MiB GiB img2img "
-        "euler simple Poisson LAB"
+        "euler simple Poisson LAB python"
     ).split()
 }
 ASCII_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 VALUE = re.compile(r"(vulkan|cuda|metal)\d+|Vulkan\d+")  # a device's name is a value
 PROGRAMS = re.compile(r"sd-cli|sd-stage|stable-diffusion\.cpp|--[a-z][a-z0-9-]*")  # names, flags
+# A path (anything with a slash in it) and a file extension are values, never words to translate.
+PATH = re.compile(r"(?:[A-Za-z]:)?[\\/]?[\w.~-]+(?:[\\/][\w.~-]*)+|(?<![\w.])\.[a-z0-9]{1,5}\b")
 CJK = r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]"
 STRAY_SPACE = re.compile(rf"{CJK} +{CJK}|[。，、；：！？] +\S")
 
@@ -47,6 +49,7 @@ def problems(text: str) -> list[str]:
     plain = re.sub(r"<lora:[^>]*>", "0", text).replace("&", "")
     plain = re.sub(r"<[^>]+>", "", plain)  # rich text's tags are not shown
     plain = re.sub(r"\b[\w.-]+\.(png|json|ts|gguf|safetensors|txt|log)\b", "0", plain)
+    plain = PATH.sub("0", plain)
     words = [
         w
         for w in ASCII_WORD.findall(PROGRAMS.sub("0", plain))

@@ -180,7 +180,10 @@ class QueueController(QObject):
         return workspace.save_as() if workspace is not None else None
 
     def _discard(self, dialog: CompareDialog, rest: list[RunSnapshot]) -> None:
-        names = "\n".join(f"{r.spec.prompt} (seed {r.spec.seed})" for r in rest)
+        names = "\n".join(
+            _tr("{prompt} (seed {seed})").format(prompt=r.spec.prompt, seed=r.spec.seed)
+            for r in rest
+        )
         answer = QMessageBox.question(
             dialog,
             _tr("Discard the rest?"),

@@ -146,5 +146,67 @@
         <source>time left unknown until a step is measured</source>
         <translation>测出一步的用时之前，剩余时间未知</translation>
     </message>
+    <message>
+        <source>{prompt} (seed {seed})</source>
+        <translation>{prompt}（种子 {seed}）</translation>
+    </message>
+</context>
+<context>
+    <name>Messages</name>
+    <message>
+        <source>{message} ({path})</source>
+        <translation>{message}（{path}）</translation>
+    </message>
+    <message>
+        <source>The system reports: {reason}.</source>
+        <translation>系统报告：{reason}。</translation>
+    </message>
+</context>
+<context>
+    <name>OsReasons</name>
+    <message>
+        <source>the file or folder does not exist</source>
+        <translation>文件或文件夹不存在</translation>
+    </message>
+    <message>
+        <source>permission denied</source>
+        <translation>没有权限</translation>
+    </message>
+    <message>
+        <source>the operation is not permitted</source>
+        <translation>不允许此操作</translation>
+    </message>
+    <message>
+        <source>the disk is read-only</source>
+        <translation>磁盘是只读的</translation>
+    </message>
+    <message>
+        <source>the disk is full</source>
+        <translation>磁盘已满</translation>
+    </message>
+    <message>
+        <source>a file of that name is in the way</source>
+        <translation>已有同名文件挡住了路径</translation>
+    </message>
+    <message>
+        <source>a part of the path is a file, not a folder</source>
+        <translation>路径中的一部分是文件而不是文件夹</translation>
+    </message>
+    <message>
+        <source>it is a folder, not a file</source>
+        <translation>这是文件夹而不是文件</translation>
+    </message>
+    <message>
+        <source>the disk reported an input/output error</source>
+        <translation>磁盘报告了输入/输出错误</translation>
+    </message>
+    <message>
+        <source>the file is in use</source>
+        <translation>文件正在被使用</translation>
+    </message>
+    <message>
+        <source>the name is too long</source>
+        <translation>名称太长</translation>
+    </message>
 </context>
 </TS>
