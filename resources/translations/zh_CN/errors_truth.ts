@@ -27,5 +27,13 @@
         <source>{path} could not be decoded; the image library reports: “{reason}”.</source>
         <translation>无法解码 {path}；图像库报告：“{reason}”。</translation>
     </message>
+    <message>
+        <source>The prompt still holds {slot} from the edit preset.</source>
+        <translation>提示词里仍有编辑预设留下的 {slot}。</translation>
+    </message>
+    <message>
+        <source>Replace {slot} with a few words for what to paint.</source>
+        <translation>请把 {slot} 换成描述要画内容的几个词。</translation>
+    </message>
 </context>
 </TS>
