@@ -11,12 +11,14 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QCoreApplication, QObject
 from PySide6.QtWidgets import QCheckBox, QMessageBox, QPushButton, QSpinBox, QWidget
 
+from app.core.errors import StepwiseError
 from app.core.paths import AppPaths
 from app.jobs.job_inputs import InputFiles
 from app.jobs.queue_model import QueueModel
 from app.jobs.run_state import user_text
 from app.pipeline import MAX_VARIATIONS
 from app.pipeline.api import RunSnapshot
+from app.pipeline.job.preflight import check_prompt_slots
 from app.pipeline.job.spec import JobSpec
 from app.ui.guards import FirstShow
 
@@ -78,6 +80,11 @@ class QueueController(QObject):
             gen.refused.emit(missing)
             return
         base = gen.spec(None)  # the form's job, read here on the UI thread
+        try:
+            check_prompt_slots(base)  # a preset's [slot] unfilled: nothing is queued
+        except StepwiseError as exc:
+            self._failed(user_text(exc))
+            return
         inputs = gen.inputs
         pictures: tuple[Any, Any, tuple[Any, ...]] = (None, None, ())
         if inputs.image is not None or inputs.refs:
