@@ -209,4 +209,11 @@
         <translation>名称太长</translation>
     </message>
 </context>
+<context>
+    <name>GenerationPanel</name>
+    <message>
+        <source>Could not start: {message}</source>
+        <translation>无法开始：{message}</translation>
+    </message>
+</context>
 </TS>
