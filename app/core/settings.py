@@ -69,6 +69,8 @@ class Settings:
     job: dict[str, JobValue] = field(default_factory=dict)
     # The Generate panel's Setup sections, open (True) or closed, by section key.
     setup_sections: dict[str, bool] = field(default_factory=dict)
+    # Add to queue's "random seeds": each variation draws its own seed (else seed, seed + 1, …).
+    queue_random_seeds: bool = False
 
 
 def _coerce(cls: type, data: object, where: str, problems: list[str]) -> object:

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QCheckBox, QMessageBox, QPushButton, QSpinBox, QWi
 
 from app.core.errors import StepwiseError
 from app.core.paths import AppPaths
+from app.core.settings import Settings
 from app.jobs.job_inputs import InputFiles
 from app.jobs.queue_model import QueueModel
 from app.jobs.run_state import user_text
@@ -229,4 +230,19 @@ def install(window: MainWindow, panel: GenerationPanel, paths: AppPaths) -> Queu
     if app is not None:
         app.aboutToQuit.connect(controller.shutdown)
     window.queue_controller = controller
+    remember_random_seeds(controller, window.settings, panel)
     return controller
+
+
+def remember_random_seeds(
+    controller: QueueController, settings: Settings, panel: GenerationPanel
+) -> None:
+    """The "random seeds" choice starts as saved; each click is saved at once (the whole
+    settings file, atomically, through the job form's saver, as the Setup sections are)."""
+    controller.random_seeds.setChecked(settings.queue_random_seeds)
+
+    def toggled(checked: bool) -> None:
+        settings.queue_random_seeds = checked
+        panel.model.form.save_now()
+
+    controller.random_seeds.toggled.connect(toggled)
