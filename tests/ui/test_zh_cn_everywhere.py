@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QDockWidget, QWidget
 
 from app.core.paths import app_paths
 from app.core.settings import Settings
@@ -17,7 +17,7 @@ from app.pipeline.api import RunSnapshot
 from app.pipeline.job.spec import JobSpec, ModelFiles
 from app.ui import i18n
 from tests.ui.painter import IMAGE_H, IMAGE_W, open_window
-from tests.ui.visible_text import problems, untranslated
+from tests.ui.visible_text import clipped_titles, problems, untranslated
 
 
 @pytest.fixture
@@ -251,3 +251,39 @@ def test_confirmations_and_save_errors_are_chinese(qtbot, chinese, tmp_path, dia
         if problems(title) or problems(text)
     ]
     assert found == [], "\n".join(found)
+
+
+@pytest.fixture
+def styled(qapp):
+    """The application's own style (Fusion, its font size, dark.qss: the paddings the titles
+    get), put back afterwards."""
+    from app.ui.application import apply_style
+
+    style, sheet, font = qapp.style().name(), qapp.styleSheet(), qapp.font()
+    apply_style(qapp)
+    yield qapp
+    qapp.setStyleSheet(sheet)
+    qapp.setStyle(style)
+    qapp.setFont(font)
+
+
+def test_dock_titles_and_tabs_show_their_whole_text(qtbot, chinese, styled) -> None:
+    """Issue 30 item 5: "生成" read "牛成" (its bottom stroke cut). Every dock title bar and tab
+    at 1280×720 keeps every row of its text's ink."""
+    from app.ui.generation import install_generation_panel
+    from app.ui.main_window import MainWindow
+
+    settings = Settings()
+    window = MainWindow(settings)
+    qtbot.addWidget(window)
+    panel = install_generation_panel(window, app_paths(), settings)
+    try:
+        window.resize(1280, 720)
+        window.show()
+        qtbot.waitExposed(window)
+        titles = {d.windowTitle() for d in window.findChildren(QDockWidget) if d.isVisible()}
+        assert "生成" in titles, titles
+        found = clipped_titles(window)
+        assert found == [], "\n".join(found)
+    finally:
+        panel.shutdown()

@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
@@ -20,9 +21,13 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMenu,
     QPlainTextEdit,
+    QTabBar,
     QTabWidget,
     QWidget,
 )
+
+INK_CONTRAST = 60  # lightness off the background that counts as a glyph's ink
+TAB_UNDERLINE_PX = 3  # the selected tab's underline (dark.qss) is not text
 
 # Names, units and values that stay as they are in a Chinese UI.
 ALLOWED = {
@@ -141,3 +146,59 @@ def untranslated(root: QWidget) -> list[str]:
         for where, text in visible_texts(root)
         if (found := problems(text))
     ]
+
+
+def _ink_rows(image: QImage, rect: QRect, background: QColor) -> int:
+    """Rows of `rect` in `image` with text ink on them (a pixel clearly off the background)."""
+    rows = 0
+    for y in range(rect.top(), rect.bottom() + 1):
+        if any(
+            abs(QColor(image.pixel(x, y)).lightness() - background.lightness()) > INK_CONTRAST
+            for x in range(rect.left(), rect.right() + 1)
+        ):
+            rows += 1
+    return rows
+
+
+def _ink_rows_alone(text: str, font: QFont, ink: QColor, background: QColor) -> int:
+    """Rows the text's ink takes drawn with nothing around it (fallback fonts included)."""
+    metrics = QFontMetrics(font)
+    image = QImage(metrics.horizontalAdvance(text) + 20, metrics.height() * 3,
+                   QImage.Format.Format_RGB32)  # fmt: skip
+    image.fill(background)
+    painter = QPainter(image)
+    painter.setFont(font)
+    painter.setPen(ink)
+    painter.drawText(QPoint(10, metrics.height() * 2), text)
+    painter.end()
+    return _ink_rows(image, image.rect(), background)
+
+
+def clipped_titles(window: QMainWindow) -> list[str]:
+    """Every visible dock title bar and tab whose text loses ink rows to its height (a "生成"
+    that reads "牛成"): the rows its ink takes in the window against the rows alone."""
+    found = []
+    for dock in window.findChildren(QDockWidget):
+        content = dock.widget()
+        if not dock.isVisible() or content is None or content.geometry().top() <= 0:
+            continue
+        image = dock.grab(QRect(0, 0, dock.width(), content.geometry().top())).toImage()
+        background = QColor(image.pixel(1, 1))
+        shown = _ink_rows(image, image.rect(), background)
+        whole = _ink_rows_alone(dock.windowTitle(), dock.font(), QColor(Qt.GlobalColor.white),
+                                background)  # fmt: skip
+        if shown < whole:
+            found.append(f"dock {dock.windowTitle()!r}: {shown} of {whole} rows")
+    for bar in window.findChildren(QTabBar):
+        if not bar.isVisible():
+            continue
+        image = bar.grab().toImage()
+        for i in range(bar.count()):
+            rect = bar.tabRect(i).adjusted(0, 0, 0, -TAB_UNDERLINE_PX)
+            background = QColor(image.pixel(rect.left() + 1, rect.top() + 1))
+            shown = _ink_rows(image, rect, background)
+            whole = _ink_rows_alone(bar.tabText(i), bar.font(), QColor(Qt.GlobalColor.white),
+                                    background)  # fmt: skip
+            if shown < whole:
+                found.append(f"tab {bar.tabText(i)!r}: {shown} of {whole} rows")
+    return found
