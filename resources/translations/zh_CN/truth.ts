@@ -215,5 +215,20 @@
         <source>Could not start: {message}</source>
         <translation>无法开始：{message}</translation>
     </message>
+    <message>
+        <source>Cancelled before the first step. Run all continues with the stages that are done.</source>
+        <translation>在第一步之前已取消。“全部运行”会接着已完成的阶段继续。</translation>
+    </message>
+    <message>
+        <source>Cancelled at step {step} of {steps}</source>
+        <translation>已在第 {step} 步（共 {steps} 步）取消</translation>
+    </message>
+</context>
+<context>
+    <name>GenerationStages</name>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
 </context>
 </TS>
