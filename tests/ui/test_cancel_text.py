@@ -58,3 +58,21 @@ def test_a_cancel_before_the_first_step_says_so(qtbot, tmp_path) -> None:
     assert said[-1] == (
         "Cancelled before the first step. Run all continues with the stages that are done."
     )
+
+
+def test_a_disabled_step_action_says_how_to_enable_it(qtbot, tmp_path) -> None:
+    """While a run is paused, Decode / Accept / Branch are off: their tooltips say Suspend
+    turns them on; once stopped, the plain tooltip is back."""
+    model = GenerationModel(JobForm(), RunSession(app_paths()))
+    view = RunView(model)
+    qtbot.addWidget(view)
+    model.session.run = _run(tmp_path, 12)
+    plain = view.decode_button.toolTip()
+    model.state = RunState.PAUSED
+    model.state_changed.emit(RunState.PAUSED)
+    for button in (view.decode_button, view.accept_button, view.branch_button):
+        assert not button.isEnabled()
+        assert "Suspend" in button.toolTip(), button.toolTip()
+    model.state = RunState.SUSPENDED
+    model.state_changed.emit(RunState.SUSPENDED)
+    assert view.decode_button.toolTip() == plain

@@ -162,6 +162,19 @@ class RunView(QWidget):
             can_use_step and run is not None and step is not None and step in run.checkpoints
         )
         self.branch_button.setEnabled(can_use_step)
+        self._say_why_off(state)
+
+    def _say_why_off(self, state: RunState) -> None:
+        """While a run works or is paused, the step actions are off: their tooltips say that
+        Suspend (or the run's end) turns them on; otherwise their own tooltips."""
+        off = state in (RunState.RUNNING, RunState.PAUSING, RunState.PAUSED)
+        why = _tr("Off while the run works or is paused: Suspend it (or let it end) first.")
+        for button in (self.decode_button, self.accept_button, self.branch_button):
+            plain = button.property("plain_tip")
+            if plain is None:
+                plain = button.toolTip()
+                button.setProperty("plain_tip", plain)
+            button.setToolTip(f"{plain}\n{why}" if off else plain)
 
     def _state_changed(self, state: RunState) -> None:
         self.flush()

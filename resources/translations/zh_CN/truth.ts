@@ -223,6 +223,10 @@
         <source>Cancelled at step {step} of {steps}</source>
         <translation>已在第 {step} 步（共 {steps} 步）取消</translation>
     </message>
+    <message>
+        <source>Off while the run works or is paused: Suspend it (or let it end) first.</source>
+        <translation>运行进行中或暂停时不可用：请先挂起运行（或等它结束）。</translation>
+    </message>
 </context>
 <context>
     <name>GenerationStages</name>
