@@ -345,6 +345,12 @@ def check_model_file(p: P.Param, path: str) -> None:
         )
 
 
+def model_file_kind(path: Path | str) -> str | None:
+    """ "diffusion", "llm" or "vae" by the tensors `path` holds; None when not known (the one
+    reading of a model's kind above the engine: the model fields use it)."""
+    return model_kind(path)
+
+
 def model_header_ok(path: Path) -> bool:
     """The file starts like a model: GGUF magic, a zip (.ckpt), or a safetensors header (a
     sane length, then a JSON object that parses). The one check the GUI's model fields and

@@ -235,4 +235,11 @@
         <translation>已取消</translation>
     </message>
 </context>
+<context>
+    <name>GenerationModels</name>
+    <message>
+        <source>{name} holds a {found}, not a {kind}. Choose it in the {found} field.</source>
+        <translation>{name} 是{found}，不是{kind}。请在“{found}”一栏选择它。</translation>
+    </message>
+</context>
 </TS>
