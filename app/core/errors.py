@@ -85,10 +85,24 @@ def render_error(
     text = fill_template(message, fields, translate)
     path = str(fields.get("path") or "")
     if path and path not in text:
-        text += f" ({path})"
+        text = _join(WITH_PATH, translate, message=text, path=path)
     if fix:
-        text += " " + fill_template(fix, fields, translate)
+        text = _join(WITH_FIX, translate, message=text, fix=fill_template(fix, fields, translate))
     return text
+
+
+# How the pieces of an error are joined: templates too, so a language that writes no space
+# after a full stop (简体中文: "…。请…") joins them its own way.
+WITH_PATH = "{message} ({path})"
+WITH_FIX = "{message} {fix}"
+
+
+def _join(template: str, translate: Callable[[str], str] | None, **parts: str) -> str:
+    text = (translate or _identity)(template)
+    try:
+        return text.format(**parts)
+    except (KeyError, IndexError, ValueError):
+        return template.format(**parts)
 
 
 def error_text(exc: BaseException, translate: Callable[[str], str] | None = None) -> str:

@@ -89,6 +89,8 @@ class Settings:
     setup_sections: dict[str, bool] = field(default_factory=dict)
     # The queue worker's work policy (version 2 files without it get the default: always).
     work: WorkSettings = field(default_factory=WorkSettings)
+    # Add to queue's "random seeds": each variation draws its own seed (else seed, seed + 1, …).
+    queue_random_seeds: bool = False
 
 
 def _coerce(cls: type, data: object, where: str, problems: list[str]) -> object:

@@ -154,6 +154,13 @@ _NO_VULKAN = re.compile(
     r"ErrorIncompatibleDriver|ErrorInitializationFailed|no Vulkan devices|vkCreateInstance",
     re.IGNORECASE,
 )
+# sd-stage's refusal of a --backend device it does not list (native/src/context.cpp).
+_NO_SUCH_DEVICE = re.compile(r"--backend \w+=(\S+): no such device")
+_NO_SUCH_DEVICE_MESSAGE = "The device {device} is not one the engine finds on this computer now."
+_NO_SUCH_DEVICE_FIX = (
+    "Choose a device the engine lists under Generate ▸ Setup ▸ Devices (Detect devices); the "
+    "CPU always works. If it is a GPU, check that it and its driver are installed."
+)
 _OPEN_FAILED = re.compile(r"failed to open[^\n]*|No such file or directory[^\n]*", re.IGNORECASE)
 
 _DEVICE_LOST_MESSAGE = "The GPU driver reset while the engine was running (device lost)."
@@ -182,6 +189,15 @@ def error_for_exit(
     cls = _CLASS_FOR_EXIT.get(code)
     fix: str | None = None
     values: dict[str, object] = {}
+    missing = _NO_SUCH_DEVICE.search(message or "")
+    if missing:  # a device problem with its fix, not a bug: no engine text, list or variable
+        return DeviceError(
+            _NO_SUCH_DEVICE_MESSAGE,
+            exit_code=code,
+            stderr_tail=stderr_tail,
+            fix=_NO_SUCH_DEVICE_FIX,
+            values={"device": missing.group(1)},
+        )
     if message:
         values["engine"] = _one_line(message)
         message = ENGINE_REPORTED

@@ -105,8 +105,14 @@ def _decoded(path: Path, image: Image.Image) -> Image.Image:
             ImageOps.exif_transpose(image, in_place=True)
             return image
     except (OSError, SyntaxError, ValueError, Image.DecompressionBombError) as exc:
-        raise InputError(
-            "{path} could not be decoded ({reason}).",
+        if "truncated" in str(exc):  # the common case gets its own sentence, no library text
+            raise InputError(
+                "{path} is cut short: the file ends before the picture does.",
+                path=path,
+                fix=_FIX_DAMAGED,
+            ) from exc
+        raise InputError(  # the library's words only as a quoted value
+            "{path} could not be decoded; the image library reports: “{reason}”.",
             path=path,
             fix=_FIX_DAMAGED,
             values={"reason": exc},

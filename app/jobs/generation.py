@@ -181,7 +181,7 @@ class GenerationModel(QObject):
         writer = self.inputs.writer(folder, self)
         writer.written.connect(lambda files: self._launch(only, files))
         writer.failed.connect(
-            lambda text: self._refuse(Failure(FailureKind.INPUT, "prepare", text))
+            lambda text: self._refuse(Failure(FailureKind.INPUT, "", text))  # before any stage
         )
         writer.finished.connect(self._writer_done)
         self._writer = writer
@@ -210,8 +210,8 @@ class GenerationModel(QObject):
     def _launch(self, only: str | None, files: InputFiles | None) -> None:
         try:
             run = self._run_for(self.spec(files), files.photo_name if files else None)
-        except Exception as exc:  # the pipeline refused the job: say why
-            self._refuse_exc(exc, "prepare")
+        except Exception as exc:  # the pipeline refused the job up front: no stage ran
+            self._refuse_exc(exc, "")
             return
         stage = None
         if only == "next":

@@ -44,6 +44,16 @@ REFRESH_MS = 1000
 OPEN_STATES = ("queued", "running", "interrupted")
 
 
+def size_key(job: QueuedJob) -> tuple[object, ...]:
+    """What makes a step of a job cost what it does: the picture (or the text-to-image size),
+    the region generated and its scale, and the reference images. Jobs with the same key take
+    the same time per step (the variations of one job share it)."""
+    spec = job.spec
+    picture = job.image.sha256 if job.image is not None else None
+    return (picture, spec.width, spec.height, spec.prepare, len(job.refs), spec.source_ref,
+            spec.cfg_scale != 1, spec.devices)  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Progress:
     """The worker's job in hand: its step of its steps at the measured seconds per step."""
@@ -159,7 +169,8 @@ class QueueModel(QObject):
         self.views: list[JobView] = []
         self.paused = False
         self.progress: Progress | None = None
-        self.seconds_per_step: float | None = None
+        self.step_seconds: dict[tuple[object, ...], float] = {}  # by size_key(spec)
+        self._last_step_seconds: float | None = None
         self.worker: QueueWorker | None = None
         self._adders: list[QueueAdder] = []
         self._timer = QTimer(self)
@@ -184,20 +195,27 @@ class QueueModel(QObject):
         return [v for v in self.views if v.state in ("queued", "interrupted")]
 
     def eta_seconds(self) -> float | None:
-        """The whole queue's remaining time from the measured seconds per step (None before
-        a step was measured)."""
-        if self.seconds_per_step is None:
-            return None
-        steps = 0
+        """The whole queue's remaining time from the seconds per step measured for each job's
+        size; None while a job left to run is of a size with no step measured yet (an
+        honest "unknown", not a guess from another size)."""
+        total_s = 0.0
         for v in self.views:
             if v.state not in OPEN_STATES:
                 continue
+            measured = self.step_seconds.get(size_key(v.job))
+            if measured is None:
+                return None
             total = v.steps or v.job.spec.steps
             done = v.last_completed_step
             if self.progress is not None and self.progress.job_id == v.job.id:
                 total, done = self.progress.steps, self.progress.step
-            steps += max(0, total - done)
-        return steps * self.seconds_per_step
+            total_s += max(0, total - done) * measured
+        return total_s
+
+    @property
+    def seconds_per_step(self) -> float | None:
+        """The newest measured seconds per step (any size); None before one was measured."""
+        return self._last_step_seconds
 
     # --- changing
     def add(
@@ -290,7 +308,10 @@ class QueueModel(QObject):
 
     def _job_event(self, job_id: str, event: ev.Event) -> None:
         if isinstance(event, ev.StepProgressed):
-            self.seconds_per_step = event.seconds_per_step
+            view = next((v for v in self.views if v.job.id == job_id), None)
+            if view is not None and event.seconds_per_step > 0:
+                self.step_seconds[size_key(view.job)] = event.seconds_per_step
+            self._last_step_seconds = event.seconds_per_step
             self.progress = Progress(job_id, event.step, event.steps, event.seconds_per_step)
             self.changed.emit()
         elif isinstance(event, ev.RunFinished):

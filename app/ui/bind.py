@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from app.jobs.job_form import JobForm
 from app.pipeline.job.params import Param
+from app.ui.param_tips import param_tip
 
 
 class Binding(QObject):
@@ -46,8 +47,8 @@ class Binding(QObject):
         self.show(form.get(param))
         signal.connect(self._widget_changed)
         form.signal(param).connect(self.show)
-        if not widget.toolTip():
-            widget.setToolTip(param.help)
+        if not widget.toolTip():  # the UI's own words, never the table's CLI help
+            widget.setToolTip(param_tip(param.name))
 
     def show(self, value: Any) -> None:
         """Puts a field value into the widget."""

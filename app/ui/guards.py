@@ -19,6 +19,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.ui.sentences import tidy
+
 TR_CONTEXT = "Guards"
 
 
@@ -48,11 +50,13 @@ def confirm_replace_unsaved(
     answer = QMessageBox.question(
         parent,
         _tr("Unsaved mask"),
-        _tr(
-            "The mask has changes that are not saved. They are lost when another picture "
-            "replaces this one."
-        )
-        + (" " + _tr("Save them first?") if save is not None else ""),
+        tidy(
+            _tr(
+                "The mask has changes that are not saved. They are lost when another picture "
+                "replaces this one."
+            )
+            + (" " + _tr("Save them first?") if save is not None else "")
+        ),
         buttons,
         QMessageBox.StandardButton.Save if save is not None else QMessageBox.StandardButton.Cancel,
     )

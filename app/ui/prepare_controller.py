@@ -23,6 +23,7 @@ from app.ui.image_dialogs import ResultDialog
 from app.ui.messages import show_error
 from app.ui.prepare_panel import PreparePanel
 from app.ui.prepare_preview import PreparePreviewDialog
+from app.ui.sentences import tidy
 
 log = logging.getLogger(__name__)
 
@@ -204,7 +205,7 @@ class PrepareController(QObject):
             text += " " + self.tr("The seam is blended in the gradient domain (Poisson).")
         for note in prepared.notes:
             text += "\n" + note
-        return text
+        return tidy(text)
 
     def export(self) -> None:
         prepared = self.prepare()

@@ -239,7 +239,8 @@ _WINDOW_FIXES: dict[str, str] = {
 
 def window_values(values: Mapping[str, object]) -> dict[str, object]:
     """An error's values with its parameter and model kinds named as this window names them
-    (the prompt, the VAE), not by their CLI flags ("vae_model (--vae)")."""
+    (the prompt, the VAE), not by their CLI flags ("vae_model (--vae)"), and the OS's reason
+    in the window's language (ui/os_reasons.py)."""
     out = dict(values)
     words = param_words(str(out.get("param", "")))
     if words is not None:
@@ -248,6 +249,10 @@ def window_values(values: Mapping[str, object]) -> dict[str, object]:
         kind = out.get(f"{key}_kind")
         if isinstance(kind, str) and kind in _MODEL_KIND:
             out[key] = model_kind_name(kind)
+    if "reason" in out:  # the OS's words: translated where known, else quoted
+        from app.ui.os_reasons import reason_text
+
+        out["reason"] = reason_text(out["reason"])
     return out
 
 

@@ -73,7 +73,7 @@ def test_users_template_imports() -> None:
     )
     _note(notes, NoteCode.FLAG_NOT_NEEDED, flag="--params-backend", value="cpu")
     _note(notes, NoteCode.FLAG_NOT_NEEDED, flag="--max-vram", value="6")
-    _note(notes, NoteCode.LORA_FROM_TAGS, loras="Flux_Klein_NSFW_v2 at 1.0")
+    _note(notes, NoteCode.LORA_FROM_TAGS, loras="Flux_Klein_NSFW_v2:1.0")
     _note(notes, NoteCode.OUTPUT_IN_RUN_FOLDER, value="out.png")
     _note(notes, NoteCode.SIZE_FROM_IMAGE)
     _note(job_notes(spec, frozenset({"euler"})), NoteCode.MANY_STEPS, steps=10)

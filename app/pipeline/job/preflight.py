@@ -37,6 +37,7 @@ from app.pipeline.job.frame_checks import (  # noqa: F401 - re-exported: the fra
 )
 from app.pipeline.job.identity import ModelFileError
 from app.pipeline.job.output_file import check_output_file as check_output_file
+from app.pipeline.job.presets import unfilled_slot
 from app.pipeline.job.spec import JobSpec, values_from_spec
 
 LATENT_CHANNELS = 128  # FLUX.2 latent channels per 16 px cell
@@ -84,6 +85,7 @@ def check_job(
     """Every parameter, sampler/scheduler (against `catalog` when given), the devices
     (against the engine's names, `devices`, when given) and model file."""
     check_values(spec)
+    check_prompt_slots(spec)
     check_engine_limits(spec)
     check_frame_values(spec)
     if catalog is not None:
@@ -91,6 +93,18 @@ def check_job(
     if devices is not None:
         check_devices(spec, devices)
     check_models(spec)
+
+
+def check_prompt_slots(spec: JobSpec) -> None:
+    """A preset's `[slot]` left in the prompt (presets.py): the text encoder would read the
+    placeholder's words, so the job stops until the user writes what to paint."""
+    found = unfilled_slot(spec.prompt)
+    if found is not None:
+        raise InputError(
+            "The prompt still holds {slot} from the edit preset.",
+            fix="Replace {slot} with a few words for what to paint.",
+            values={"slot": found},
+        )
 
 
 def check_engine_limits(spec: JobSpec) -> None:
@@ -329,6 +343,12 @@ def check_model_file(p: P.Param, path: str) -> None:
                 "found_flag": KIND_FLAGS[found],
             },
         )
+
+
+def model_file_kind(path: Path | str) -> str | None:
+    """ "diffusion", "llm" or "vae" by the tensors `path` holds; None when not known (the one
+    reading of a model's kind above the engine: the model fields use it)."""
+    return model_kind(path)
 
 
 def model_header_ok(path: Path) -> bool:

@@ -99,6 +99,14 @@ def slot(prompt: str) -> tuple[int, int] | None:
     return None if found is None else found.span()
 
 
+PRESET_SLOTS: tuple[str, ...] = tuple(m.group(0) for p in PRESETS if (m := SLOT.search(p.prompt)))
+
+
+def unfilled_slot(prompt: str) -> str | None:
+    """The first preset `[slot]` still in `prompt` (the user's own brackets are not slots)."""
+    return next((s for s in PRESET_SLOTS if s in prompt), None)
+
+
 def with_preset(
     values: dict[str, Any], name: str, given: frozenset[str] | set[str] = frozenset()
 ) -> dict[str, Any]:

@@ -325,6 +325,4 @@ def _lora_notes(result: SdCliImport) -> None:
     elif lora_dir and not tags:
         result.note(NoteCode.LORA_FOLDER_UNUSED)
     elif lora_dir:
-        result.note(
-            NoteCode.LORA_FROM_TAGS, loras=", ".join(f"{n} at {w.strip()}" for n, w in tags)
-        )
+        result.note(NoteCode.LORA_FROM_TAGS, loras=", ".join(f"{n}:{w.strip()}" for n, w in tags))

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.pipeline.job.preflight import model_header_ok
+from app.pipeline.job.preflight import model_file_kind, model_header_ok
 from app.ui.texts import model_kind_name
 
 # kind -> accepted extensions
@@ -96,6 +96,14 @@ def check_model_file(path_text: str, kind: str) -> FileCheck:
             False,
             _tr("{name} is damaged or incomplete ({size}). Download it again.").format(
                 name=name, size=format_size(size)
+            ),
+        )
+    found = model_file_kind(path) if kind in TYPICAL_MIN_BYTES else None
+    if found is not None and found != kind:  # the header says what it is: no size guess
+        return FileCheck(
+            False,
+            _tr("{name} holds a {found}, not a {kind}. Choose it in the {found} field.").format(
+                name=name, found=model_kind_name(found), kind=model_kind_name(kind)
             ),
         )
     if size < TYPICAL_MIN_BYTES.get(kind, 0):

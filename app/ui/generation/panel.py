@@ -218,11 +218,13 @@ class GenerationPanel(QWidget):
         self.run_view.flush()
         if failure.stage and self.run_view.kind != "decode":
             self.run_view.stage_list.set_state(failure.stage, "failed")
-        where = stage_title(failure.stage) if failure.stage else _tr("The run")
-        self.error_banner.show_error(
-            _tr("{stage} failed: {message}").format(stage=where, message=failure_text(failure)),
-            failure_hint(failure),
-        )
+        if failure.stage:
+            text = _tr("{stage} failed: {message}").format(
+                stage=stage_title(failure.stage), message=failure_text(failure)
+            )
+        else:  # refused before any stage ran: no stage is to blame
+            text = _tr("Could not start: {message}").format(message=failure_text(failure))
+        self.error_banner.show_error(text, failure_hint(failure))
         self.set_status("")
 
     def _runner_started(self, runner: StageRunner, _kind: str) -> None:

@@ -162,6 +162,19 @@ class RunView(QWidget):
             can_use_step and run is not None and step is not None and step in run.checkpoints
         )
         self.branch_button.setEnabled(can_use_step)
+        self._say_why_off(state)
+
+    def _say_why_off(self, state: RunState) -> None:
+        """While a run works or is paused, the step actions are off: their tooltips say that
+        Suspend (or the run's end) turns them on; otherwise their own tooltips."""
+        off = state in (RunState.RUNNING, RunState.PAUSING, RunState.PAUSED)
+        why = _tr("Off while the run works or is paused: Suspend it (or let it end) first.")
+        for button in (self.decode_button, self.accept_button, self.branch_button):
+            plain = button.property("plain_tip")
+            if plain is None:
+                plain = button.toolTip()
+                button.setProperty("plain_tip", plain)
+            button.setToolTip(f"{plain}\n{why}" if off else plain)
 
     def _state_changed(self, state: RunState) -> None:
         self.flush()
@@ -211,11 +224,7 @@ class RunView(QWidget):
                 ).format(step=step)
             )
         elif state is RunState.CANCELLED and self.model.run is not None:
-            step = self.model.run.last_completed_step
-            self.progress.reset(_tr("Cancelled"))
-            self.status.emit(
-                _tr("Cancelled after step {step}. Run all continues from there.").format(step=step)
-            )
+            self._cancelled(self.model.run)
         elif state is RunState.FAILED:
             self.progress.reset(_tr("Failed"))
         elif state is RunState.FINISHED and self.kind == "decode":
@@ -234,12 +243,35 @@ class RunView(QWidget):
             self.kind = ""
         self.update_buttons()
 
+    def _cancelled(self, run: RunSnapshot) -> None:
+        """The step a cancelled run reached stays in view; before its first step nothing
+        says "step 0"."""
+        step = run.last_completed_step
+        if step <= 0:
+            self.progress.reset(_tr("Cancelled"))
+            self.status.emit(
+                _tr(
+                    "Cancelled before the first step. Run all continues with the stages that "
+                    "are done."
+                )
+            )
+            return
+        if self.stage_list.state("diffuse") in ("running", "paused"):
+            self.stage_list.set_state("diffuse", "cancelled")
+        self.progress.reset(
+            _tr("Cancelled at step {step} of {steps}").format(step=step, steps=run.steps or "?")
+        )
+        self.status.emit(
+            _tr("Cancelled after step {step}. Run all continues from there.").format(step=step)
+        )
+
     def _run_changed(self, run: RunSnapshot | None) -> None:
         key = Path(run.dir) if run is not None else None
         if key != self.shown_run:
             self._show_run(run)
         if run is not None:
-            keep = {"diffuse"} if self.model.state is RunState.SUSPENDED else set()
+            stopped = (RunState.SUSPENDED, RunState.CANCELLED)  # the row says where it stopped
+            keep = {"diffuse"} if self.model.state in stopped else set()
             for stage in run.stages:
                 if stage.name not in keep:
                     self.stage_list.set_state(stage.name, stage.state, stage.seconds)

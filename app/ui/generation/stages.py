@@ -16,6 +16,7 @@ STATE_COLORS = {
     "failed": "#c62828",
     "paused": "#b26a00",
     "suspended": "#b26a00",
+    "cancelled": "#b26a00",
     "skipped": "#808080",
 }
 
@@ -44,6 +45,7 @@ def state_title(state: str) -> str:
         "failed": _tr("failed"),
         "paused": _tr("paused"),
         "suspended": _tr("suspended"),
+        "cancelled": _tr("cancelled"),
         "skipped": _tr("not needed"),
     }.get(state, state)
 

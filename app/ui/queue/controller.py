@@ -11,12 +11,15 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QCoreApplication, QObject
 from PySide6.QtWidgets import QCheckBox, QMessageBox, QPushButton, QSpinBox, QWidget
 
+from app.core.errors import StepwiseError
 from app.core.paths import AppPaths
+from app.core.settings import Settings
 from app.jobs.job_inputs import InputFiles
 from app.jobs.queue_model import QueueModel
 from app.jobs.run_state import user_text
 from app.pipeline import MAX_VARIATIONS
 from app.pipeline.api import RunSnapshot
+from app.pipeline.job.preflight import check_prompt_slots
 from app.pipeline.job.spec import JobSpec
 from app.pipeline.work_policy import WorkPolicy, policy_from_settings
 from app.ui.generation.fit_guard import confirm_fits
@@ -90,6 +93,11 @@ class QueueController(QObject):
         if not confirm_fits(gen, self.panel.memory_plan, self.panel):  # the plan's verdict
             return
         base = gen.spec(None)  # the form's job, read here on the UI thread
+        try:
+            check_prompt_slots(base)  # a preset's [slot] unfilled: nothing is queued
+        except StepwiseError as exc:
+            self._failed(user_text(exc))
+            return
         inputs = gen.inputs
         pictures: tuple[Any, Any, tuple[Any, ...]] = (None, None, ())
         if inputs.image is not None or inputs.refs:
@@ -192,7 +200,10 @@ class QueueController(QObject):
         return workspace.save_as() if workspace is not None else None
 
     def _discard(self, dialog: CompareDialog, rest: list[RunSnapshot]) -> None:
-        names = "\n".join(f"{r.spec.prompt} (seed {r.spec.seed})" for r in rest)
+        names = "\n".join(
+            _tr("{prompt} (seed {seed})").format(prompt=r.spec.prompt, seed=r.spec.seed)
+            for r in rest
+        )
         answer = QMessageBox.question(
             dialog,
             _tr("Discard the rest?"),
@@ -231,4 +242,19 @@ def install(window: MainWindow, panel: GenerationPanel, paths: AppPaths) -> Queu
     if app is not None:
         app.aboutToQuit.connect(controller.shutdown)
     window.queue_controller = controller
+    remember_random_seeds(controller, window.settings, panel)
     return controller
+
+
+def remember_random_seeds(
+    controller: QueueController, settings: Settings, panel: GenerationPanel
+) -> None:
+    """The "random seeds" choice starts as saved; each click is saved at once (the whole
+    settings file, atomically, through the job form's saver, as the Setup sections are)."""
+    controller.random_seeds.setChecked(settings.queue_random_seeds)
+
+    def toggled(checked: bool) -> None:
+        settings.queue_random_seeds = checked
+        panel.model.form.save_now()
+
+    controller.random_seeds.toggled.connect(toggled)

@@ -10,6 +10,7 @@ from PySide6.QtGui import QIcon, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QPushButton,
     QTreeWidget,
@@ -68,6 +69,13 @@ class QueuePanel(QWidget):
         self.tree.setObjectName("queue_jobs")
         self.tree.setHeaderLabels([_tr("Job"), _tr("State"), _tr("Step")])
         self.tree.setRootIsDecorated(False)
+        # The prompt gives way (elided) so State and Step always show, however narrow the dock.
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in (1, 2):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.tree.setIconSize(QSize(THUMB_PX, THUMB_PX))
         self.tree.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.run_button = QPushButton(_tr("Run queue"), self)
@@ -121,8 +129,6 @@ class QueuePanel(QWidget):
             if icon is not None:
                 item.setIcon(0, icon)
             item.setSelected(view.job.id in selected)
-        for column in range(3):
-            self.tree.resizeColumnToContents(column)
         self.summary.setText(self._summary())
         self.work_line.setText(state_line(m.policy, m.work_state))
         self._update_buttons()
@@ -163,13 +169,19 @@ class QueuePanel(QWidget):
         m = self.model
         left = sum(1 for v in m.views if v.state in ("queued", "running", "interrupted"))
         text = _tr("{count} jobs, {left} to run").format(count=len(m.views), left=left)
-        if m.paused:
+        if m.paused and m.running:  # the pause comes after the job in hand
             text += " · " + _tr("paused after the job in hand")
-        if m.running:
+        elif m.paused and left:  # the pause happened: nothing runs
+            text += " · " + _tr("paused")
+        elif m.running:
             text += " · " + _tr("running")
-        eta = m.eta_seconds()
-        if eta is not None and left:
-            text += " · " + _tr("about {time} left").format(time=duration_text(eta))
+        if left:
+            eta = m.eta_seconds()
+            text += " · " + (
+                _tr("time left unknown until a step is measured")
+                if eta is None
+                else _tr("about {time} left").format(time=duration_text(eta))
+            )
         return text
 
     def _update_buttons(self) -> None:
@@ -179,7 +191,8 @@ class QueuePanel(QWidget):
         self.pause_button.setText(
             _tr("Resume the queue") if m.paused else _tr("Pause after this job")
         )
-        self.pause_button.setEnabled(bool(m.views))
+        # Pause / resume acts on a running queue; a stopped one continues with Run queue.
+        self.pause_button.setEnabled(m.running)
         self.suspend_button.setEnabled(m.running)
         self.remove_button.setEnabled(bool(self.selected_ids()))
         self.compare_button.setEnabled(len(self.compare_dirs()) >= 1)

@@ -3,6 +3,7 @@ run ("continues from step k of N" when diffusion's inputs stay, else where it st
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication
@@ -21,6 +22,7 @@ from PySide6.QtWidgets import (
 from app.jobs.values import first_rerun
 from app.pipeline.api import RunSnapshot
 from app.pipeline.job.params import SEED, STEPS, STRENGTH
+from app.pipeline.job.spec import effective_steps
 
 PROMPT_LINES = 3
 
@@ -30,8 +32,11 @@ def _tr(text: str) -> str:
 
 
 def reuse_text(run: RunSnapshot, step: int, changes: dict[str, Any]) -> str:
-    """What a branch from `step` with `changes` keeps of `run`, in the user's words."""
+    """What a branch from `step` with `changes` keeps of `run`, in the user's words; "of N"
+    counts the steps the branch runs (its new steps and strength, when changed)."""
     steps = run.steps or run.spec.steps
+    if "steps" in changes or "strength" in changes:
+        steps = effective_steps(replace(run.spec, **changes))
     rerun = first_rerun(changes)
     if rerun is None or rerun in ("vae-decode", "composite"):
         if step <= 0:

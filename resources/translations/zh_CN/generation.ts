@@ -558,10 +558,6 @@
         <translation>完成。结果及其参数已保存在运行文件夹中。</translation>
     </message>
     <message>
-        <source>The run</source>
-        <translation>运行</translation>
-    </message>
-    <message>
         <source>Cancelled after step {step}. Run all continues from there.</source>
         <translation>已在第 {step} 步后取消。“全部运行”会从那里继续。</translation>
     </message>

@@ -231,7 +231,7 @@
     </message>
     <message>
         <source>{flag} {value}: used as {target}.</source>
-        <translation>{flag} {value}：作为 {target} 使用。</translation>
+        <translation>{flag} {value}：用作{target}。</translation>
     </message>
     <message>
         <source>{flag}: not understood; ignored.</source>

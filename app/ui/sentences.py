@@ -1,0 +1,16 @@
+"""Sentences joined into one text: English puts a space after a full stop, Chinese none.
+
+Texts built from translated sentences with " " between them ("… 像素。 它被缩放 …") go through
+tidy() before they are shown: a space after a full-width punctuation mark is dropped; nothing
+else changes (English has no such marks)."""
+
+from __future__ import annotations
+
+import re
+
+_AFTER_FULL_WIDTH = re.compile(r"([。！？；：，、）】」』])[ \t]+")
+
+
+def tidy(text: str) -> str:
+    """`text` without the spaces a join left after full-width punctuation."""
+    return _AFTER_FULL_WIDTH.sub(r"\1", text)

@@ -1,0 +1,78 @@
+"""After Cancel the Run tab keeps the step the run reached (issue 30 item 11): the Diffuse row
+reads "cancelled" (not "pending"), the caption "Cancelled at step k of N" (not "step 1 of N"),
+and a cancel before the first step does not say "after step 0"."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from app.core.paths import app_paths
+from app.jobs.generation import GenerationModel
+from app.jobs.job_form import JobForm
+from app.jobs.run_session import RunSession
+from app.jobs.run_state import RunState
+from app.pipeline.api import RunSnapshot, StageSnapshot
+from app.pipeline.job.spec import JobSpec, ModelFiles
+from app.ui.generation.run_view import RunView
+
+
+def _run(tmp_path: Path, step: int) -> RunSnapshot:
+    spec = JobSpec(models=ModelFiles("d.gguf", "l.gguf", "v.safetensors"), prompt="a door",
+                   steps=40)  # fmt: skip
+    stages = tuple(StageSnapshot(name, "done" if name != "diffuse" else "pending", False, 1.0, None)
+                   for name in ("prepare", "vae-encode", "llm-encode", "diffuse"))  # fmt: skip
+    return RunSnapshot(tmp_path, "run", "2026-12-05T14:00:00", spec, stages, 40, step,
+                       (step,) if step else (), None, None, None)  # fmt: skip
+
+
+def _view(qtbot, tmp_path: Path, step: int) -> tuple[GenerationModel, RunView, list[str]]:
+    model = GenerationModel(JobForm(), RunSession(app_paths()))
+    view = RunView(model)
+    qtbot.addWidget(view)
+    said: list[str] = []
+    view.status.connect(said.append)
+    model.session.run = _run(tmp_path, step)
+    model.run_changed.emit(model.run)
+    view.kind = "execute"
+    model.state = RunState.RUNNING
+    model.state_changed.emit(RunState.RUNNING)
+    view.stage_list.set_state("diffuse", "running")
+    model.state = RunState.CANCELLED
+    model.state_changed.emit(RunState.CANCELLED)
+    model.run_changed.emit(dataclasses.replace(model.session.run))  # read again from disk
+    return model, view, said
+
+
+def test_a_cancel_keeps_the_step_reached(qtbot, tmp_path) -> None:
+    _model, view, said = _view(qtbot, tmp_path, 12)
+    assert view.stage_list.state("diffuse") == "cancelled"
+    assert view.progress.bar.format() == "Cancelled at step 12 of 40"
+    assert said[-1] == "Cancelled after step 12. Run all continues from there."
+
+
+def test_a_cancel_before_the_first_step_says_so(qtbot, tmp_path) -> None:
+    _model, view, said = _view(qtbot, tmp_path, 0)
+    assert view.progress.bar.format() == "Cancelled"
+    assert "step 0" not in said[-1]
+    assert said[-1] == (
+        "Cancelled before the first step. Run all continues with the stages that are done."
+    )
+
+
+def test_a_disabled_step_action_says_how_to_enable_it(qtbot, tmp_path) -> None:
+    """While a run is paused, Decode / Accept / Branch are off: their tooltips say Suspend
+    turns them on; once stopped, the plain tooltip is back."""
+    model = GenerationModel(JobForm(), RunSession(app_paths()))
+    view = RunView(model)
+    qtbot.addWidget(view)
+    model.session.run = _run(tmp_path, 12)
+    plain = view.decode_button.toolTip()
+    model.state = RunState.PAUSED
+    model.state_changed.emit(RunState.PAUSED)
+    for button in (view.decode_button, view.accept_button, view.branch_button):
+        assert not button.isEnabled()
+        assert "Suspend" in button.toolTip(), button.toolTip()
+    model.state = RunState.SUSPENDED
+    model.state_changed.emit(RunState.SUSPENDED)
+    assert view.decode_button.toolTip() == plain
