@@ -36,11 +36,12 @@ ALLOWED = {
         "Ctrl Shift Alt Del Esc Enter Tab PNG JPEG JPG WebP GGUF safetensors VAE LoRA LLM CFG GPU "
         "CPU klein FLUX Qwen3 token tokens sd-cli sd-stage stable-diffusion.cpp Stepwise Telea "
         "Navier Stokes Flash Attention Vulkan Metal CUDA English MB GB KB KiB MiB GiB img2img "
-        "euler simple Poisson LAB python"
+        "euler simple Poisson LAB python Eta SDE dpm tcd"
     ).split()
 }
 ASCII_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
-VALUE = re.compile(r"(vulkan|cuda|metal)\d+|Vulkan\d+")  # a device's name is a value
+# A device's name and an engine identifier (a sampler such as euler_a, er_sde) are values.
+VALUE = re.compile(r"(vulkan|cuda|metal)\d+|Vulkan\d+|[a-z][a-z0-9]*_[a-z0-9_]*")
 PROGRAMS = re.compile(r"sd-cli|sd-stage|stable-diffusion\.cpp|--[a-z][a-z0-9-]*")  # names, flags
 # A path (anything with a slash in it) and a file extension are values, never words to translate.
 PATH = re.compile(r"(?:[A-Za-z]:)?[\\/]?[\w.~-]+(?:[\\/][\w.~-]*)+|(?<![\w.])\.[a-z0-9]{1,5}\b")
