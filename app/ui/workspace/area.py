@@ -44,6 +44,7 @@ class WorkspaceBar(QWidget):
         self.color_match.setToolTip(
             _tr("Uncheck to see the result as generated, without its colour match and seam blend")
         )
+        # Enabled only for a result whose run used colour match or seam blend (off by default).
         self.split = QCheckBox(_tr("Before / after"), self)
         self.split.setObjectName("workspace_split")
         self.split.setToolTip(
@@ -67,10 +68,13 @@ class WorkspaceBar(QWidget):
             layout.addWidget(widget)
         self.set_shown("", has_photo=False)
 
-    def set_shown(self, caption: str, *, has_photo: bool, usable: bool = True) -> None:
+    def set_shown(
+        self, caption: str, *, has_photo: bool, usable: bool = True, blended: bool = False
+    ) -> None:
         """`caption` of the generated picture shown, or "" for the photo alone; `usable`: it is
         a full-resolution decoded picture (a result or a decoded step), which "Use as new
-        image" may make the photo (never a step's preview)."""
+        image" may make the photo (never a step's preview); `blended`: a result whose run
+        used colour match or seam blend (only then does "Colour match" mean anything)."""
         shown = bool(caption)
         # Short: the bar shares its row with six controls (the explanation is the tooltip).
         self.caption.setText(caption if shown else _tr("The photo"))
@@ -78,7 +82,7 @@ class WorkspaceBar(QWidget):
             widget.setEnabled(shown)
         self.use.setEnabled(shown and usable)
         self.raw.setEnabled(shown and has_photo)
-        self.color_match.setEnabled(shown and has_photo)
+        self.color_match.setEnabled(shown and has_photo and blended)
         self.split.setEnabled(shown and has_photo)
 
 

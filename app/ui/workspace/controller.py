@@ -19,6 +19,7 @@ from app.canvas.generated import PlacedFrame, RunPlacement, whole_frame
 from app.canvas.qimage import qimage_to_array
 from app.core.errors import StepwiseError
 from app.imaging.io import load_image
+from app.imaging.prepare_record import PrepareOptions
 from app.jobs.background import LatestOnly
 from app.pipeline import DECODED, PREPARED_DIR
 from app.pipeline.api import RunSnapshot
@@ -36,6 +37,14 @@ if TYPE_CHECKING:
     from app.ui.generation.steps import GenerationStepStrip
 
 log = logging.getLogger(__name__)
+
+
+def _blended(shown: Shown) -> bool:
+    """A result whose run changed the generated colours at composite (colour match, seam)."""
+    if shown.kind != "result" or shown.run is None:
+        return False
+    options = shown.run.spec.prepare or PrepareOptions()
+    return options.color_match != "off" or options.seam_blend != "off"
 
 
 def _tr(text: str) -> str:
@@ -308,7 +317,9 @@ class WorkspaceController(QObject):
             log.warning("Cannot place %s of %s: %s", shown.kind, shown.run, exc)
             frame, standalone = whole_frame(shown.frame), True
         layer.show(frame, shown.caption, standalone=standalone)
-        self.area.bar.set_shown(shown.caption, has_photo=not standalone, usable=shown.usable)
+        self.area.bar.set_shown(
+            shown.caption, has_photo=not standalone, usable=shown.usable, blended=_blended(shown)
+        )
 
     def show_photo(self) -> None:
         """Back to the photo and its mask; previews stay off until the next run."""
