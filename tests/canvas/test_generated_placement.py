@@ -12,7 +12,7 @@ from app.canvas.generated import RunPlacement
 from app.imaging.geometry import Rect, Size
 from app.imaging.prepare import PrepareOptions, composite_prepared, export_prepared, prepare
 
-W, H = 80, 54
+W, H = 160, 108  # room for the 32-px outpaint ramp (imaging/frame.RAMP_PX) and the feather
 
 
 def _photo() -> np.ndarray:
@@ -51,7 +51,7 @@ def test_an_outpainted_run_is_placed_around_the_photo(tmp_path: Path) -> None:
     whole = placement.whole(placement.composited(generated))
     assert whole.shape == result.shape
     # Away from the mask and the seams the photo is in place, inside the frame at (12, 0).
-    assert np.array_equal(whole[36:42, 12 + 48 : 12 + 60], _photo()[36:42, 48:60])
+    assert np.array_equal(whole[36:42, 12 + 80 : 12 + 100], _photo()[36:42, 80:100])
 
 
 def test_a_plain_run_is_placed_on_the_photo(tmp_path: Path) -> None:
