@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from app.core.errors import InputError, OutputError, StepwiseError
+from app.core.errors import DiskFullError, InputError, OutputError, StepwiseError
 from app.engine.errors import DeviceError
 from app.engine.model_kind import model_kind
 from app.imaging.io import load_mask
@@ -37,11 +37,9 @@ from app.pipeline.frame_checks import (  # noqa: F401 - re-exported: the frame c
 )
 from app.pipeline.identity import ModelFileError
 from app.pipeline.output_file import check_output_file as check_output_file
+from app.pipeline.run_space import NO_ROOM_MESSAGE, expected_run_bytes
 from app.pipeline.spec import JobSpec
 
-LATENT_CHANNELS = 128  # FLUX.2 latent channels per 16 px cell
-FLOAT_BYTES = 4
-DISK_MARGIN_BYTES = 64 * 1024 * 1024  # logs, previews, run.json, the cache's copies
 GGUF_MAGIC = b"GGUF"
 ZIP_MAGIC = b"PK\x03\x04"  # a PyTorch .ckpt/.pt
 MAX_SAFETENSORS_HEADER = 100 * 1024 * 1024
@@ -361,16 +359,6 @@ def model_magic_ok(head: bytes) -> bool:
     return False
 
 
-def expected_run_bytes(spec: JobSpec) -> int:
-    """A generous estimate of what a run writes: a latent per step checkpoint, the encoded
-    image and references, the decoded and composited PNGs (as raw RGBA), plus a margin."""
-    cells = max(spec.width // P.ALIGN_PX, 1) * max(spec.height // P.ALIGN_PX, 1)
-    latent = LATENT_CHANNELS * cells * FLOAT_BYTES
-    latents = (max(spec.steps, 0) + 3 + spec.reference_count) * latent
-    pictures = 4 * spec.width * spec.height * 4
-    return latents + pictures + DISK_MARGIN_BYTES
-
-
 def check_run_folder(folder: Path, spec: JobSpec | None = None) -> None:
     """`folder` is (or can become) a writable folder with room for the run (OutputError)."""
     folder = Path(folder)
@@ -401,8 +389,8 @@ def check_run_folder(folder: Path, spec: JobSpec | None = None) -> None:
         return  # the write itself reports it
     need = expected_run_bytes(spec)
     if free < need:
-        raise OutputError(
-            "The disk of {path} has {free_mb} MB free; the run needs about {need_mb} MB.",
+        raise DiskFullError(
+            NO_ROOM_MESSAGE,
             path=folder,
             fix="Free some space or choose a run folder on another disk (--run-dir).",
             values={"free_mb": free // 2**20, "need_mb": need // 2**20},
