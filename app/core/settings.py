@@ -17,8 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.core.atomic import write_text_atomic
+from app.core.safe_files import SafeFileError, read_bytes
 
 SETTINGS_VERSION = 2
+MAX_SETTINGS_BYTES = 16 * 1024 * 1024  # far more than any settings file
 # Version 1's place of each generation parameter -> its name in `job` (Param.name).
 V1_TO_JOB: dict[tuple[str, str], str] = {
     ("models", "diffusion_model"): "diffusion_model",
@@ -153,8 +155,8 @@ def load_settings(path: Path) -> Settings:
     if not path.exists():
         return Settings()
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = json.loads(read_bytes(path, limit=MAX_SETTINGS_BYTES).decode("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, SafeFileError) as exc:
         log.warning(
             "Settings file %s is damaged (%s); using defaults. The damaged copy is kept as %s.bad",
             path,

@@ -67,6 +67,7 @@ from typing import Any
 
 from app.core.atomic import write_text_atomic
 from app.core.errors import DamagedFileError
+from app.core.safe_files import SafeFileError, read_bytes
 from app.pipeline.failures import Failure, FailureKind, json_values
 from app.pipeline.run_entries import (  # noqa: F401 - re-exported: run folder entries
     PREVIEWS_DIR,
@@ -356,7 +357,11 @@ def open_run(run_dir: Path) -> Run:
         )
     for candidate in (main, backup):
         try:
-            raw = candidate.read_bytes()
+            raw = read_bytes(candidate)  # a FIFO or device here is a message, never a hang
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except SafeFileError:
+            raise
         except OSError:
             continue
         data = verify_bytes(raw, run_dir)

@@ -10,6 +10,7 @@ from types import TracebackType
 
 from app.core import platform
 from app.core.errors import DamagedFileError, OutputError, StepwiseError
+from app.core.safe_files import SafeFileError, open_in_place
 
 LOCK_FILE = ".lock"
 ORPHAN_WAIT_S = 5.0
@@ -27,10 +28,12 @@ class RunLock:
         self._fd: int | None = None
 
     def __enter__(self) -> RunLock:
-        # O_NOFOLLOW: a linked .lock must not create or touch its target (issue 17, 7).
-        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+        # A linked .lock must not create or touch its target (issue 17, 7); a FIFO, a device or
+        # a second name of another file is refused too (issue 29): core/safe_files.
         try:
-            self._fd = os.open(self.path, flags, 0o644)
+            self._fd = open_in_place(self.path, os.O_RDWR | os.O_CREAT)
+        except SafeFileError:
+            raise
         except OSError as exc:
             raise _open_error(self.path, exc) from exc
         try:
