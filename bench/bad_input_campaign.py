@@ -250,7 +250,7 @@ def _pipeline(world: World, here: Path) -> Any:
 
 
 def _spec(world: World, **kw: Any) -> Any:
-    from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles
+    from app.pipeline.job.spec import DeviceChoice, JobSpec, ModelFiles
 
     models = ModelFiles(str(world.models.diffusion), str(world.models.llm), str(world.models.vae))
     base: dict[str, Any] = {
@@ -277,7 +277,7 @@ def _execute(world: World, here: Path, run_dir: Path) -> Iterator[Any]:
 
 
 def _edit_run_json(run_dir: Path, **spec_changes: Any) -> None:
-    from app.pipeline.run_format import checksum
+    from app.pipeline.run.format import checksum
 
     path = run_dir / "run.json"
     data = json.loads(path.read_text())
@@ -429,7 +429,7 @@ def _mut_garbage_manifest(world: World, here: Path, run_dir: Path) -> list[Path]
 
 
 def _mut_stale_checkpoints(world: World, here: Path, run_dir: Path) -> list[Path]:
-    from app.pipeline.run_dir import open_run
+    from app.pipeline.run.folder import open_run
 
     folder = run_dir / "checkpoints"
     folder.mkdir(exist_ok=True)
@@ -467,7 +467,7 @@ def _png_case(name: str, payload: bytes, short: bool = False) -> Case:
 
         from app.imaging.io import save_png_atomic
         from app.imaging.png_params import STEPWISE_KEY, read_png_parameters, with_text_chunks
-        from app.pipeline.params import PARAMS, clean_values
+        from app.pipeline.job.params import PARAMS, clean_values
 
         plain = here / "plain.png"
         save_png_atomic(plain, np.zeros((8, 8, 3), np.uint8))
@@ -761,7 +761,7 @@ def _two_runs_one_folder(world: World, here: Path) -> Outcome:
         not any(line.endswith("] started") for line in r[1].splitlines()) for r in loser
     )
     try:
-        from app.pipeline.run_dir import open_run
+        from app.pipeline.run.folder import open_run
 
         prompt = open_run(here / "run").spec.prompt
         ok = prompt in (f"{PROMPT} 1", f"{PROMPT} 2") and codes[0] == 0
@@ -777,7 +777,7 @@ def _two_runs_one_folder(world: World, here: Path) -> Outcome:
 
 
 def _resume_while_locked(world: World, here: Path) -> Outcome:
-    from app.pipeline.run_lock import RunLock
+    from app.pipeline.run.lock import RunLock
 
     run_dir = _made_run(world, here)
     before = _digest_tree([run_dir / "run.json", world.models.diffusion.parent])

@@ -21,7 +21,7 @@ model, txt2img with the DiT on the GPU:
   watching the checkpoints (bench/preview_decoder.py's runner) ÷ the staged diffuse above, at
   the user's size;
 - the largest size of the user's aspect that fits a simulated 8 GiB card with a 2 GiB
-  allocation cap, as the app's memory plan finds it (app/pipeline/job_plan.largest_fast_size).
+  allocation cap, as the app's memory plan finds it (app/pipeline/execute/job_plan.largest_fast_size).
 
 --quick runs the same table on lavapipe (Mesa's Vulkan on the CPU) with the suite's tiny
 models at tiny sizes and 2 steps; the llm-encode row uses a 2-layer real-paths tiny text
@@ -58,8 +58,8 @@ from app.engine.plan import plan_stage  # noqa: E402
 from app.engine.process import StageProcess  # noqa: E402
 from app.engine.tiny_models import ModelSet, TinySpec, generate_models  # noqa: E402
 from app.pipeline.api import DeviceInfo  # noqa: E402
-from app.pipeline.job_plan import engine_planner_for, largest_fast_size  # noqa: E402
-from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles  # noqa: E402
+from app.pipeline.execute.job_plan import engine_planner_for, largest_fast_size  # noqa: E402
+from app.pipeline.job.spec import DeviceChoice, JobSpec, ModelFiles  # noqa: E402
 from tests.engine.real_engine import COND, Job, monolithic_argv, stage_args  # noqa: E402
 
 GIB = 1024**3

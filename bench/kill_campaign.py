@@ -37,7 +37,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from app.pipeline.run_dir import STAGES as STAGE_ORDER  # noqa: E402 - aimed at in turn
+from app.pipeline.run.folder import STAGES as STAGE_ORDER  # noqa: E402 - aimed at in turn
 
 RUN_TIMEOUT_S = 600.0
 POLL_S = 0.005

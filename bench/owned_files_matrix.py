@@ -1,4 +1,4 @@
-"""The bad-entry matrix (issue 29): every entry of app/pipeline/owned_entries.ENTRIES × {fifo,
+"""The bad-entry matrix (issue 29): every entry of app/pipeline/run/owned_entries.ENTRIES × {fifo,
 folder, symlink, hard link, unreadable, missing} × every command that opens it.
 
     python bench/owned_files_matrix.py [--short] [--work DIR] [--sd-stage PATH]
@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from app.pipeline.owned_entries import ENTRIES, QUEUE, RUN, SETTINGS, Entry  # noqa: E402
+from app.pipeline.run.owned_entries import ENTRIES, QUEUE, RUN, SETTINGS, Entry  # noqa: E402
 
 KINDS = ("fifo", "folder", "symlink", "hardlink", "unreadable", "missing")
 CASE_TIMEOUT_S = 60.0
@@ -107,9 +107,9 @@ def run_case(case: Case, work: Path, world: World) -> str | None:
     os.environ["STEPWISE_HOME"] = str(home)
     try:
         from app.core.paths import app_paths
-        from app.pipeline.job_queue import JobQueue
-        from app.pipeline.run_dir import create_run
-        from app.pipeline.spec import JobSpec, ModelFiles
+        from app.pipeline.job.spec import JobSpec, ModelFiles
+        from app.pipeline.queue.jobs import JobQueue
+        from app.pipeline.run.folder import create_run
 
         paths = app_paths()
         queue = JobQueue(paths)

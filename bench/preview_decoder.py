@@ -38,7 +38,7 @@ from app.engine.argv import CommonArgs, build_argv  # noqa: E402
 from app.engine.events import Progress  # noqa: E402
 from app.engine.locate import EngineNotFound, build_engine, find_sd_stage  # noqa: E402
 from app.engine.process import StageProcess  # noqa: E402
-from app.pipeline.preview_decoder import DecodedPreview, PreviewDecoder  # noqa: E402
+from app.pipeline.execute.preview_decoder import DecodedPreview, PreviewDecoder  # noqa: E402
 from tests.engine.real_engine import COND, Job, run_stage, stage_args  # noqa: E402
 from tests.models.generate import generate_models  # noqa: E402
 

@@ -61,12 +61,12 @@ def measure(work: Path, jobs: int, steps: int, engine: Path | None) -> dict[str,
     os.environ["STEPWISE_HOME"] = str(work / "home")
     from app.core.paths import app_paths
     from app.pipeline.control import RunControl
-    from app.pipeline.job_queue import JobQueue
-    from app.pipeline.queue_worker import run_queue
-    from app.pipeline.run_dir import open_run
+    from app.pipeline.job.spec import DeviceChoice, JobSpec, ModelFiles
+    from app.pipeline.queue.jobs import JobQueue
+    from app.pipeline.queue.worker import run_queue
+    from app.pipeline.run.folder import open_run
     from app.pipeline.runner import Pipeline
     from app.pipeline.selftest import selftest_images
-    from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles
     from tests.models.generate import generate_models
 
     models = generate_models(work / "models")

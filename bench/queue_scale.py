@@ -27,9 +27,9 @@ if str(REPO) not in sys.path:
 def measure(home: Path, n: int) -> dict[str, float]:
     os.environ["STEPWISE_HOME"] = str(home)
     from app.core.paths import app_paths
-    from app.pipeline.job_queue import JobQueue, Outcome
-    from app.pipeline.spec import JobSpec, ModelFiles
-    from app.pipeline.variations import variations
+    from app.pipeline.job.spec import JobSpec, ModelFiles
+    from app.pipeline.queue.jobs import JobQueue, Outcome
+    from app.pipeline.queue.variations import variations
 
     queue = JobQueue(app_paths())
     spec = JobSpec(models=ModelFiles("d.gguf", "l.gguf", "v.safetensors"), prompt="a red house")
@@ -52,7 +52,7 @@ def measure(home: Path, n: int) -> dict[str, float]:
     conn_jobs = added[: n // 2]
     import sqlite3
 
-    from app.pipeline import queue_db
+    from app.pipeline.queue import db as queue_db
 
     with sqlite3.connect(queue.file, isolation_level=None) as conn:  # half done, at once
         conn.execute("BEGIN")

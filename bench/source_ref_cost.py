@@ -42,11 +42,11 @@ from app.imaging.prepare import PrepareOptions  # noqa: E402
 from app.pipeline import events as ev  # noqa: E402
 from app.pipeline.api import DeviceInfo  # noqa: E402
 from app.pipeline.control import RunControl  # noqa: E402
-from app.pipeline.job_plan import engine_job_plan  # noqa: E402
-from app.pipeline.run_dir import REF_LATENTS, open_run  # noqa: E402
+from app.pipeline.execute.job_plan import engine_job_plan  # noqa: E402
+from app.pipeline.execute.stages import DiffuseStage, VaeEncodeStage  # noqa: E402
+from app.pipeline.job.spec import DeviceChoice, JobSpec, ModelFiles  # noqa: E402
+from app.pipeline.run.folder import REF_LATENTS, open_run  # noqa: E402
 from app.pipeline.runner import Pipeline  # noqa: E402
-from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles  # noqa: E402
-from app.pipeline.stages import DiffuseStage, VaeEncodeStage  # noqa: E402
 from tests.engine.real_engine import run_stage  # noqa: E402
 from tests.models.generate import generate_models  # noqa: E402
 

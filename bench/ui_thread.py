@@ -81,7 +81,7 @@ def measure(size: int, only_masked: bool, keys: int, strokes: int) -> dict[str, 
     from app.canvas.tools import BrushTool
     from app.core.settings import Settings
     from app.jobs.job_form import JobForm
-    from app.pipeline.params import ONLY_MASKED
+    from app.pipeline.job.params import ONLY_MASKED
 
     window = _window(Settings, JobForm)
     try:
@@ -144,8 +144,8 @@ def measure(size: int, only_masked: bool, keys: int, strokes: int) -> dict[str, 
 
 def _finished_run(folder: Path, result: Path):  # noqa: ANN202
     from app.pipeline.api import RunSnapshot
-    from app.pipeline.run_records import RESULT_FILE
-    from app.pipeline.spec import JobSpec, ModelFiles
+    from app.pipeline.job.spec import JobSpec, ModelFiles
+    from app.pipeline.run.records import RESULT_FILE
 
     folder.mkdir(parents=True, exist_ok=True)
     os.link(result, folder / RESULT_FILE)

@@ -1,5 +1,5 @@
 """One owner per fact: the mask threshold is one constant (app/imaging/mask_ops.BINARY_THRESHOLD)
-and the run folder's names are app/pipeline/run_records' alone; every other module derives them.
+and the run folder's names are app/pipeline/run/records' alone; every other module derives them.
 Scanned in the syntax tree, so a comment or a docstring that mentions 128 does not count."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import ast
 from pathlib import Path
 
 from app.imaging.mask_ops import BINARY_THRESHOLD
-from app.pipeline import run_records
+from app.pipeline.run import records as run_records
 
 APP = Path(__file__).resolve().parent.parent / "app"
 OWNER_OF_THRESHOLD = APP / "imaging" / "mask_ops.py"
@@ -67,7 +67,7 @@ def test_only_the_pipeline_names_what_a_run_folder_holds() -> None:
                     if (where, s.value) in OTHER_FOLDERS:
                         continue
                     found.append(f"{path.relative_to(APP)}:{node.lineno} {s.value!r}")
-    assert found == [], f"import the name from app/pipeline/run_records.py: {found}"
+    assert found == [], f"import the name from app/pipeline/run/records.py: {found}"
 
 
 def _names(tree: ast.AST) -> list[tuple[int, str]]:
@@ -90,7 +90,7 @@ def _names(tree: ast.AST) -> list[tuple[int, str]]:
 
 def test_only_run_records_knows_the_step_preview_name() -> None:
     """The engine's preview_NNN.png (native/src/checkpoints.cpp) is written as a pattern once,
-    in app/pipeline/run_records.py; the strip and the run history ask it."""
+    in app/pipeline/run/records.py; the strip and the run history ask it."""
     owner = APP / "pipeline" / "run_records.py"
     found = [
         f"{path.relative_to(APP)}:{line} {text!r}"

@@ -15,13 +15,12 @@ from app.cli.texts import failure_text, note_text
 from app.core.errors import StepwiseError
 from app.core.paths import app_paths
 from app.core.settings import load_settings
-from app.pipeline.advice import job_notes
 from app.pipeline.api import PipelineAPI
-from app.pipeline.inputs import copy_atomic
-from app.pipeline.params import spec_from_values
-from app.pipeline.preflight import check_output_file
-from app.pipeline.spec import JobSpec
-from app.pipeline.status import status_json
+from app.pipeline.job.advice import job_notes
+from app.pipeline.job.preflight import check_output_file
+from app.pipeline.job.spec import JobSpec, spec_from_values
+from app.pipeline.run.inputs import copy_atomic
+from app.pipeline.run.status import status_json
 
 
 def _pipeline(args: argparse.Namespace) -> PipelineAPI:
@@ -75,8 +74,8 @@ def cmd_resume(args: argparse.Namespace) -> int:
     run = pipeline.snapshot(Path(args.run_dir))
     step = getattr(args, "accept_step", None)
     if step is not None:
-        from app.pipeline.accept import accept_step
-        from app.pipeline.scheduler import Resources
+        from app.pipeline.execute.accept import accept_step
+        from app.pipeline.execute.scheduler import Resources
 
         res = cast(Resources, pipeline)  # the real Pipeline: its cache, keys and engine
         of = f" of {run.steps}" if run.steps else ""

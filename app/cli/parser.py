@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 from app.cli.run_flags import add_compat_flags, add_param_flags
-from app.pipeline import params as P
-from app.pipeline.presets import PRESET_NAMES
+from app.pipeline.job import params as P
+from app.pipeline.job.presets import PRESET_NAMES
 
 COMMANDS = ("prepare", "composite", "run", "resume", "status", "selftest", "queue")
 

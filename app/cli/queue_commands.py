@@ -1,5 +1,5 @@
 """`python -m app queue add | list | run | remove | move | pause | resume` (parsers in
-app/cli/queue_parser.py; the store is app/pipeline/job_queue.py, the worker queue_worker.py)."""
+app/cli/queue_parser.py; the store is app/pipeline/queue/jobs.py, the worker queue_worker.py)."""
 
 from __future__ import annotations
 
@@ -15,12 +15,12 @@ from app.cli.exits import Exit
 from app.core.errors import error_text
 from app.core.paths import app_paths
 from app.pipeline import events as ev
-from app.pipeline import preflight
 from app.pipeline.control import RunControl
-from app.pipeline.job_queue import JobQueue, JobView, QueuedJob
-from app.pipeline.queue_worker import CANCELLED, NO_ROOM, PAUSED, SUSPENDED, run_queue
-from app.pipeline.run_records import RESULT_FILE
-from app.pipeline.variations import prompt_lines, variations
+from app.pipeline.job import preflight
+from app.pipeline.queue.jobs import JobQueue, JobView, QueuedJob
+from app.pipeline.queue.variations import prompt_lines, variations
+from app.pipeline.queue.worker import CANCELLED, NO_ROOM, PAUSED, SUSPENDED, run_queue
+from app.pipeline.run.records import RESULT_FILE
 
 
 def _queue() -> JobQueue:

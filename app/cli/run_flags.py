@@ -1,6 +1,6 @@
 """`run`'s flags, derived from the parameter table, and the values they give.
 
-Every parameter of app.pipeline.params is a flag here with its table name, kind, choices,
+Every parameter of app.pipeline.job.params is a flag here with its table name, kind, choices,
 help and default; nothing is restated. The models and devices a command line does not give
 come from the settings (their `job` section, cleaned by params.clean_values), the rest from
 the table. sd-cli compatibility flags (--backend, --guidance, ...) go to the sd-cli importer,
@@ -14,12 +14,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.core.errors import StepwiseError
-from app.pipeline import params as P
 from app.pipeline.failures import Note
-from app.pipeline.params import PARAMS, Param, check_value, clean_values, default_values
-from app.pipeline.preflight import check_text, named
-from app.pipeline.presets import SLOT, preset, slot, with_preset
-from app.pipeline.sdcli_import import RUN_COMPAT_FLAGS, import_words
+from app.pipeline.job import params as P
+from app.pipeline.job.params import PARAMS, Param, check_value, clean_values, default_values
+from app.pipeline.job.preflight import check_text, named
+from app.pipeline.job.presets import SLOT, preset, slot, with_preset
+from app.pipeline.job.sdcli_import import RUN_COMPAT_FLAGS, import_words
 
 # Parameters a command line that does not give them takes from the settings (the files and
 # devices chosen in the GUI); everything else is the table's default, so a command means the

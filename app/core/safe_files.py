@@ -1,6 +1,6 @@
 """One safe way to open the files Stepwise owns (run folders, the queue, the cache, settings).
 
-Rules (the table of entries is app/pipeline/owned_entries.py):
+Rules (the table of entries is app/pipeline/run/owned_entries.py):
 - a file Stepwise reads is a regular file: a FIFO, a device, a socket, a folder or a link where
   a file belongs is refused with a message naming it, never opened in a way that can block
   (O_NONBLOCK, then fstat of what was opened: the check and the read are one file);

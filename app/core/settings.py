@@ -1,7 +1,7 @@
 """Typed, versioned user settings, saved atomically; a damaged file falls back to defaults.
 
 Version 2 keeps the generation parameters in `job`: a plain dict by parameter name (the
-names of app.pipeline.params; core cannot import the pipeline, so the values are checked by
+names of app.pipeline.job.params; core cannot import the pipeline, so the values are checked by
 params.clean_values where they are used). A version-1 file is migrated: its models,
 generation, devices and the painter's Prepare choices become `job` entries (V1_TO_JOB).
 """
@@ -67,7 +67,7 @@ class Settings:
     window_state: str = ""
     recent_files: list[str] = field(default_factory=list)
     paint: PaintSettings = field(default_factory=PaintSettings)
-    # The generation parameters by name (app.pipeline.params); checked where they are used.
+    # The generation parameters by name (app.pipeline.job.params); checked where they are used.
     job: dict[str, JobValue] = field(default_factory=dict)
     # The Generate panel's Setup sections, open (True) or closed, by section key.
     setup_sections: dict[str, bool] = field(default_factory=dict)

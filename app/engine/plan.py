@@ -1,6 +1,6 @@
 """What a stage will need, asked of the engine before it runs: `sd-stage … --plan`
 (native/PROTOCOL.md, "Plan"). The contract between the engine's plan mode and the pipeline's
-fitting (app/pipeline/fit.py).
+fitting (app/pipeline/execute/fit.py).
 """
 
 from __future__ import annotations

@@ -21,18 +21,10 @@ from app.jobs.run_state import TERMINAL_STATES, RunState, next_stage
 from app.jobs.stage_runner import StageRunner
 from app.jobs.values import carried_values, neutral_changes, same_job, spec_changes
 from app.pipeline.api import DeviceInfo, EngineCatalog, RunSnapshot
-from app.pipeline.failure_kinds import failure_for
+from app.pipeline.execute.failure_kinds import failure_for
 from app.pipeline.failures import Failure, FailureKind, Note
-from app.pipeline.params import (
-    DIFFUSION_MODEL,
-    LLM_MODEL,
-    LORA_DIR,
-    PROMPT,
-    VAE_MODEL,
-    spec_from_values,
-    values_from_spec,
-)
-from app.pipeline.spec import JobSpec
+from app.pipeline.job.params import DIFFUSION_MODEL, LLM_MODEL, LORA_DIR, PROMPT, VAE_MODEL
+from app.pipeline.job.spec import JobSpec, spec_from_values, values_from_spec
 
 log = logging.getLogger(__name__)
 

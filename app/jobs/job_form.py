@@ -1,4 +1,4 @@
-"""The job form: one typed field per row of app.pipeline.params.PARAMS, nothing hand-written.
+"""The job form: one typed field per row of app.pipeline.job.params.PARAMS, nothing hand-written.
 
 Each field has a `<name>_changed` signal (carrying the new value) and `changed(name, value)`
 fires for every one. Widgets bind to fields (app/ui/bind.py); the Prepare panel and the
@@ -16,7 +16,7 @@ from PySide6.QtCore import QObject, QTimer, Signal, SignalInstance
 
 from app.core.errors import error_text
 from app.jobs.run_state import user_text
-from app.pipeline.params import BY_NAME, PARAMS, Param, check_value, clean_values
+from app.pipeline.job.params import BY_NAME, PARAMS, Param, check_value, clean_values
 
 log = logging.getLogger(__name__)
 

@@ -8,11 +8,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from app.jobs.job_inputs import JobInputs
-from app.pipeline.advice import job_notes
 from app.pipeline.api import EngineCatalog
 from app.pipeline.failures import Note
-from app.pipeline.frame_checks import expands
-from app.pipeline.params import SAMPLER, spec_from_values
+from app.pipeline.job.advice import job_notes
+from app.pipeline.job.frame_checks import expands
+from app.pipeline.job.params import SAMPLER
+from app.pipeline.job.spec import spec_from_values
 
 # Stand-in names for the job the notes judge: they name no file and none is read.
 PICTURE = "image.png"

@@ -1,6 +1,6 @@
 """The job's memory plan for the Devices pane: computed off the UI thread (a QThread), again a
 moment after the size, a device, a memory switch or a model changes (debounced), and only the
-newest result is shown (app/pipeline/job_plan.py does the planning)."""
+newest result is shown (app/pipeline/execute/job_plan.py does the planning)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from app.jobs.generation import GenerationModel
 from app.jobs.run_state import log_error, user_text
 from app.jobs.workers import EngineWorker
 from app.pipeline.api import DeviceInfo
-from app.pipeline.job_plan import JobPlan, engine_job_plan
-from app.pipeline.params import (
+from app.pipeline.execute.job_plan import JobPlan, engine_job_plan
+from app.pipeline.job.params import (
     DIFFUSION_DEVICE,
     DIFFUSION_MODEL,
     FIT_MEMORY,
@@ -34,7 +34,7 @@ from app.pipeline.params import (
     VAE_TILING,
     WIDTH,
 )
-from app.pipeline.spec import JobSpec
+from app.pipeline.job.spec import JobSpec
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""Decoded step previews for the UI: app/pipeline/preview_decoder.py behind Qt signals.
+"""Decoded step previews for the UI: app/pipeline/execute/preview_decoder.py behind Qt signals.
 
 Whoever owns a run creates one PreviewDecoding beside its StageRunner, start()s it when diffuse
 starts, feeds every x0 latent the engine reports into latent_ready(step, path) (or calls
@@ -18,7 +18,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtGui import QImage
 
-from app.pipeline.preview_decoder import DECODER_THREADS, DecodedPreview, PreviewDecoder
+from app.pipeline.execute.preview_decoder import DECODER_THREADS, DecodedPreview, PreviewDecoder
 
 log = logging.getLogger(__name__)
 

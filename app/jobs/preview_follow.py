@@ -1,5 +1,5 @@
 """Decoded previews follow the job model's runs: while a run executes with a background decoder
-wanted (the `decoded_previews` row; app/pipeline/preview_decoder.decoder_wanted), one
+wanted (the `decoded_previews` row; app/pipeline/execute/preview_decoder.decoder_wanted), one
 PreviewDecoding watches the run's checkpoint folder and decodes the newest x0 latent on the CPU;
 it stops when the runner ends (finished, failed, cancelled, suspended) or the app quits.
 """
@@ -17,8 +17,8 @@ from app.engine.locate import find_sd_stage
 from app.jobs.generation import GenerationModel
 from app.jobs.preview_decoding import PreviewDecoding
 from app.jobs.stage_runner import StageRunner
-from app.pipeline.preview_decoder import decoder_threads, decoder_wanted
-from app.pipeline.run_records import CHECKPOINT_DIR, PREVIEWS_DIR
+from app.pipeline.execute.preview_decoder import decoder_threads, decoder_wanted
+from app.pipeline.run.records import CHECKPOINT_DIR, PREVIEWS_DIR
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """The queue for the GUI: adding the current job (or N variations of it), the worker on its own
 thread, the jobs' states and the whole queue's ETA from the measured seconds per step.
 
-The store and the worker are the pipeline's (app/pipeline/job_queue.py, queue_worker.py; the
+The store and the worker are the pipeline's (app/pipeline/queue/jobs.py, queue_worker.py; the
 CLI's `queue` commands use the same ones), so the GUI and a `queue run` in a terminal share one
 queue and never run the same job. The worker has a Pipeline of its own (the stage cache is
 shared through its folder); the GPU is free between jobs, every stage being its own process.
@@ -25,10 +25,10 @@ from app.jobs.workers import AppThread, suspend_and_wait
 from app.pipeline import events as ev
 from app.pipeline.api import PipelineAPI
 from app.pipeline.control import RunControl
-from app.pipeline.job_queue import JobQueue, JobView, QueuedJob
-from app.pipeline.queue_worker import run_queue
-from app.pipeline.spec import JobSpec
-from app.pipeline.variations import variations
+from app.pipeline.job.spec import JobSpec
+from app.pipeline.queue.jobs import JobQueue, JobView, QueuedJob
+from app.pipeline.queue.variations import variations
+from app.pipeline.queue.worker import run_queue
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from PySide6.QtGui import QImage
 from app.jobs.workers import AppThread
 from app.pipeline.api import PipelineAPI, RunSnapshot
 from app.pipeline.failures import Failure
-from app.pipeline.run_records import CHECKPOINT_DIR, STEPS_DIR, preview_step
+from app.pipeline.run.records import CHECKPOINT_DIR, STEPS_DIR, preview_step
 
 log = logging.getLogger(__name__)
 

@@ -18,7 +18,7 @@ from app.jobs.run_history import RunLister, move_to_trash
 from app.jobs.stage_runner import StageRunner
 from app.jobs.workers import EngineWorker, suspend_and_wait
 from app.pipeline.api import DeviceInfo, EngineCatalog, PipelineAPI, RunSnapshot, RunSummary
-from app.pipeline.spec import JobSpec
+from app.pipeline.job.spec import JobSpec
 
 log = logging.getLogger(__name__)
 
@@ -232,10 +232,10 @@ class RunSession(QObject):
         )
 
     def accept_step(self, step: int) -> StageRunner:
-        """Finishes the run from `step` without its later steps (app/pipeline/accept.py)."""
-        from app.pipeline.accept import accept_step
+        """Finishes the run from `step` without its later steps (app/pipeline/execute/accept.py)."""
         from app.pipeline.control import RunControl
-        from app.pipeline.scheduler import Resources
+        from app.pipeline.execute.accept import accept_step
+        from app.pipeline.execute.scheduler import Resources
 
         self._require_idle()
         if self.run is None:

@@ -28,7 +28,7 @@ from PySide6.QtGui import QImage
 
 from app.jobs.workers import AppThread
 from app.pipeline import events as ev
-from app.pipeline.failure_kinds import failure_for
+from app.pipeline.execute.failure_kinds import failure_for
 from app.pipeline.failures import Failure, FailureKind
 
 if TYPE_CHECKING:

@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from app.pipeline.params import CONTEXT, EXPAND, PARAMS, spec_from_values, values_from_spec
-from app.pipeline.spec import JobSpec
+from app.pipeline.job.params import CONTEXT, EXPAND, PARAMS
+from app.pipeline.job.spec import JobSpec, spec_from_values, values_from_spec
 
 # Parameters that never change a result (devices, engine switches, previews).
 _NO_RESULT = frozenset(p.name for p in PARAMS if p.invalidates is None)
@@ -50,7 +50,7 @@ def neutral_changes(old: JobSpec, form_values: Mapping[str, Any]) -> dict[str, A
 def first_rerun(changes: Mapping[str, Any]) -> str | None:
     """The first stage that changes of these JobSpec fields make run again (None: none does),
     from the table's `invalidates` (image, mask and references: prepare)."""
-    from app.pipeline.run_dir import STAGES
+    from app.pipeline.run.folder import STAGES
 
     stages: list[str] = []
     for name in changes:

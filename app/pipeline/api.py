@@ -16,7 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 from app.pipeline.control import RunControl
 from app.pipeline.events import Event
 from app.pipeline.failures import Failure
-from app.pipeline.spec import JobSpec
+from app.pipeline.job.spec import JobSpec
 
 
 @dataclass(frozen=True)
@@ -94,9 +94,9 @@ class RunSnapshot:
     result: Path | None  # the composited result, when finished
     model_input: ModelInput | None  # once prepare ran
     failure: Failure | None  # the last failure, if the run stopped with one
-    accepted_step: int | None = None  # finished early from this step (app/pipeline/accept.py)
+    accepted_step: int | None = None  # finished early from this step (app/pipeline/execute/accept.py)
     # The file name the user knows the picture by (the GUI's copy is named image.png): None in
-    # runs made before it was recorded, and where the job named none (app/pipeline/inputs.py).
+    # runs made before it was recorded, and where the job named none (app/pipeline/run/inputs.py).
     photo_name: str | None = None
 
     @property

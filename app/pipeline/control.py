@@ -74,7 +74,7 @@ class RunControl:
 
     def stop_overdue(self) -> bool:
         """A suspend/cancel was asked more than stop_deadline_s ago (the pipeline then forces
-        the engine out: app/pipeline/engine_stage.py)."""
+        the engine out: app/pipeline/execute/engine_stage.py)."""
         with self._lock:
             asked = self._stop_asked
         return asked is not None and time.monotonic() - asked > self.stop_deadline_s

@@ -88,7 +88,7 @@ class NoteCode(StrEnum):
     SDCLI_DEFAULT_CFG = "sdcli_default_cfg"  # sd-cli's default cfg 7 would double the work
     SDCLI_DEFAULT_SCHEDULER = "sdcli_default_scheduler"  # sd-cli's default discrete schedule
     LORA_MISSING = "lora_missing"  # name, folder: a <lora:...> tag names no file
-    # added by the sd-cli importer (app/pipeline/sdcli_import.py)
+    # added by the sd-cli importer (app/pipeline/job/sdcli_import.py)
     FLAG_NO_VALUE = "flag_no_value"  # flag: the last word wants a value; ignored
     FLAG_BAD_NUMBER = "flag_bad_number"  # flag, value: not a number; ignored
     STRAY_WORD = "stray_word"  # word: not a flag nor a flag's value; ignored

@@ -28,7 +28,6 @@ from app.engine.errors import Cancelled, Suspended
 from app.engine.locate import find_sd_stage
 from app.engine.process import engine_environment
 from app.engine.tensorfile import file_sha256, read_tensors, write_tensors
-from app.pipeline import checkpoints, preflight, scheduler
 from app.pipeline import events as ev
 from app.pipeline.api import (
     DeviceInfo,
@@ -39,13 +38,16 @@ from app.pipeline.api import (
     SamplerInfo,
     StageSnapshot,
 )
-from app.pipeline.cache import StageCache
+from app.pipeline.cache.key_sources import build_stamp_key, job_keys, run_keys
+from app.pipeline.cache.store import StageCache
 from app.pipeline.control import RunControl
-from app.pipeline.engine_stage import common_args, log_path, run_engine
-from app.pipeline.failure_kinds import failure_for
-from app.pipeline.inputs import check_spec_inputs, copy_inputs, copy_inputs_from, verify_inputs
-from app.pipeline.key_sources import build_stamp_key, job_keys, run_keys
-from app.pipeline.run_dir import (
+from app.pipeline.execute import scheduler
+from app.pipeline.execute.engine_stage import common_args, log_path, run_engine
+from app.pipeline.execute.failure_kinds import failure_for
+from app.pipeline.job import preflight
+from app.pipeline.job.spec import JobSpec
+from app.pipeline.run import checkpoints
+from app.pipeline.run.folder import (
     ENGINE_STAGES,
     RUN_FILE,
     STAGES,
@@ -57,8 +59,8 @@ from app.pipeline.run_dir import (
     new_run_id,
     open_run,
 )
-from app.pipeline.run_lock import RunLock
-from app.pipeline.spec import JobSpec
+from app.pipeline.run.inputs import check_spec_inputs, copy_inputs, copy_inputs_from, verify_inputs
+from app.pipeline.run.lock import RunLock
 
 log = logging.getLogger(__name__)
 
@@ -407,6 +409,6 @@ def _file_memo(path: Path) -> tuple[str, int, int]:
 
 
 def _copy(src: Path, dest: Path) -> None:
-    from app.pipeline.inputs import copy_atomic
+    from app.pipeline.run.inputs import copy_atomic
 
     copy_atomic(src, dest)

@@ -93,9 +93,9 @@ def selftest(
     """Generates the tiny models, runs every stage on `device`, and reports; `on_event` sees
     each event as it comes (the CLI prints progress with it)."""
     from app.engine.tiny_models import generate_models
-    from app.pipeline.cache import StageCache
+    from app.pipeline.cache.store import StageCache
+    from app.pipeline.job.spec import DeviceChoice, JobSpec, ModelFiles
     from app.pipeline.runner import Pipeline
-    from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles
 
     report = SelftestReport(requested_device=device)
     started = time.monotonic()

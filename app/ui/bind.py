@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.jobs.job_form import JobForm
-from app.pipeline.params import Param
+from app.pipeline.job.params import Param
 
 
 class Binding(QObject):

@@ -20,7 +20,7 @@ from app.core.errors import InputError
 from app.imaging.frame import Expansion, parse_context, parse_expand
 from app.imaging.geometry import Rect, Size
 from app.jobs.job_form import JobForm
-from app.pipeline.params import CONTEXT, EXPAND, ONLY_MASKED
+from app.pipeline.job.params import CONTEXT, EXPAND, ONLY_MASKED
 from app.ui.canvas_view import CanvasView
 from app.ui.expand_dialog import ExpandCanvasDialog
 

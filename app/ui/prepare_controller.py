@@ -15,7 +15,8 @@ from app.canvas.document import MaskDocument
 from app.core.errors import StepwiseError
 from app.imaging.geometry import Size
 from app.imaging.prepare import plan_model_input, prepare
-from app.pipeline.params import HEIGHT, WIDTH, spec_from_values
+from app.pipeline.job.params import HEIGHT, WIDTH
+from app.pipeline.job.spec import spec_from_values
 from app.ui.file_filters import image_file_filter, png_file_filter
 from app.ui.image_dialogs import ResultDialog
 from app.ui.messages import show_error

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.jobs.job_form import JobForm
-from app.pipeline.params import (
+from app.pipeline.job.params import (
     ALIGN,
     COLOR_MATCH,
     COLOR_MATCH_STRENGTH,

@@ -32,7 +32,7 @@ from app.core.errors import StepwiseError
 from app.core.paths import AppPaths, app_paths
 from app.core.settings import Settings, save_settings
 from app.jobs.job_form import JobForm
-from app.pipeline.params import FLASH_ATTENTION, MMAP, THREADS, Param
+from app.pipeline.job.params import FLASH_ATTENTION, MMAP, THREADS, Param
 from app.ui.messages import show_error
 
 log = logging.getLogger(__name__)

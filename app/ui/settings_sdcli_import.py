@@ -16,8 +16,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.pipeline.failures import Note, NoteCode
-from app.pipeline.params import DIFFUSION_MODEL, HEIGHT, LLM_MODEL, PARAMS, VAE_MODEL, WIDTH
-from app.pipeline.sdcli_import import SdCliImport, import_sd_cli
+from app.pipeline.job.params import DIFFUSION_MODEL, HEIGHT, LLM_MODEL, PARAMS, VAE_MODEL, WIDTH
+from app.pipeline.job.sdcli_import import SdCliImport, import_sd_cli
 from app.ui.texts import note_text
 
 PARSE_DELAY_MS = 250
@@ -49,7 +49,7 @@ def shown_note(note: Note) -> str:
 
 
 class SdCliImportDialog(QDialog):
-    """Parses as you type (app.pipeline.sdcli_import) and lists its notes; OK applies."""
+    """Parses as you type (app.pipeline.job.sdcli_import) and lists its notes; OK applies."""
 
     def __init__(
         self, parent: QWidget | None = None, picture_size: tuple[int, int] | None = None

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from app.core.paths import app_paths
+from app.pipeline.job.spec import JobSpec, ModelFiles
 from app.pipeline.runner import STAGES, Pipeline
-from app.pipeline.spec import JobSpec, ModelFiles
 from tests.cli.conftest import run_cli
 
 

@@ -16,8 +16,8 @@ from app.engine.tensorfile import read_tensors
 from app.imaging.frame import SEAM_PX, seam_band_px
 from app.imaging.prepare import PrepareOptions
 from app.pipeline import events as ev
+from app.pipeline.job.spec import DeviceChoice, JobSpec, ModelFiles
 from app.pipeline.runner import Pipeline
-from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles
 from tests.cli.conftest import run_cli, status_json
 from tests.cli.test_run_cli import _interrupt
 

@@ -1,4 +1,4 @@
-"""Edit presets (app/pipeline/presets.py): each sets its fill, strength, source reference and
+"""Edit presets (app/pipeline/job/presets.py): each sets its fill, strength, source reference and
 prompt template; `run --preset` applies them before the flags, so a flag given beside it wins;
 a template's unfilled [slot] is refused with a message; and a real run with a preset reaches
 the engine with the photo as its first reference."""
@@ -13,8 +13,8 @@ from app.cli.parser import build_parser
 from app.cli.run_flags import values_from_args
 from app.core.errors import StepwiseError
 from app.engine.tensorfile import read_tensors
-from app.pipeline import params as P
-from app.pipeline.presets import FALLBACK_FILL, PRESET_NAMES, PRESETS, preset, slot, with_preset
+from app.pipeline.job import params as P
+from app.pipeline.job.presets import FALLBACK_FILL, PRESET_NAMES, PRESETS, preset, slot, with_preset
 from tests.cli.conftest import run_cli, status_json
 
 MODELS = ["--diffusion-model", "d", "--llm", "l", "--vae", "v"]

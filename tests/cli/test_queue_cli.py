@@ -120,8 +120,8 @@ def _stopped_run(tmp_path: Path, tiny_models, sd_stage, inputs, steps: int) -> P
     """A run suspended after its first checkpoints (not all its steps)."""
     from app.core.paths import app_paths
     from app.pipeline import events as ev
+    from app.pipeline.job.spec import DeviceChoice, JobSpec, ModelFiles
     from app.pipeline.runner import Pipeline
-    from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles
 
     image, mask = inputs
     spec = JobSpec(
@@ -156,7 +156,7 @@ def _decode_by_hand(engine: Path, vae: Path, latent: Path, run_dir: Path, out: P
 def test_accept_step_decodes_that_steps_x0_and_runs_no_later_step(
     tmp_path: Path, tiny_models, sd_stage, inputs
 ) -> None:
-    from app.pipeline.checkpoints import valid_checkpoints
+    from app.pipeline.run.checkpoints import valid_checkpoints
 
     steps = 4
     run_dir = _stopped_run(tmp_path, tiny_models, sd_stage, inputs, steps)
@@ -192,7 +192,7 @@ def test_accept_step_without_its_x0_decodes_the_checkpoint(
     tmp_path: Path, tiny_models, sd_stage, inputs
 ) -> None:
     from app.engine.tensorfile import read_tensors, write_tensors
-    from app.pipeline.checkpoints import valid_checkpoints
+    from app.pipeline.run.checkpoints import valid_checkpoints
 
     run_dir = _stopped_run(tmp_path, tiny_models, sd_stage, inputs, 4)
     k = min(s for s in valid_checkpoints(run_dir) if s > 0)

@@ -14,8 +14,8 @@ import pytest
 from app.core.paths import app_paths
 from app.pipeline import events as ev
 from app.pipeline.control import RunControl
+from app.pipeline.job.spec import JobSpec, ModelFiles
 from app.pipeline.runner import STAGES, Pipeline
-from app.pipeline.spec import JobSpec, ModelFiles
 from tests.cli.conftest import run_cli, status_json
 from tests.engine.pause_hook import engines_pause_at, suspend_at
 

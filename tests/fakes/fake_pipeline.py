@@ -30,9 +30,9 @@ from app.pipeline.api import (
 from app.pipeline.control import RunControl
 from app.pipeline.events import Event
 from app.pipeline.failures import Failure, FailureKind
-from app.pipeline.preflight import check_catalog
-from app.pipeline.run_dir import STAGES
-from app.pipeline.spec import JobSpec
+from app.pipeline.job.preflight import check_catalog
+from app.pipeline.job.spec import JobSpec
+from app.pipeline.run.folder import STAGES
 from tests.fakes.fake_steps import PreviewWriter, diffuse_steps, write_preview_png
 
 # JobSpec fields that change nothing diffuse computes (branch keeps its checkpoints).

@@ -14,8 +14,8 @@ from app.imaging.composite import feather_weights
 from app.imaging.prepare import PrepareOptions
 from app.pipeline import events as ev
 from app.pipeline.control import RunControl
+from app.pipeline.job.spec import DeviceChoice, JobSpec, ModelFiles
 from app.pipeline.runner import Pipeline
-from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles
 
 from .conftest import make_picture, rect_mask
 

@@ -17,7 +17,7 @@ from app.jobs.generation import GenerationModel
 from app.jobs.job_form import JobForm
 from app.jobs.run_session import RunSession
 from app.pipeline.failures import FailureKind
-from app.pipeline.params import DIFFUSION_MODEL, LLM_MODEL, PROMPT, VAE_MODEL
+from app.pipeline.job.params import DIFFUSION_MODEL, LLM_MODEL, PROMPT, VAE_MODEL
 from tests.fakes.fake_pipeline import FakePipeline
 
 

@@ -20,7 +20,7 @@ from app.jobs.run_session import RunSession
 from app.jobs.run_state import RunState
 from app.pipeline.api import EngineCatalog, SamplerInfo
 from app.pipeline.failures import NoteCode
-from app.pipeline.params import (
+from app.pipeline.job.params import (
     ALIGN,
     MASKED_TARGET,
     ONLY_MASKED,

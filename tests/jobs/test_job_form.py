@@ -10,7 +10,7 @@ import pytest
 
 from app.jobs.job_form import SAVE_DELAY_MS, JobForm
 from app.jobs.job_inputs import write_inputs
-from app.pipeline.params import ALIGN, CFG_SCALE, ONLY_MASKED, PARAMS, PROMPT, STEPS, VAE_TILING
+from app.pipeline.job.params import ALIGN, CFG_SCALE, ONLY_MASKED, PARAMS, PROMPT, STEPS, VAE_TILING
 
 
 def test_every_parameter_is_a_field_with_its_own_signal(qtbot) -> None:

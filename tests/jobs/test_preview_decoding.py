@@ -13,7 +13,7 @@ from PySide6.QtGui import QImage
 
 from app.engine.tensorfile import write_tensors
 from app.jobs.preview_decoding import PreviewDecoding
-from app.pipeline.preview_decoder import decoded_png_name
+from app.pipeline.execute.preview_decoder import decoded_png_name
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 

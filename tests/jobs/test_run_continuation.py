@@ -17,7 +17,7 @@ from app.jobs.run_history import RunStatus, entry_of, list_entries, move_to_tras
 from app.jobs.run_session import RunSession
 from app.jobs.run_state import RunState
 from app.jobs.values import first_rerun, neutral_changes
-from app.pipeline.params import (
+from app.pipeline.job.params import (
     PROMPT,
     SEED,
     STEPS,
@@ -216,7 +216,7 @@ def test_what_a_branch_reruns_follows_the_parameter_table() -> None:
 
 
 def test_neutral_changes_take_only_what_changes_no_result() -> None:
-    from app.pipeline.params import spec_from_values
+    from app.pipeline.job.spec import spec_from_values
 
     form = JobForm()
     old = spec_from_values(form.values())

@@ -12,7 +12,7 @@ from app.jobs.stage_runner import EventSource, StageRunner
 from app.pipeline import events as ev
 from app.pipeline.control import RunControl
 from app.pipeline.failures import FailureKind
-from app.pipeline.spec import JobSpec, ModelFiles
+from app.pipeline.job.spec import JobSpec, ModelFiles
 from tests.fakes.fake_pipeline import FakePipeline
 from tests.fakes.fake_steps import PREVIEW_PX
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.jobs.job_form import JobForm
-from app.pipeline.params import (
+from app.pipeline.job.params import (
     DIFFUSION_DEVICE,
     DIFFUSION_MODEL,
     LLM_DEVICE,

@@ -13,11 +13,11 @@ from app.core.paths import app_paths
 from app.engine.tensorfile import file_sha256, read_tensors, write_tensors
 from app.pipeline import events as ev
 from app.pipeline.control import RunControl
-from app.pipeline.decode_check import BadDecodeError, check_decoded, check_latent
+from app.pipeline.execute.decode_check import BadDecodeError, check_decoded, check_latent
 from app.pipeline.failures import FailureKind
-from app.pipeline.run_dir import FINAL_LATENT, FileRecord, open_run
+from app.pipeline.job.spec import DeviceChoice, JobSpec, ModelFiles
+from app.pipeline.run.folder import FINAL_LATENT, FileRecord, open_run
 from app.pipeline.runner import Pipeline
-from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles
 
 BAD_DECODE = getattr(FailureKind, "BAD_DECODE", FailureKind.OUT_OF_MEMORY)
 

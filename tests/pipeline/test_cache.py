@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from app.pipeline.cache import StageCache, cache_key
+from app.pipeline.cache.store import StageCache, cache_key
 
 
 def _file(tmp_path: Path, name: str, data: bytes) -> Path:

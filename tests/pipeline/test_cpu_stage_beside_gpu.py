@@ -14,7 +14,7 @@ import pytest
 from app.core.paths import app_paths
 from app.pipeline import events as ev
 from app.pipeline.control import RunControl
-from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles
+from app.pipeline.job.spec import DeviceChoice, JobSpec, ModelFiles
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]  # lavapipe on a loaded machine
 
@@ -56,7 +56,7 @@ def test_the_devices_pane_plans_diffusion_on_every_listed_device(
 ) -> None:
     """The Devices pane's plan (the engine's --plan per stage) for each device the engine lists:
     each one plans, none is an engine error, and the plan names the device it will run on."""
-    from app.pipeline.job_plan import engine_planner_for, plan_job
+    from app.pipeline.execute.job_plan import engine_planner_for, plan_job
     from app.pipeline.runner import Pipeline
 
     infos = {d.name: d for d in Pipeline(app_paths(), lavapipe).devices()}

@@ -13,8 +13,8 @@ from app.pipeline import events as ev
 from app.pipeline.api import ModelInput, RunSnapshot
 from app.pipeline.control import RunControl
 from app.pipeline.failures import FailureKind
+from app.pipeline.job.spec import JobSpec, ModelFiles
 from app.pipeline.runner import Pipeline
-from app.pipeline.spec import JobSpec, ModelFiles
 
 
 @pytest.fixture()

@@ -19,10 +19,10 @@ from app.engine.errors import (
     WriteFailedError,
 )
 from app.engine.locate import EngineNotFound
-from app.pipeline.failure_kinds import StageOrderError, failure_for, failure_kind
+from app.pipeline.execute.failure_kinds import StageOrderError, failure_for, failure_kind
 from app.pipeline.failures import FailureKind
-from app.pipeline.identity import ModelFileError
-from app.pipeline.run_lock import RunBusy
+from app.pipeline.job.identity import ModelFileError
+from app.pipeline.run.lock import RunBusy
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Fit before run (app/pipeline/fit.py) with planned numbers: the klein-9B figures of issue 11
+"""Fit before run (app/pipeline/execute/fit.py) with planned numbers: the klein-9B figures of issue 11
 (compute buffers measured at the real shape) on the user's card, 8 GB with a 2 GB cap."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import dataclasses
 import pytest
 
 from app.engine.plan import DevicePlan, StagePlan
-from app.pipeline import fit
 from app.pipeline.api import DeviceInfo
-from app.pipeline.fit import StageSettings
-from app.pipeline.spec import DeviceChoice
+from app.pipeline.execute import fit
+from app.pipeline.execute.fit import StageSettings
+from app.pipeline.job.spec import DeviceChoice
 
 MIB = 1024 * 1024
 MB = MIB  # sd.cpp logs "MB" of 1024² bytes; the issue's figures are those
@@ -257,8 +257,8 @@ def test_the_graph_cut_bounds_an_uncut_plan_by_its_budget() -> None:
 def test_the_job_plan_finds_the_largest_size_with_few_plans() -> None:
     """plan_job: every stage fitted; the largest fast size from two probes per sized stage,
     extrapolated and checked (each plan is an engine call)."""
-    from app.pipeline.job_plan import plan_job
-    from app.pipeline.spec import JobSpec, ModelFiles
+    from app.pipeline.execute.job_plan import plan_job
+    from app.pipeline.job.spec import JobSpec, ModelFiles
 
     calls: list[tuple[str, int, int]] = []
 

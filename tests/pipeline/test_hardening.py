@@ -17,15 +17,15 @@ from app.core.errors import InputError, OutputError, StepwiseError
 from app.core.paths import app_paths
 from app.imaging.png_params import STEPWISE_KEY, itxt_chunk, read_png_parameters, with_text_chunks
 from app.pipeline import events as ev
-from app.pipeline import params as P
-from app.pipeline import preflight
 from app.pipeline.control import RunControl
 from app.pipeline.failures import FailureKind
-from app.pipeline.run_dir import RUN_FILE, remove_leftover_temps
-from app.pipeline.run_format import checksum
-from app.pipeline.run_lock import RunBusy, RunLock
+from app.pipeline.job import params as P
+from app.pipeline.job import preflight
+from app.pipeline.job.spec import JobSpec, ModelFiles
+from app.pipeline.run.folder import RUN_FILE, remove_leftover_temps
+from app.pipeline.run.format import checksum
+from app.pipeline.run.lock import RunBusy, RunLock
 from app.pipeline.runner import Pipeline
-from app.pipeline.spec import JobSpec, ModelFiles
 
 FLOAT_ROWS = [p for p in P.PARAMS if p.kind is float]
 NOT_FINITE = (math.nan, math.inf, -math.inf)
@@ -215,7 +215,7 @@ def test_defect6_a_read_only_run_folder_is_said(
             raise OSError(code, os.strerror(code), str(path))
         return real_open(path, flags, *args)
 
-    monkeypatch.setattr("app.pipeline.run_lock.os.open", refusing_open)
+    monkeypatch.setattr("app.pipeline.run.lock.os.open", refusing_open)
     last = _events(_pipeline(), run_dir)[-1]
     assert isinstance(last, ev.RunFailed) and last.kind is FailureKind.OUTPUT, last
     assert "read-only" in last.message or "cannot be written" in last.message, last.message

@@ -16,15 +16,16 @@ import pytest
 
 from app.core.paths import app_paths
 from app.engine.argv import build_argv
-from app.pipeline import checkpoints, keys
 from app.pipeline import events as ev
-from app.pipeline import params as P
+from app.pipeline.cache import keys
 from app.pipeline.control import RunControl
+from app.pipeline.execute.stages import STAGE_OBJECTS
 from app.pipeline.failures import FailureKind
-from app.pipeline.run_dir import ENGINE_STAGES, ModelInputRecord, create_run, open_run
+from app.pipeline.job import params as P
+from app.pipeline.job.spec import JobSpec, ModelFiles
+from app.pipeline.run import checkpoints
+from app.pipeline.run.folder import ENGINE_STAGES, ModelInputRecord, create_run, open_run
 from app.pipeline.runner import Pipeline
-from app.pipeline.spec import JobSpec, ModelFiles
-from app.pipeline.stages import STAGE_OBJECTS
 from tests.cli.conftest import run_cli
 
 MODELS = {m: {"path": m, "size": 1, "mtime": 0.0, "fingerprint": "f" + m} for m in

@@ -1,4 +1,4 @@
-"""The queue store (app/pipeline/job_queue.py) without the engine: order, pause, inputs by
+"""The queue store (app/pipeline/queue/jobs.py) without the engine: order, pause, inputs by
 content hash, the per-job claim, the variations of `queue add`. The database's damage, forged
 rows and the import of queue.json: tests/pipeline/test_queue_db.py."""
 
@@ -12,10 +12,10 @@ from PIL import Image
 
 from app.core.errors import DamagedFileError, InputError
 from app.core.paths import app_paths
-from app.pipeline.job_queue import JobQueue, QueueBusy
-from app.pipeline.queue_worker import make_run_folder
-from app.pipeline.spec import JobSpec, ModelFiles
-from app.pipeline.variations import variations
+from app.pipeline.job.spec import JobSpec, ModelFiles
+from app.pipeline.queue.jobs import JobQueue, QueueBusy
+from app.pipeline.queue.variations import variations
+from app.pipeline.queue.worker import make_run_folder
 
 
 def _spec(prompt: str = "a red house", seed: int = 7, **kw) -> JobSpec:
@@ -155,7 +155,7 @@ def test_a_jobs_photo_name_is_kept_and_titles_its_run(
     """The GUI queues a copy of the picture (its name says nothing); the name the user knows it
     by is kept in the queue and recorded in the job's run, as `run` records it."""
     from app.pipeline.control import RunControl
-    from app.pipeline.queue_worker import yield_job
+    from app.pipeline.queue.worker import yield_job
     from app.pipeline.runner import Pipeline
 
     image = tmp_path / "0123abcd.png"  # the inputs' copy

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from app.pipeline.keys import stage_keys
-from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles
+from app.pipeline.cache.keys import stage_keys
+from app.pipeline.job.spec import DeviceChoice, JobSpec, ModelFiles
 
 MODELS = {
     name: {"path": f"/m/{name}", "size": 10, "mtime": 1.0, "fingerprint": name * 4}
@@ -110,7 +110,7 @@ def test_txt2img_skips_vae_encode() -> None:
 
 
 def test_lora_files_are_part_of_the_keys(tmp_path) -> None:
-    from app.pipeline.keys import lora_identities, prompt_loras
+    from app.pipeline.cache.keys import lora_identities, prompt_loras
 
     (tmp_path / "style.safetensors").write_bytes(b"A" * 100)
     spec = dataclasses.replace(

@@ -21,8 +21,8 @@ from app.engine.plan import parse_plan
 from app.pipeline import events as ev
 from app.pipeline.api import RunSnapshot
 from app.pipeline.control import RunControl
-from app.pipeline.run_dir import open_run
-from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles
+from app.pipeline.job.spec import DeviceChoice, JobSpec, ModelFiles
+from app.pipeline.run.folder import open_run
 
 MIB = 1024 * 1024
 # 36 × 4 latent cells: a 32-cell tile is 8/9 of the picture (lavapipe decodes slowly: small)

@@ -1,4 +1,4 @@
-"""Out-of-memory recovery (app/pipeline/memory_retry.py): fit before run, retry with the next
+"""Out-of-memory recovery (app/pipeline/execute/memory_retry.py): fit before run, retry with the next
 setting, record what changed. The first tests drive run_fitted with a stage that only injects
 faults (it implements the Stage protocol); the engine-driven ones use the engine's
 (`--plan`, SD_STAGE_TEST_OOM_AT_STEP / SD_STAGE_TEST_OOM_DECODE)."""
@@ -14,16 +14,16 @@ from app.core.paths import app_paths
 from app.engine.errors import EngineOutOfMemory
 from app.engine.plan import DevicePlan, StagePlan
 from app.pipeline import events as ev
-from app.pipeline import fit
 from app.pipeline.api import DeviceInfo
-from app.pipeline.cache import StageCache
+from app.pipeline.cache.store import StageCache
 from app.pipeline.control import RunControl
-from app.pipeline.engine_stage import common_args
-from app.pipeline.fit import StageSettings
-from app.pipeline.memory_retry import run_fitted
-from app.pipeline.run_dir import Run, create_run, open_run
-from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles
-from app.pipeline.stages import StageContext
+from app.pipeline.execute import fit
+from app.pipeline.execute.engine_stage import common_args
+from app.pipeline.execute.fit import StageSettings
+from app.pipeline.execute.memory_retry import run_fitted
+from app.pipeline.execute.stages import StageContext
+from app.pipeline.job.spec import DeviceChoice, JobSpec, ModelFiles
+from app.pipeline.run.folder import Run, create_run, open_run
 
 GIB = 1024**3
 ROOT = Path(__file__).resolve().parents[2]
@@ -293,8 +293,8 @@ def test_ladder_for_the_retry_matches_fit() -> None:
 
 
 def test_status_json_reports_the_memory_changes(tmp_path: Path) -> None:
+    from app.pipeline.run.status import status_json
     from app.pipeline.runner import snapshot_of
-    from app.pipeline.status import status_json
 
     run = make_run(tmp_path, vae="vulkan0", fit_memory=False)
     drive(run_fitted(OomStage([UNTILED]), ctx_for(run, tmp_path), dict, no_plan))

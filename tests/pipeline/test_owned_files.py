@@ -1,5 +1,5 @@
 """The short bad-entry matrix (bench/owned_files_matrix.py --short, issue 29): each entry of
-app/pipeline/owned_entries × {fifo, folder, symlink, hard link, unreadable, missing}, with one
+app/pipeline/run/owned_entries × {fifo, folder, symlink, hard link, unreadable, missing}, with one
 of the commands that open it: a clear message in time, no traceback, nothing written through
 a link, nothing deleted that Stepwise did not make (defects 8, 9, 10)."""
 

@@ -15,20 +15,18 @@ from app.cli.parser import build_parser
 from app.cli.run_flags import dest, values_from_args
 from app.core.settings import V1_TO_JOB, Settings, load_settings, save_settings
 from app.imaging.prepare import PrepareOptions
-from app.pipeline.keys import lora_identities, prompt_loras, stage_keys
-from app.pipeline.params import (
+from app.pipeline.cache.keys import lora_identities, prompt_loras, stage_keys
+from app.pipeline.job.params import (
     BY_NAME,
     PARAMS,
     Param,
     check_value,
     clean_values,
     default_values,
-    spec_from_values,
-    values_from_spec,
 )
-from app.pipeline.run_dir import STAGES
-from app.pipeline.sdcli_import import RUN_COMPAT_FLAGS, SDCLI_FLAGS
-from app.pipeline.spec import JobSpec, ModelFiles
+from app.pipeline.job.sdcli_import import RUN_COMPAT_FLAGS, SDCLI_FLAGS
+from app.pipeline.job.spec import JobSpec, ModelFiles, spec_from_values, values_from_spec
+from app.pipeline.run.folder import STAGES
 
 MODELS = ["--diffusion-model", "d", "--llm", "l", "--vae", "v"]
 

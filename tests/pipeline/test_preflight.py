@@ -1,4 +1,4 @@
-"""Up-front validation (app/pipeline/preflight.py): every bad job is refused before any stage,
+"""Up-front validation (app/pipeline/job/preflight.py): every bad job is refused before any stage,
 with a message naming the field or folder (issue 9, defects 3 and 4)."""
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ import pytest
 from app.core.errors import InputError, OutputError, StepwiseError
 from app.core.paths import app_paths
 from app.pipeline import events as ev
-from app.pipeline import preflight
 from app.pipeline.api import EngineCatalog, SamplerInfo
 from app.pipeline.control import RunControl
-from app.pipeline.failure_kinds import failure_kind
+from app.pipeline.execute.failure_kinds import failure_kind
 from app.pipeline.failures import FailureKind
-from app.pipeline.identity import ModelFileError
+from app.pipeline.job import preflight
+from app.pipeline.job.identity import ModelFileError
+from app.pipeline.job.spec import JobSpec, ModelFiles
 from app.pipeline.runner import Pipeline
-from app.pipeline.spec import JobSpec, ModelFiles
 
 
 @pytest.fixture()

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from app.imaging.io import save_png_atomic
-from app.pipeline import preflight
-from app.pipeline.advice import job_notes
-from app.pipeline.failure_kinds import failure_for, failure_kind
+from app.pipeline.execute.failure_kinds import failure_for, failure_kind
 from app.pipeline.failures import FailureKind, NoteCode
-from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles
+from app.pipeline.job import preflight
+from app.pipeline.job.advice import job_notes
+from app.pipeline.job.spec import DeviceChoice, JobSpec, ModelFiles
 
 RESUMABLE = frozenset({"euler"})
 

@@ -14,9 +14,9 @@ from app.imaging.prepare import PrepareOptions
 from app.pipeline import events as ev
 from app.pipeline.api import ModelInput
 from app.pipeline.control import RunControl
+from app.pipeline.job.spec import JobSpec, ModelFiles
+from app.pipeline.run.status import status_json
 from app.pipeline.runner import Pipeline
-from app.pipeline.spec import JobSpec, ModelFiles
-from app.pipeline.status import status_json
 
 W, H = 192, 160
 

@@ -24,7 +24,7 @@ from app.core import platform
 from app.engine.argv import CommonArgs, Placement, VaeDecodeArgs, build_argv
 from app.engine.errors import ModelLoadError
 from app.engine.tensorfile import read_tensors
-from app.pipeline.preview_decoder import (
+from app.pipeline.execute.preview_decoder import (
     MAX_FAILURES,
     STAGED_LATENT,
     DecodedPreview,
@@ -184,7 +184,7 @@ def _direct_decode(sd_stage: Path, vae: Path, latent: Path, out: Path) -> np.nda
 def _nice_child(calls: list[tuple[int, tuple[str, ...]]], monkeypatch: pytest.MonkeyPatch):
     """Records each child the decoder lowers, with the argv it was started with (read from the
     decoder's own StageProcess: /proc of a tiny decode that already ended reads empty)."""
-    from app.pipeline import preview_decoder as module
+    from app.pipeline.execute import preview_decoder as module
 
     started: dict[int, tuple[str, ...]] = {}
 
@@ -328,8 +328,8 @@ def test_a_bad_vae_ends_the_decoder_after_a_few_failures(
 
 
 def test_decoded_previews_auto_means_when_the_diffusion_model_is_on_a_gpu() -> None:
-    from app.pipeline.preview_decoder import decoder_wanted
-    from app.pipeline.spec import DeviceChoice
+    from app.pipeline.execute.preview_decoder import decoder_wanted
+    from app.pipeline.job.spec import DeviceChoice
 
     assert DeviceChoice().decoded_previews == "auto"
     wanted = {
@@ -348,8 +348,8 @@ def test_decoded_previews_auto_means_when_the_diffusion_model_is_on_a_gpu() -> N
 
 
 def test_decoder_threads_take_one_core_beside_a_cpu_dit_and_half_beside_a_gpu() -> None:
-    from app.pipeline.preview_decoder import decoder_threads
-    from app.pipeline.spec import DeviceChoice
+    from app.pipeline.execute.preview_decoder import decoder_threads
+    from app.pipeline.job.spec import DeviceChoice
 
     assert decoder_threads(DeviceChoice(diffusion="cpu"), 16) == 1
     assert decoder_threads(DeviceChoice(diffusion="vulkan0"), 16) == 8

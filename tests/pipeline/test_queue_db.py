@@ -1,4 +1,4 @@
-"""The queue's database (app/pipeline/queue_db.py, job_queue.py): nothing lost at any size, a
+"""The queue's database (app/pipeline/queue/db.py, job_queue.py): nothing lost at any size, a
 flipped byte, a damaged file moved aside and said, forged rows refused one by one, a killed
 worker's claim released, queue.json imported once (issue 29, defects 1, 2, 8)."""
 
@@ -14,13 +14,13 @@ import pytest
 
 from app.core.errors import InputError
 from app.core.paths import app_paths
-from app.pipeline import queue_db
-from app.pipeline.job_queue import JobQueue
-from app.pipeline.queue_import import IMPORTED, LEGACY_BACKUP, LEGACY_FILE
-from app.pipeline.queue_records import QUEUE_FORMAT
-from app.pipeline.run_format import checksum
-from app.pipeline.spec import JobSpec, ModelFiles
-from app.pipeline.variations import MAX_JOBS_PER_ADD, variations
+from app.pipeline.job.spec import JobSpec, ModelFiles
+from app.pipeline.queue import db as queue_db
+from app.pipeline.queue.jobs import JobQueue
+from app.pipeline.queue.legacy_json import IMPORTED, LEGACY_BACKUP, LEGACY_FILE
+from app.pipeline.queue.records import QUEUE_FORMAT
+from app.pipeline.queue.variations import MAX_JOBS_PER_ADD, variations
+from app.pipeline.run.format import checksum
 from tests.cli.conftest import REPO_ROOT
 
 

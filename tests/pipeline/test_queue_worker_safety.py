@@ -12,12 +12,12 @@ import pytest
 from PIL import Image
 
 from app.core.paths import app_paths
-from app.pipeline import preflight
 from app.pipeline.control import RunControl
-from app.pipeline.job_queue import JobQueue
-from app.pipeline.queue_worker import NO_ROOM, make_run_folder, run_queue
+from app.pipeline.job import preflight
+from app.pipeline.job.spec import JobSpec, ModelFiles
+from app.pipeline.queue.jobs import JobQueue
+from app.pipeline.queue.worker import NO_ROOM, make_run_folder, run_queue
 from app.pipeline.runner import Pipeline
-from app.pipeline.spec import JobSpec, ModelFiles
 
 
 @pytest.fixture()

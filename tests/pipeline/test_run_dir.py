@@ -9,7 +9,8 @@ import pytest
 
 from app.core.errors import DamagedFileError
 from app.pipeline.failures import Failure, FailureKind
-from app.pipeline.run_dir import (
+from app.pipeline.job.spec import DeviceChoice, JobSpec, ModelFiles
+from app.pipeline.run.folder import (
     BACKUP_FILE,
     RUN_FILE,
     STAGES,
@@ -18,10 +19,9 @@ from app.pipeline.run_dir import (
     open_run,
     remove_leftover_temps,
 )
-from app.pipeline.run_format import checksum
+from app.pipeline.run.format import checksum
+from app.pipeline.run.status import status_json
 from app.pipeline.runner import snapshot_of
-from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles
-from app.pipeline.status import status_json
 
 
 def _spec() -> JobSpec:
@@ -106,7 +106,7 @@ def test_a_locked_run_is_not_executed_twice(tmp_path: Path) -> None:
     from app.core.paths import app_paths
     from app.pipeline import events as ev
     from app.pipeline.control import RunControl
-    from app.pipeline.run_lock import RunLock
+    from app.pipeline.run.lock import RunLock
     from app.pipeline.runner import Pipeline
 
     pipeline = Pipeline(app_paths(), cache_limit_mb=16)

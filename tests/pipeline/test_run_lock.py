@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from app.core import platform
-from app.pipeline.run_lock import stop_orphan_engine
+from app.pipeline.run.lock import stop_orphan_engine
 
 SLEEPER = "import sys, time; time.sleep(60)"
 

@@ -13,10 +13,10 @@ from app.core.paths import app_paths
 from app.pipeline import events as ev
 from app.pipeline.control import RunControl
 from app.pipeline.failures import FailureKind
-from app.pipeline.run_dir import RUN_FILE
-from app.pipeline.run_format import checksum
+from app.pipeline.job.spec import JobSpec, ModelFiles
+from app.pipeline.run.folder import RUN_FILE
+from app.pipeline.run.format import checksum
 from app.pipeline.runner import Pipeline
-from app.pipeline.spec import JobSpec, ModelFiles
 
 
 def _models(tmp_path: Path) -> ModelFiles:

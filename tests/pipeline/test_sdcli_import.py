@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from app.pipeline.advice import job_notes
 from app.pipeline.failures import Note, NoteCode
-from app.pipeline.params import PARAMS, default_values
-from app.pipeline.sdcli_import import (
+from app.pipeline.job.advice import job_notes
+from app.pipeline.job.params import PARAMS, default_values
+from app.pipeline.job.sdcli_import import (
     SDCLI_FLAGS,
     import_sd_cli,
     import_sd_cli_command,
     split_command,
 )
-from app.pipeline.spec import spec_from_dict
+from app.pipeline.job.spec import spec_from_dict
 
 TEMPLATE = r"""sd-cli.exe ^
   --diffusion-model D:\files\FLUX.2\flux-2-klein-9b-Q4_0.gguf ^

@@ -19,11 +19,11 @@ from app.imaging.prepare import PrepareOptions, load_prepared
 from app.imaging.soft_mask import soft_engine_mask
 from app.pipeline import events as ev
 from app.pipeline.control import RunControl
-from app.pipeline.params import MASK_MODE
-from app.pipeline.run_dir import SOFT_MASK
+from app.pipeline.job.params import MASK_MODE
+from app.pipeline.job.spec import JobSpec, ModelFiles, spec_from_dict, spec_to_dict
+from app.pipeline.run.folder import SOFT_MASK
+from app.pipeline.run.status import status_json
 from app.pipeline.runner import Pipeline
-from app.pipeline.spec import JobSpec, ModelFiles, spec_from_dict, spec_to_dict
-from app.pipeline.status import status_json
 
 W, H = 160, 128
 FEATHER = 24

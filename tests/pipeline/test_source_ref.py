@@ -18,10 +18,16 @@ from app.imaging.io import load_image
 from app.imaging.prepare import PrepareOptions
 from app.pipeline import events as ev
 from app.pipeline.control import RunControl
-from app.pipeline.run_dir import INIT_LATENT, PREPARED_DIR, REF_LATENTS, SOURCE_REF_FILE, open_run
+from app.pipeline.execute.stages import DiffuseStage, VaeEncodeStage
+from app.pipeline.job.spec import DeviceChoice, JobSpec, ModelFiles
+from app.pipeline.run.folder import (
+    INIT_LATENT,
+    PREPARED_DIR,
+    REF_LATENTS,
+    SOURCE_REF_FILE,
+    open_run,
+)
 from app.pipeline.runner import Pipeline
-from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles
-from app.pipeline.stages import DiffuseStage, VaeEncodeStage
 
 SIZE = 64  # the model input: 64×64 px, 4×4 latent cells
 

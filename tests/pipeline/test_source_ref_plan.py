@@ -8,8 +8,8 @@ import dataclasses
 from pathlib import Path
 
 from app.pipeline.api import DeviceInfo
-from app.pipeline.job_plan import engine_job_plan
-from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles
+from app.pipeline.execute.job_plan import engine_job_plan
+from app.pipeline.job.spec import DeviceChoice, JobSpec, ModelFiles
 
 CPU = DeviceInfo("cpu", "CPU", total_bytes=32 * 1024**3)
 

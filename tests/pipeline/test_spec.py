@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from app.pipeline.advice import job_notes
 from app.pipeline.failures import NoteCode
-from app.pipeline.spec import JobSpec, ModelFiles, effective_steps, spec_from_dict, spec_to_dict
+from app.pipeline.job.advice import job_notes
+from app.pipeline.job.spec import JobSpec, ModelFiles, effective_steps, spec_from_dict, spec_to_dict
 
 SPEC = JobSpec(models=ModelFiles("d", "l", "v"), prompt="p")
 # What an engine's --list-samplers says; the advice never assumes a set of its own.

@@ -16,11 +16,11 @@ import pytest
 
 from app.engine.argv import CommonArgs
 from app.engine.errors import Cancelled, Suspended
-from app.pipeline import engine_stage
 from app.pipeline import events as ev
 from app.pipeline.control import RunControl
-from app.pipeline.run_dir import create_run
-from app.pipeline.spec import JobSpec, ModelFiles
+from app.pipeline.execute import engine_stage
+from app.pipeline.job.spec import JobSpec, ModelFiles
+from app.pipeline.run.folder import create_run
 
 pytestmark = pytest.mark.timeout(120)  # without the deadline these hang: fail, do not wait
 

@@ -13,8 +13,8 @@ from app.imaging.io import encode_png
 from app.jobs.job_form import JobForm
 from app.pipeline import events as ev
 from app.pipeline.control import RunControl
+from app.pipeline.job.spec import DeviceChoice, JobSpec, ModelFiles
 from app.pipeline.runner import Pipeline
-from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles
 from tests.engine.pause_hook import suspend_at
 from tests.models.forms import tiny_job_form
 

@@ -78,7 +78,7 @@ import sys
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 from app.jobs.job_form import SAVE_DELAY_MS
-from app.pipeline.params import DIFFUSION_MODEL
+from app.pipeline.job.params import DIFFUSION_MODEL
 from app.ui import application
 from app.ui.main_window import MainWindow
 
@@ -164,7 +164,7 @@ def test_settings_ok_after_only_the_language_leaves_the_job_alone(
     qtbot, tmp_path, monkeypatch, stepwise_home
 ) -> None:
     from app.jobs.job_form import JobForm
-    from app.pipeline import params as P
+    from app.pipeline.job import params as P
     from app.ui import settings_dialog
 
     settings = application.Settings()

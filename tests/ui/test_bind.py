@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QPlainTextEdit, QSpinBox
 
 from app.jobs.job_form import JobForm
-from app.pipeline.params import ALIGN, ONLY_MASKED, PADDING, PROMPT, STEPS
+from app.pipeline.job.params import ALIGN, ONLY_MASKED, PADDING, PROMPT, STEPS
 from app.ui.bind import bind
 
 

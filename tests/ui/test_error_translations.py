@@ -182,8 +182,8 @@ def test_known_gaps_are_still_gaps() -> None:
 def test_an_error_shows_in_chinese(qapp) -> None:
     from PySide6.QtCore import QCoreApplication
 
-    from app.pipeline import preflight
-    from app.pipeline.spec import JobSpec, ModelFiles
+    from app.pipeline.job import preflight
+    from app.pipeline.job.spec import JobSpec, ModelFiles
     from app.ui.i18n import TsTranslator
     from app.ui.messages import describe_error
 

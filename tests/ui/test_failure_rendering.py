@@ -16,11 +16,11 @@ from PySide6.QtCore import QCoreApplication
 from app.core.errors import InputError, OutputError
 from app.engine.errors import error_for_exit
 from app.engine.locate import EngineNotFound
-from app.pipeline.decode_check import BadDecodeError
-from app.pipeline.failure_kinds import StageOrderError, failure_for
+from app.pipeline.execute.decode_check import BadDecodeError
+from app.pipeline.execute.failure_kinds import StageOrderError, failure_for
 from app.pipeline.failures import Failure, FailureKind
-from app.pipeline.identity import model_identity
-from app.pipeline.run_lock import RunBusy
+from app.pipeline.job.identity import model_identity
+from app.pipeline.run.lock import RunBusy
 from app.ui import texts
 from app.ui.i18n import TsTranslator
 
@@ -136,7 +136,7 @@ def test_a_file_error_hints_its_own_fix(zh_cn, tmp_path: Path) -> None:
 
 def test_values_and_templates_survive_the_worker_and_run_json(tmp_path: Path) -> None:
     from app.pipeline import events as ev
-    from app.pipeline.run_dir import Run
+    from app.pipeline.run.folder import Run
 
     failure = failure_for(_missing_model(tmp_path), "prepare")
     assert failure.message == "The model file {path} does not exist."
@@ -152,7 +152,7 @@ def test_values_and_templates_survive_the_worker_and_run_json(tmp_path: Path) ->
 
 
 def test_an_old_run_json_failure_still_reads_and_shows(zh_cn, tmp_path: Path) -> None:
-    from app.pipeline.run_dir import Run
+    from app.pipeline.run.folder import Run
 
     run = SimpleNamespace(
         dir=tmp_path,
@@ -209,9 +209,9 @@ def _raised(check) -> BaseException:  # noqa: ANN001
 def test_a_parameter_is_named_in_the_windows_words_not_by_its_flag(zh_cn, tmp_path) -> None:  # noqa: ANN001
     """A preflight error names its parameter as the CLI does ("vae_model (--vae)"); the GUI
     says it in its own words, in Chinese too, and never shows the row's name or the flag."""
-    from app.pipeline import params as P
-    from app.pipeline import preflight
-    from app.pipeline.spec import JobSpec, ModelFiles
+    from app.pipeline.job import params as P
+    from app.pipeline.job import preflight
+    from app.pipeline.job.spec import JobSpec, ModelFiles
     from app.ui.messages import describe_error
 
     gone = tmp_path / "vae.safetensors"
@@ -240,8 +240,8 @@ def test_a_parameter_is_named_in_the_windows_words_not_by_its_flag(zh_cn, tmp_pa
 def test_a_model_of_the_wrong_kind_is_said_in_the_windows_words(zh_cn, tiny_models) -> None:  # noqa: ANN001
     """A VAE chosen as the diffusion model: both kinds in Chinese, and the fix says where in
     this window to choose them, not which flags to pass."""
-    from app.pipeline import params as P
-    from app.pipeline import preflight
+    from app.pipeline.job import params as P
+    from app.pipeline.job import preflight
 
     error = _raised(lambda: preflight.check_model_file(P.DIFFUSION_MODEL, str(tiny_models.vae)))
     assert "--vae" in error.user_message()  # the CLI's fix names the flags

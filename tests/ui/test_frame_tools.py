@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication
 from app.canvas.tools import ToolKind
 from app.imaging.frame import Expansion
 from app.imaging.geometry import Rect, Size
-from app.pipeline.params import CONTEXT, EXPAND, MASKED_TARGET, ONLY_MASKED, PADDING
+from app.pipeline.job.params import CONTEXT, EXPAND, MASKED_TARGET, ONLY_MASKED, PADDING
 from app.ui.expand_dialog import ExpandCanvasDialog
 from app.ui.i18n import TsTranslator
 

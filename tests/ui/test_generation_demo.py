@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 
 from app.core.paths import app_paths
 from app.core.settings import Settings
-from app.pipeline.params import (
+from app.pipeline.job.params import (
     DIFFUSION_DEVICE,
     DIFFUSION_MODEL,
     LLM_DEVICE,

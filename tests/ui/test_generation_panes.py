@@ -16,7 +16,7 @@ from app.jobs.generation import GenerationModel
 from app.jobs.job_form import JobForm
 from app.jobs.run_session import RunSession
 from app.jobs.run_state import RunState
-from app.pipeline.params import (
+from app.pipeline.job.params import (
     CFG_SCALE,
     DIFFUSION_MODEL,
     FLASH_ATTENTION,
@@ -162,7 +162,8 @@ def test_a_missing_engine_is_explained_by_its_kind(qtbot, panel: GenerationPanel
 
 
 def test_vae_tile_size_is_offered_with_tiling_and_reaches_the_job(panel: GenerationPanel) -> None:
-    from app.pipeline.params import VAE_TILE_SIZE, VAE_TILING, spec_from_values
+    from app.pipeline.job.params import VAE_TILE_SIZE, VAE_TILING
+    from app.pipeline.job.spec import spec_from_values
 
     pane = panel.devices_pane
     pane.vae_tiling.setChecked(False)

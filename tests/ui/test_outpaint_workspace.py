@@ -10,7 +10,7 @@ import pytest
 from app.imaging.frame import Expansion, seam_band_px
 from app.imaging.io import load_image
 from app.imaging.png_params import read_png_parameters
-from app.pipeline.params import EXPAND, FEATHER
+from app.pipeline.job.params import EXPAND, FEATHER
 from app.ui.expand_dialog import ExpandCanvasDialog
 from app.ui.workspace.png_settings import form_values_of
 from tests.ui.test_workspace_engine import PHOTO_H, PHOTO_W, photo, run_all

@@ -19,8 +19,8 @@ from app.jobs.job_form import JobForm
 from app.jobs.memory_plan import NO_MODELS, MemoryPlan
 from app.jobs.run_session import RunSession
 from app.pipeline.api import DeviceInfo
-from app.pipeline.job_plan import JobPlan, plan_job
-from app.pipeline.params import (
+from app.pipeline.execute.job_plan import JobPlan, plan_job
+from app.pipeline.job.params import (
     DIFFUSION_DEVICE,
     DIFFUSION_MODEL,
     FIT_MEMORY,
@@ -32,7 +32,7 @@ from app.pipeline.params import (
     VAE_MODEL,
     WIDTH,
 )
-from app.pipeline.spec import JobSpec
+from app.pipeline.job.spec import JobSpec
 from app.ui.generation.devices import DevicesPane
 from tests.pipeline.test_fit import CARD, DIT_COMPUTE, planner
 

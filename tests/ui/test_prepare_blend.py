@@ -7,7 +7,7 @@ import numpy as np
 from PIL import Image
 
 from app.imaging import prepare as prep
-from app.pipeline.params import COLOR_MATCH, COLOR_MATCH_STRENGTH, FILL, SEAM_BLEND
+from app.pipeline.job.params import COLOR_MATCH, COLOR_MATCH_STRENGTH, FILL, SEAM_BLEND
 from app.ui.prepare_preview import PreparePreviewDialog
 
 from .painter import IMAGE_H, IMAGE_W, open_window

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.imaging.mask_ops import engine_cells
-from app.pipeline.params import HEIGHT, WIDTH
+from app.pipeline.job.params import HEIGHT, WIDTH
 from app.ui.prepare_preview import PreparePreviewDialog
 
 from .painter import IMAGE_H, IMAGE_W, open_window

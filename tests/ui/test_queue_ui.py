@@ -16,7 +16,7 @@ from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QMessageBox
 
 from app.core.paths import app_paths
-from app.pipeline.job_queue import JobQueue
+from app.pipeline.queue.jobs import JobQueue
 from app.ui.i18n import TRANSLATIONS_DIR, read_ts
 from tests.ui import test_generation_translations as scan
 from tests.ui.runs_fixtures import main_window
@@ -61,7 +61,7 @@ def test_queue_variations_run_compare_and_pick(qtbot, sd_stage, tiny_models, dia
     controller = window.queue_controller
     model = controller.model
     window.generation_panel.model.session.trash = None  # discarded runs are deleted
-    from app.pipeline.params import HEIGHT, STEPS, WIDTH
+    from app.pipeline.job.params import HEIGHT, STEPS, WIDTH
 
     form = window.generation_panel.model.form
     form.set(STEPS, 2)
@@ -128,7 +128,7 @@ def test_queue_variations_run_compare_and_pick(qtbot, sd_stage, tiny_models, dia
 
 
 def test_start_up_offers_to_continue_an_unfinished_queue(qtbot, sd_stage, tiny_models, dialogs):
-    from app.pipeline.spec import DeviceChoice, JobSpec, ModelFiles
+    from app.pipeline.job.spec import DeviceChoice, JobSpec, ModelFiles
 
     models = ModelFiles(str(tiny_models.diffusion), str(tiny_models.llm), str(tiny_models.vae))
     job = JobSpec(models=models, prompt="a house", steps=2, width=64, height=64, seed=3)

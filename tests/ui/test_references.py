@@ -19,9 +19,7 @@ from app.jobs.generation import GenerationModel
 from app.jobs.job_form import JobForm
 from app.jobs.job_inputs import MAX_REF_SIDE_PX, Reference, write_inputs
 from app.jobs.run_session import RunSession
-from app.pipeline.params import (
-    spec_from_values,
-)
+from app.pipeline.job.spec import spec_from_values
 from app.ui.generation.references import ReferencesPane
 from tests.models.forms import tiny_job_form
 

@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app.jobs.run_state import RunState
-from app.pipeline.params import STEPS
+from app.pipeline.job.params import STEPS
 from tests.ui.test_generation_engine import RUN_TIMEOUT_MS, hold_at_step, make_panel, wait_idle
 
 __all__ = ["make_panel"]  # the fixture, used by name
@@ -90,7 +90,7 @@ def test_opening_an_old_run_offers_its_settings_and_never_takes_devices_or_model
 
     from PySide6.QtWidgets import QMessageBox
 
-    from app.pipeline.params import DIFFUSION_MODEL, PROMPT, THREADS
+    from app.pipeline.job.params import DIFFUSION_MODEL, PROMPT, THREADS
     from tests.ui.runs_fixtures import (
         finished_run,
         main_window,

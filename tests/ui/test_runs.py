@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QMessageBox
 from app.core.settings import Settings
 from app.imaging.io import load_image, load_mask
 from app.jobs.run_state import RunState
-from app.pipeline.params import DIFFUSION_DEVICE, LLM_DEVICE, VAE_DEVICE
+from app.pipeline.job.params import DIFFUSION_DEVICE, LLM_DEVICE, VAE_DEVICE
 from tests.ui.runs_fixtures import (
     finished_run,
     job_form,

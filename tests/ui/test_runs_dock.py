@@ -18,10 +18,10 @@ from PySide6.QtCore import QCoreApplication
 from app.imaging.io import load_mask
 from app.pipeline import events as ev
 from app.pipeline.control import RunControl
-from app.pipeline.run_dir import open_run
-from app.pipeline.run_records import RunInputs
+from app.pipeline.job.spec import JobSpec, ModelFiles
+from app.pipeline.run.folder import open_run
+from app.pipeline.run.records import RunInputs
 from app.pipeline.runner import Pipeline
-from app.pipeline.spec import JobSpec, ModelFiles
 from app.ui import texts
 from app.ui.i18n import TsTranslator
 from tests.engine.pause_hook import suspend_at

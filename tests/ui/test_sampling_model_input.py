@@ -10,7 +10,7 @@ from app.core.paths import app_paths
 from app.jobs.generation import GenerationModel
 from app.jobs.job_form import JobForm
 from app.jobs.run_session import RunSession
-from app.pipeline.params import ALIGN, HEIGHT, MASKED_TARGET, ONLY_MASKED, WIDTH
+from app.pipeline.job.params import ALIGN, HEIGHT, MASKED_TARGET, ONLY_MASKED, WIDTH
 from app.ui.generation.sampling import SamplingPane
 
 

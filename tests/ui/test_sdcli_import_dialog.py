@@ -12,7 +12,7 @@ from app.imaging.io import save_png_atomic
 from app.jobs.generation import GenerationModel
 from app.jobs.job_form import JobForm
 from app.jobs.run_session import RunSession
-from app.pipeline.params import (
+from app.pipeline.job.params import (
     CFG_SCALE,
     DIFFUSION_MODEL,
     LLM_DEVICE,

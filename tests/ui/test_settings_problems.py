@@ -8,7 +8,7 @@ import logging
 from app.core.errors import OutputError
 from app.core.settings import Settings
 from app.jobs.job_form import JobForm
-from app.pipeline.params import ALIGN, PROMPT
+from app.pipeline.job.params import ALIGN, PROMPT
 from app.ui.main_window import MainWindow
 
 

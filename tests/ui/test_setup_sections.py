@@ -21,7 +21,7 @@ from app.jobs.generation import GenerationModel
 from app.jobs.job_form import JobForm
 from app.jobs.job_inputs import Reference
 from app.jobs.run_session import RunSession
-from app.pipeline.params import DIFFUSION_DEVICE, DIFFUSION_MODEL
+from app.pipeline.job.params import DIFFUSION_DEVICE, DIFFUSION_MODEL
 from app.ui.application import apply_style
 from app.ui.collapsible import PROBLEM_MARK
 from app.ui.generation import GenerationPanel

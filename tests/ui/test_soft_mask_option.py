@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from app.core.settings import Settings
-from app.pipeline.params import MASK_MODE
+from app.pipeline.job.params import MASK_MODE
 from app.ui import i18n
 from app.ui.prepare_panel import PreparePanel
 from tests.ui.painter import open_window

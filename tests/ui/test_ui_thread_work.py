@@ -20,7 +20,7 @@ from app.core.paths import app_paths
 from app.core.settings import Settings
 from app.imaging.io import save_png_atomic
 from app.jobs.job_form import JobForm
-from app.pipeline.params import ONLY_MASKED, PROMPT
+from app.pipeline.job.params import ONLY_MASKED, PROMPT
 from app.ui.generation import install_generation_panel
 from app.ui.generation import result as result_module
 from app.ui.generation import steps as steps_module

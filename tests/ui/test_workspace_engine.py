@@ -23,11 +23,11 @@ from app.imaging.io import load_image, save_png_atomic
 from app.imaging.png_params import read_png_parameters
 from app.imaging.prepare import composite_prepared, load_prepared
 from app.jobs.job_form import JobForm
-from app.pipeline.params import (
+from app.pipeline.job.params import (
     PROMPT,
     SEED,
 )
-from app.pipeline.spec import spec_to_dict
+from app.pipeline.job.spec import spec_to_dict
 from app.ui.generation import install_generation_panel
 from app.ui.main_window import MainWindow
 from app.ui.workspace.canvas_layer import HANDLE_RADIUS_PX

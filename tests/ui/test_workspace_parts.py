@@ -27,8 +27,8 @@ from app.jobs.job_form import JobForm
 from app.jobs.stage_runner import StageRunner
 from app.pipeline import events as ev
 from app.pipeline.control import RunControl
-from app.pipeline.params import DIFFUSION_DEVICE, DIFFUSION_MODEL, PROMPT, SEED, STEPS
-from app.pipeline.spec import JobSpec, ModelFiles
+from app.pipeline.job.params import DIFFUSION_DEVICE, DIFFUSION_MODEL, PROMPT, SEED, STEPS
+from app.pipeline.job.spec import JobSpec, ModelFiles
 from app.ui.generation.steps import GenerationStepStrip
 from app.ui.main_window import MainWindow
 from app.ui.workspace.png_settings import form_values_of, save_picture

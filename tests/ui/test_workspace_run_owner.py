@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from app.jobs.run_state import RunState
-from app.pipeline.params import SEED, STEPS
+from app.pipeline.job.params import SEED, STEPS
 from tests.ui.test_generation_engine import hold_at_step
 from tests.ui.test_workspace_engine import RUN_TIMEOUT_MS, run_all, window
 

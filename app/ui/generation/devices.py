@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 from app.jobs.generation import GenerationModel
 from app.jobs.memory_plan import MemoryPlan
 from app.pipeline.api import DeviceInfo
-from app.pipeline.params import (
+from app.pipeline.job.params import (
     DIFFUSION_DEVICE,
     LLM_DEVICE,
     VAE_DEVICE,

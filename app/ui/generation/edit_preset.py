@@ -1,6 +1,6 @@
 """The Edit pane: the edit preset (add, remove, replace the background, free) and whether the
 photo is klein's first reference image. Choosing a preset writes its values into the job form
-once (app/pipeline/presets.py owns them); every value stays editable afterwards, here, in the
+once (app/pipeline/job/presets.py owns them); every value stays editable afterwards, here, in the
 Prompt, Sampling and Prepare panes, which bind to the same fields."""
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.jobs.job_form import JobForm
-from app.pipeline.params import BY_NAME, SOURCE_REF
-from app.pipeline.presets import PRESETS, preset, slot
+from app.pipeline.job.params import BY_NAME, SOURCE_REF
+from app.pipeline.job.presets import PRESETS, preset, slot
 from app.ui.bind import bind
 
 

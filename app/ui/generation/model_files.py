@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.pipeline.preflight import model_header_ok
+from app.pipeline.job.preflight import model_header_ok
 from app.ui.texts import model_kind_name
 
 # kind -> accepted extensions

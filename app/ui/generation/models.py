@@ -7,7 +7,7 @@ from PySide6.QtCore import QCoreApplication, Signal
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QPushButton, QWidget
 
 from app.jobs.job_form import JobForm
-from app.pipeline.params import DIFFUSION_MODEL, LLM_MODEL, LORA_DIR, VAE_MODEL
+from app.pipeline.job.params import DIFFUSION_MODEL, LLM_MODEL, LORA_DIR, VAE_MODEL
 from app.ui.bind import bind
 from app.ui.generation.model_files import ModelFileField
 

@@ -30,7 +30,7 @@ from app.jobs.memory_plan import MemoryPlan, session_plan_fn
 from app.jobs.run_state import RunState
 from app.jobs.stage_runner import StageRunner
 from app.pipeline.failures import Failure
-from app.pipeline.run_records import LOG_DIR
+from app.pipeline.run.records import LOG_DIR
 from app.ui.generation.devices import DevicesPane
 from app.ui.generation.edit_preset import EditPane
 from app.ui.generation.log import (

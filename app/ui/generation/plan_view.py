@@ -9,10 +9,10 @@ from PySide6.QtWidgets import QCheckBox, QFormLayout, QLabel, QSpinBox, QVBoxLay
 
 from app.jobs.generation import GenerationModel
 from app.jobs.memory_plan import NO_ENGINE, NO_MODELS, MemoryPlan
-from app.pipeline import fit
-from app.pipeline.fit import Fit, StageSettings
-from app.pipeline.job_plan import JobPlan
-from app.pipeline.params import FIT_MEMORY, MAX_ALLOC_MB
+from app.pipeline.execute import fit
+from app.pipeline.execute.fit import Fit, StageSettings
+from app.pipeline.execute.job_plan import JobPlan
+from app.pipeline.job.params import FIT_MEMORY, MAX_ALLOC_MB
 from app.ui.bind import bind
 
 GB = 1024**3  # as sd.cpp counts (its "MB" are MiB)

@@ -23,7 +23,7 @@ from app.imaging.prepare import plan_model_input
 from app.jobs.generation import GenerationModel
 from app.pipeline.api import EngineCatalog, RunSnapshot
 from app.pipeline.failures import Note, NoteCode
-from app.pipeline.params import (
+from app.pipeline.job.params import (
     ALIGN_PX,
     CFG_SCALE,
     HEIGHT,
@@ -35,8 +35,8 @@ from app.pipeline.params import (
     STEPS,
     STRENGTH,
     WIDTH,
-    spec_from_values,
 )
+from app.pipeline.job.spec import spec_from_values
 from app.ui.bind import bind
 from app.ui.texts import note_text
 

@@ -22,7 +22,7 @@ from app.jobs.job_form import JobForm
 from app.jobs.preview_follow import DecodedPreviews
 from app.jobs.run_session import RunSession
 from app.jobs.run_state import user_text
-from app.pipeline.params import (
+from app.pipeline.job.params import (
     DIFFUSION_DEVICE,
     DIFFUSION_MODEL,
     LLM_DEVICE,

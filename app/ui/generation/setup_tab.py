@@ -15,7 +15,7 @@ from PySide6.QtCore import QCoreApplication, Signal
 from PySide6.QtWidgets import QGroupBox, QVBoxLayout, QWidget
 
 from app.jobs.generation import GenerationModel
-from app.pipeline.params import (
+from app.pipeline.job.params import (
     DIFFUSION_DEVICE,
     DIFFUSION_MODEL,
     LLM_DEVICE,
@@ -24,7 +24,7 @@ from app.pipeline.params import (
     VAE_DEVICE,
     VAE_MODEL,
 )
-from app.pipeline.params import PROMPT as PROMPT_PARAM
+from app.pipeline.job.params import PROMPT as PROMPT_PARAM
 from app.ui.collapsible import CollapsibleSection
 from app.ui.generation.devices import DevicesPane
 from app.ui.generation.edit_preset import EditPane

@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.jobs.queue_model import QueueModel
-from app.pipeline.job_queue import JobView
-from app.pipeline.run_records import RESULT_FILE
+from app.pipeline.queue.jobs import JobView
+from app.pipeline.run.records import RESULT_FILE
 
 THUMB_PX = 48
 ID_ROLE = Qt.ItemDataRole.UserRole

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from app.jobs.values import first_rerun
 from app.pipeline.api import RunSnapshot
-from app.pipeline.params import SEED, STEPS, STRENGTH
+from app.pipeline.job.params import SEED, STEPS, STRENGTH
 
 PROMPT_LINES = 3
 

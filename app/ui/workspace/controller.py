@@ -21,7 +21,7 @@ from app.core.errors import StepwiseError
 from app.imaging.io import load_image
 from app.jobs.background import LatestOnly
 from app.pipeline.api import RunSnapshot
-from app.pipeline.run_records import DECODED, PREPARED_DIR
+from app.pipeline.run.records import DECODED, PREPARED_DIR
 from app.ui.canvas_view import CanvasView
 from app.ui.messages import describe_error
 from app.ui.workspace.area import WorkspaceArea

@@ -15,7 +15,7 @@ from PySide6.QtGui import QIcon, QImage, QPainter, QPaintEvent, QPixmap
 from PySide6.QtWidgets import QListView, QListWidget, QListWidgetItem, QStyle, QWidget
 
 from app.pipeline.api import RunSnapshot
-from app.pipeline.run_records import STEPS_DIR
+from app.pipeline.run.records import STEPS_DIR
 
 THUMB_PX = 64
 PROMPT_CHARS = 60
@@ -37,7 +37,7 @@ class HistoryEntry:
     created: str
     prompt: str
     seed: int
-    accepted: bool = False  # a result finished early at `step` (app/pipeline/accept.py)
+    accepted: bool = False  # a result finished early at `step` (app/pipeline/execute/accept.py)
     photo: str = ""  # the name of the photo the run was made of ("" where none is recorded)
 
     def caption(self) -> str:

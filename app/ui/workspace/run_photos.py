@@ -13,7 +13,7 @@ import numpy as np
 from app.imaging.prepare_record import pixel_sha256
 from app.imaging.prepared_folder import RECORD_FILE
 from app.pipeline.api import PipelineAPI, RunSnapshot
-from app.pipeline.run_records import PREPARED_DIR
+from app.pipeline.run.records import PREPARED_DIR
 
 log = logging.getLogger(__name__)
 

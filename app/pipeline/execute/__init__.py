@@ -1,0 +1,1 @@
+"""Running a job's stages: scheduler, stages, engine stage, memory fit, accept."""

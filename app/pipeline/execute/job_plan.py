@@ -1,0 +1,402 @@
+"""The memory plan of a job before it runs (the Devices pane shows it): per stage the fitted
+settings and the plan behind them, and the largest size of the job's aspect ratio that fits
+without slow settings (app/pipeline/execute/fit.py).
+
+The engine plans a stage from its real command line, so the files a stage reads before it runs
+are stood in for by small dummies of the right shape in a scratch folder: a zero latent
+(vae-decode, img2img), a grey image (vae-encode) and a zero conditioning whose width is the
+DiT's context size, read from the model file's header (no weights are read).
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+import numpy as np
+
+from app.core.errors import InputError
+from app.engine.argv import DiffuseArgs, LlmEncodeArgs, StageArgs, VaeDecodeArgs, VaeEncodeArgs
+from app.engine.plan import StagePlan, plan_stage
+from app.engine.process import engine_environment
+from app.engine.tensorfile import write_tensors
+from app.pipeline.api import DeviceInfo
+from app.pipeline.execute import fit
+from app.pipeline.execute.engine_stage import common_args
+from app.pipeline.execute.fit import Fit, Planner, StageSettings
+from app.pipeline.job.frame_checks import expands
+from app.pipeline.job.spec import JobSpec
+
+LATENT_CHANNELS = 128
+PROMPT_TOKENS = 512  # klein pads every prompt to 512 tokens
+# The stages whose memory grows with the picture (searched for the largest size).
+SIZED_STAGES = ("diffuse", "vae-decode")
+MAX_SEARCH_SIDE = 2048
+PROBE_SIDES = (512, 1024)  # the longer side of the two sizes the search plans at
+SHRINK_TRIES = 6
+
+PlannerFor = Callable[[str, int, int], Planner]  # (stage, width, height) → settings → plan
+
+
+@dataclass(frozen=True)
+class JobPlan:
+    width: int
+    height: int
+    fits: Mapping[str, Fit] = field(default_factory=dict)  # stage → fit, in stage order
+    # The largest size without slow settings; (0, 0): none fits; None: not known.
+    largest: tuple[int, int] | None = None
+    # Reference images diffuse attends to beside the picture (planned at its size, in
+    # diffuse's compute above); source_ref: the first is the photo itself.
+    references: int = 0
+    source_ref: bool = False
+
+    @property
+    def picture_tokens(self) -> int:
+        """The picture's image tokens per step (one per 16×16 px cell)."""
+        return max(1, self.width // 16) * max(1, self.height // 16)
+
+    @property
+    def reference_tokens(self) -> int:
+        """The tokens the reference images add to every step (each at the picture's size)."""
+        return self.references * self.picture_tokens
+
+    @property
+    def too_large(self) -> bool:
+        """The picture is larger than what fits without slow settings."""
+        return self.largest not in (None, (0, 0)) and self.width * self.height > (
+            self.largest[0] * self.largest[1]
+        )
+
+
+def plan_job(
+    spec: JobSpec,
+    width: int,
+    height: int,
+    planner_for: PlannerFor,
+    infos: Mapping[str, DeviceInfo],
+    *,
+    search: bool = True,
+) -> JobPlan:
+    """Fits every stage the job runs at width×height; with `search`, the largest size."""
+    d = spec.devices
+    stages = ["llm-encode", "diffuse", "vae-decode"]
+    if spec.image is not None or spec.refs:
+        stages.insert(0, "vae-encode")
+    fits = {}
+    for stage in stages:
+        user = fit.job_settings(stage, d)
+        planner = planner_for(stage, width, height)
+        if d.fit_memory:
+            fits[stage] = fit.fit_stage(stage, user, planner, infos, d.max_alloc_mb)
+        else:
+            plan = planner(user)
+            v = fit.verdict(plan, user.device, infos.get(user.device), d.max_alloc_mb)
+            fits[stage] = Fit(stage, user, plan, v, ())
+    largest = largest_fast_size(spec, width, height, planner_for, infos) if search else None
+    return JobPlan(width, height, fits, largest, spec.reference_count, spec.uses_source_ref)
+
+
+def largest_fast_size(
+    spec: JobSpec,
+    width: int,
+    height: int,
+    planner_for: PlannerFor,
+    infos: Mapping[str, DeviceInfo],
+) -> tuple[int, int] | None:
+    """The largest size of width:height at which each sized stage fits with its most frugal
+    setting that is not slow (flash attention on, 16-cell tiles); (0, 0) when not even the
+    smallest does, None when the devices' memory is unknown.
+
+    Cheap (each plan is an engine call): every stage is planned at two sizes, its total and
+    largest tensor extrapolated linearly in the pixel count (what attention, convolutions and
+    tiles do) to the size that meets the budget and the cap, then that size is checked with
+    a plan and shrunk by 5 % until it fits."""
+    d = spec.devices
+    stages = []
+    for stage in SIZED_STAGES:
+        user = fit.job_settings(stage, d)
+        fast = [s for s in fit.ladder(stage, user, infos) if not fit.is_slow(user, s)]
+        stages.append((stage, fast[-1]))
+    limits = [
+        (fit.budget_bytes(infos.get(s.device)), fit.cap_bytes(infos.get(s.device), d.max_alloc_mb))
+        for _, s in stages
+    ]
+    if all(budget is None and cap is None for budget, cap in limits):
+        return None
+
+    def verdict_at(stage: str, s: StageSettings, w: int, h: int) -> fit.Verdict:
+        plan = planner_for(stage, w, h)(s)
+        return fit.graph_cut(s, fit.verdict(plan, s.device, infos.get(s.device), d.max_alloc_mb))
+
+    def fits_at(w: int, h: int) -> bool:
+        return all(verdict_at(stage, s, w, h).fits for stage, s in stages)
+
+    area = float(MAX_SEARCH_SIDE) ** 2
+    for (stage, s), (budget, cap) in zip(stages, limits, strict=True):
+        small = fit.size_for(width, height, PROBE_SIDES[0])
+        big = fit.size_for(width, height, PROBE_SIDES[1])
+        v1, v2 = verdict_at(stage, s, *small), verdict_at(stage, s, *big)
+        a1, a2 = small[0] * small[1], big[0] * big[1]
+        for limit, y1, y2 in ((budget, v1.total_bytes, v2.total_bytes),
+                              (cap, v1.largest_bytes, v2.largest_bytes)):  # fmt: skip
+            if limit is None or y2 <= y1:
+                continue  # no limit, or it does not grow with the size
+            slope = (y2 - y1) / (a2 - a1)
+            area = min(area, a1 + (limit - y1) / slope)
+    ratio = max(width, height) / min(width, height)
+    long_side = int(min(MAX_SEARCH_SIDE, max(16.0, (max(area, 0.0) * ratio) ** 0.5)))
+    while long_side > 16 and _area(fit.size_for(width, height, long_side)) > area:
+        long_side -= 16  # aligning may round the short side up: stay within the estimate
+    for _ in range(SHRINK_TRIES):
+        size = fit.size_for(width, height, long_side)
+        if fits_at(*size):
+            return size
+        long_side = int(long_side * 0.95)
+        if long_side < 16:
+            break
+    return (0, 0)
+
+
+def _area(size: tuple[int, int]) -> int:
+    return size[0] * size[1]
+
+
+# ------------------------------------------------------------------------ the engine's plans
+
+
+def engine_planner_for(engine: Path, spec: JobSpec, scratch: Path) -> PlannerFor:
+    """Plans with `engine … --plan`, dummy inputs written into `scratch`."""
+    context: list[int] = []  # the DiT's context size, read once
+
+    def planner_for(stage: str, width: int, height: int) -> Planner:
+        def plan(settings: StageSettings) -> StagePlan:
+            args = stage_args(stage, spec, width, height, settings, scratch, context)
+            env = engine_environment(args.common.environment())
+            return plan_stage(engine, args.to_argv(), env)
+
+        return plan
+
+    return planner_for
+
+
+def stage_args(
+    stage: str,
+    spec: JobSpec,
+    width: int,
+    height: int,
+    settings: StageSettings,
+    scratch: Path,
+    context: list[int],
+) -> StageArgs:
+    m = spec.models
+    if stage == "llm-encode":
+        return LlmEncodeArgs(
+            llm=Path(m.llm),
+            prompt=spec.prompt or "a picture",
+            save_embeddings=scratch / "plan_conditioning.bin",
+            cfg_scale=spec.cfg_scale,
+            negative_prompt=spec.negative_prompt if spec.cfg_scale != 1.0 else "",
+            common=common_args(spec, "te", settings),
+        )
+    if stage == "vae-encode":
+        image = _grey_png(scratch / f"plan_{width}x{height}.png", width, height)
+        source = (image,) if spec.uses_source_ref else ()  # the photo is encoded twice
+        return VaeEncodeArgs(
+            vae=Path(m.vae),
+            width=width,
+            height=height,
+            init_image=image,
+            save_latent=scratch / "plan_init.bin",
+            ref_images=source,
+            save_ref_latents=scratch / "plan_refs.bin" if source else None,
+            common=common_args(spec, "vae", settings),
+        )
+    latent = _zero_latent(scratch / f"plan_latent_{width}x{height}.bin", width, height)
+    if stage == "vae-decode":
+        return VaeDecodeArgs(
+            vae=Path(m.vae),
+            load_latent=latent,
+            output=scratch / "plan.png",
+            common=common_args(spec, "vae", settings),
+        )
+    if not context:
+        context.append(dit_context_size(Path(m.diffusion)))
+    cond = _zero_conditioning(scratch / "plan_cond.bin", context[0], spec.cfg_scale != 1.0)
+    is_img = spec.image is not None
+    masked = is_img and (spec.mask is not None or expands(spec))  # as stages.py runs it
+    return DiffuseArgs(
+        diffusion_model=Path(m.diffusion),
+        load_embeddings=cond,
+        width=width,
+        height=height,
+        steps=spec.steps,
+        seed=max(spec.seed, 0),
+        save_latent=scratch / "plan_final.bin",
+        checkpoint_dir=scratch / "plan_checkpoints",
+        sampling_method=spec.sampler,
+        scheduler=spec.scheduler,
+        cfg_scale=spec.cfg_scale,
+        strength=spec.strength if is_img else None,
+        init_latent=latent if is_img else None,
+        mask=_white_mask(scratch / f"plan_mask_{width}x{height}.png", width, height)
+        if masked
+        else None,
+        mask_mode=spec.mask_mode if masked else None,
+        ref_latents=(
+            _zero_refs(scratch, width, height, spec.reference_count)
+            if spec.reference_count
+            else None
+        ),
+        common=common_args(spec, "diffusion", settings),
+    )
+
+
+def engine_job_plan(
+    engine: Path, spec: JobSpec, width: int, height: int, infos: Mapping[str, DeviceInfo]
+) -> JobPlan:
+    """plan_job with the engine's plans (a scratch folder lives as long as the call)."""
+    with tempfile.TemporaryDirectory(prefix="stepwise-plan-") as scratch:
+        return plan_job(spec, width, height, engine_planner_for(engine, spec, Path(scratch)), infos)
+
+
+def _zero_latent(path: Path, width: int, height: int) -> Path:
+    if not path.exists():
+        shape = (1, LATENT_CHANNELS, max(1, height // 16), max(1, width // 16))
+        write_tensors(path, {"latent": np.zeros(shape, np.float32)})
+    return path
+
+
+def _zero_refs(scratch: Path, width: int, height: int, count: int) -> Path:
+    path = scratch / f"plan_refs_{count}_{width}x{height}.bin"
+    if not path.exists():
+        shape = (1, LATENT_CHANNELS, max(1, height // 16), max(1, width // 16))
+        write_tensors(path, {f"ref_{i}": np.zeros(shape, np.float32) for i in range(count)})
+    return path
+
+
+def _zero_conditioning(path: Path, context: int, uncond: bool) -> Path:
+    if not path.exists():
+        zeros = np.zeros((1, PROMPT_TOKENS, context), np.float32)
+        tensors = {"c_crossattn": zeros}
+        if uncond:
+            tensors["uncond_c_crossattn"] = zeros
+        write_tensors(path, tensors)
+    return path
+
+
+def _white_mask(path: Path, width: int, height: int) -> Path:
+    if not path.exists():
+        from app.imaging.io import save_png_atomic
+
+        save_png_atomic(path, np.full((height, width), 255, np.uint8))
+    return path
+
+
+def _grey_png(path: Path, width: int, height: int) -> Path:
+    if not path.exists():
+        from app.imaging.io import save_png_atomic
+
+        save_png_atomic(path, np.full((height, width, 3), 128, np.uint8))
+    return path
+
+
+# ----------------------------------------------------------- the DiT's context size (header)
+
+_TXT_IN = ("txt_in.weight", "model.diffusion_model.txt_in.weight")
+_GGUF_SCALAR = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8}
+MAX_HEADER_ITEMS = 1 << 20
+MAX_SAFETENSORS_HEADER = 100 * 1024 * 1024
+
+
+def dit_context_size(path: Path) -> int:
+    """The conditioning width the DiT takes: txt_in.weight's input size, from the header."""
+    try:
+        with open(path, "rb") as f:
+            magic = f.read(4)
+            f.seek(0)
+            shape = _gguf_shape(f) if magic == b"GGUF" else _safetensors_shape(f)
+    except (OSError, struct.error, ValueError, UnicodeDecodeError) as exc:
+        raise InputError(
+            "Cannot read the diffusion model's header {path}: {reason}.",
+            path=path,
+            fix="Choose the FLUX.2 klein diffusion model file.",
+            values={"reason": str(exc)},
+        ) from exc
+    if shape is None:
+        raise InputError(
+            "The diffusion model {path} has no txt_in.weight: not a FLUX.2 klein model.",
+            path=path,
+            fix="Choose the FLUX.2 klein diffusion model file.",
+        )
+    return shape
+
+
+def _read(f: BinaryIO, fmt: str) -> int:
+    size = struct.calcsize(fmt)
+    data = f.read(size)
+    if len(data) != size:
+        raise ValueError("the header is truncated")
+    return int(struct.unpack(fmt, data)[0])
+
+
+def _gguf_string(f: BinaryIO) -> str:
+    n = _read(f, "<Q")
+    if n > MAX_SAFETENSORS_HEADER:
+        raise ValueError("a header string is too long")
+    return f.read(n).decode("utf-8")
+
+
+def _gguf_skip_value(f: BinaryIO, kind: int) -> None:
+    if kind == 8:
+        _gguf_string(f)
+    elif kind == 9:
+        inner, count = _read(f, "<I"), _read(f, "<Q")
+        if count > MAX_HEADER_ITEMS * 1024:
+            raise ValueError("a header array is too long")
+        if inner in _GGUF_SCALAR:
+            f.seek(_GGUF_SCALAR[inner] * count, 1)
+        else:
+            for _ in range(count):
+                _gguf_skip_value(f, inner)
+    elif kind in _GGUF_SCALAR:
+        f.seek(_GGUF_SCALAR[kind], 1)
+    else:
+        raise ValueError(f"unknown GGUF value type {kind}")
+
+
+def _gguf_shape(f: BinaryIO) -> int | None:
+    f.read(4)
+    if _read(f, "<I") < 2:
+        raise ValueError("GGUF version 1 is not supported")
+    tensors, kvs = _read(f, "<Q"), _read(f, "<Q")
+    if tensors > MAX_HEADER_ITEMS or kvs > MAX_HEADER_ITEMS:
+        raise ValueError("implausible GGUF header")
+    for _ in range(kvs):
+        _gguf_string(f)
+        _gguf_skip_value(f, _read(f, "<I"))
+    for _ in range(tensors):
+        name = _gguf_string(f)
+        dims = [_read(f, "<Q") for _ in range(_read(f, "<I"))]
+        f.seek(12, 1)  # type (u32) and offset (u64)
+        if name in _TXT_IN and dims:
+            return dims[0]  # ne[0]: the input size
+    return None
+
+
+def _safetensors_shape(f: BinaryIO) -> int | None:
+    n = _read(f, "<Q")
+    if n > MAX_SAFETENSORS_HEADER:
+        raise ValueError("implausible safetensors header")
+    header = json.loads(f.read(n).decode("utf-8"))
+    for name in _TXT_IN:
+        if name in header:
+            return int(header[name]["shape"][-1])  # [out, in]
+    return None
+
+
+__all__ = ["JobPlan", "engine_job_plan", "plan_job"]

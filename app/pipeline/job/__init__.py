@@ -1,0 +1,1 @@
+"""What one job is before anything runs: the parameter table, the spec, preflight, advice."""

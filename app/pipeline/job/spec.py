@@ -1,0 +1,167 @@
+"""What a job asks for: model files, devices, prompt, images and sampling parameters."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from app.pipeline.job import params as P
+from app.pipeline.job.params import KLEIN_CFG_SCALE, KLEIN_SCHEDULER
+
+if TYPE_CHECKING:
+    from app.imaging.prepare import PrepareOptions
+
+
+@dataclass(frozen=True)
+class ModelFiles:
+    """The three model files klein needs, plus the LoRA folder (empty = none)."""
+
+    diffusion: str
+    llm: str
+    vae: str
+    lora_dir: str = P.LORA_DIR.default
+
+
+@dataclass(frozen=True)
+class DeviceChoice:
+    """Device per stage ("cpu", "vulkan0", ...) and engine switches that do not change results."""
+
+    llm: str = P.LLM_DEVICE.default
+    diffusion: str = P.DIFFUSION_DEVICE.default
+    vae: str = P.VAE_DEVICE.default
+    threads: int = P.THREADS.default
+    flash_attention: bool = P.FLASH_ATTENTION.default
+    vae_tiling: bool = P.VAE_TILING.default
+    vae_tile_size: int = P.VAE_TILE_SIZE.default
+    fit_memory: bool = P.FIT_MEMORY.default
+    max_alloc_mb: int = P.MAX_ALLOC_MB.default
+    decoded_previews: str = P.DECODED_PREVIEWS.default  # app/pipeline/execute/preview_decoder.py
+    mmap: bool = P.MMAP.default
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """One inpainting or text-to-image job; image None = text-to-image."""
+
+    models: ModelFiles
+    prompt: str
+    negative_prompt: str = P.NEGATIVE_PROMPT.default
+    image: str | None = None
+    mask: str | None = None  # white = repaint
+    refs: tuple[str, ...] = ()
+    width: int = P.WIDTH.default  # from the prepared image when image is given
+    height: int = P.HEIGHT.default
+    steps: int = P.STEPS.default
+    seed: int = P.SEED.default
+    strength: float = P.STRENGTH.default
+    cfg_scale: float = P.CFG_SCALE.default
+    sampler: str = P.SAMPLER.default
+    scheduler: str = P.SCHEDULER.default
+    mask_mode: str = P.MASK_MODE.default
+    preview: str = P.PREVIEW.default
+    source_ref: bool = P.SOURCE_REF.default  # the photo as the first reference (with an image)
+    devices: DeviceChoice = field(default_factory=DeviceChoice)
+    prepare: PrepareOptions | None = None  # None: imaging's defaults (runs before params)
+
+    @property
+    def is_txt2img(self) -> bool:
+        return self.image is None
+
+    @property
+    def uses_source_ref(self) -> bool:
+        """The prepared photo goes to diffuse as the first reference (needs an image)."""
+        return self.source_ref and self.image is not None
+
+    @property
+    def reference_count(self) -> int:
+        """Reference images diffuse gets: the photo's (source_ref) and the user's."""
+        return len(self.refs) + int(self.uses_source_ref)
+
+
+def spec_to_dict(spec: JobSpec) -> dict[str, Any]:
+    """Plain JSON-able form (run.json)."""
+    data: dict[str, Any] = {}
+    for f in dataclasses.fields(spec):
+        value = getattr(spec, f.name)
+        if f.name == "prepare":
+            data[f.name] = _prepare_to_dict(value)
+        elif dataclasses.is_dataclass(value):
+            data[f.name] = dataclasses.asdict(value)  # type: ignore[arg-type]
+        elif isinstance(value, tuple):
+            data[f.name] = list(value)
+        else:
+            data[f.name] = value
+    return data
+
+
+def spec_from_dict(data: dict[str, Any]) -> JobSpec:
+    """Inverse of spec_to_dict; raises ValueError/TypeError/KeyError on a malformed dict."""
+    if not isinstance(data, dict):
+        raise TypeError("spec is not an object")
+    values = dict(data)
+    values.setdefault("mask_mode", "hard")  # recorded before --mask-mode existed: the mask was hard
+    known = {f.name for f in dataclasses.fields(JobSpec)}
+    unknown = set(values) - known
+    if unknown:
+        raise ValueError(f"unknown spec fields: {sorted(unknown)}")
+    values["models"] = ModelFiles(**values["models"])
+    if "devices" in values:
+        values["devices"] = DeviceChoice(**values["devices"])
+    if "refs" in values:
+        values["refs"] = tuple(str(r) for r in values["refs"])
+    if values.get("prepare") is not None:
+        values["prepare"] = _prepare_from_dict(values["prepare"])
+    spec = JobSpec(**values)
+    _check_types(spec)
+    return spec
+
+
+def _check_types(spec: JobSpec) -> None:
+    for name, kind in (
+        ("prompt", str),
+        ("negative_prompt", str),
+        ("sampler", str),
+        ("scheduler", str),
+        ("mask_mode", str),
+        ("preview", str),
+    ):
+        if not isinstance(getattr(spec, name), kind):
+            raise TypeError(f"spec.{name} must be {kind.__name__}")
+    for name in ("width", "height", "steps", "seed"):
+        value = getattr(spec, name)
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise TypeError(f"spec.{name} must be an integer")
+    for name in ("strength", "cfg_scale"):
+        if not isinstance(getattr(spec, name), int | float):
+            raise TypeError(f"spec.{name} must be a number")
+    if not isinstance(spec.source_ref, bool):
+        raise TypeError("spec.source_ref must be true or false")
+
+
+def _prepare_to_dict(options: Any) -> dict[str, Any] | None:
+    if options is None:
+        return None
+    if dataclasses.is_dataclass(options):
+        return dataclasses.asdict(options)  # type: ignore[arg-type]
+    if isinstance(options, dict):
+        return dict(options)
+    raise TypeError("prepare options must be a dataclass")
+
+
+def _prepare_from_dict(data: dict[str, Any]) -> Any:
+    from app.imaging.prepare import PrepareOptions
+
+    return PrepareOptions(**data)
+
+
+def with_klein_defaults(spec: JobSpec) -> JobSpec:
+    """The same job with the settings klein is distilled for (cfg 1, simple schedule)."""
+    return dataclasses.replace(spec, cfg_scale=KLEIN_CFG_SCALE, scheduler=KLEIN_SCHEDULER)
+
+
+def effective_steps(spec: JobSpec) -> int:
+    """Steps the sampler really runs: img2img truncates to floor(N * strength) + 1 (sd.cpp)."""
+    if spec.is_txt2img or spec.strength >= 1.0:
+        return spec.steps
+    return min(spec.steps, int(spec.steps * spec.strength) + 1)

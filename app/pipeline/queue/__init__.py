@@ -1,0 +1,1 @@
+"""The job queue: many jobs run one after another by a worker."""

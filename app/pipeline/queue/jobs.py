@@ -1,0 +1,324 @@
+"""The job queue: ordered jobs kept in the app data folder, safe against kills and a second worker.
+
+Why the pipeline layer: the headless `queue` commands (app/cli, which may not import jobs/)
+and the GUI (through jobs/) share this store, and it needs no Qt.
+
+Layout (under AppPaths.data_dir / "queue"):
+
+    queue.db (-wal, -shm)       the queue: an SQLite database (format in app/pipeline/queue/db.py);
+                                one transaction per add / claim / outcome / move / remove
+    inputs/<sha256><suffix>     the jobs' images, masks and references, by content hash
+    staging/<job id>/           a job's run folder while it is made; renamed into the runs folder
+    damaged/<time>/             a damaged database (or queue.json) moved aside, with a note
+    queue.json.imported         the queue before the database, imported once (queue_import.py)
+
+A job's run folder is the runs folder's `<job id>` (so a job is found again after any kill);
+its state is derived: an outcome recorded → done / failed; else a finished run folder → done
+(the worker was killed before recording it); else a live worker's claim → running; else a run
+folder → interrupted (the next worker resumes it from its last checkpoint); else queued.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import logging
+import os
+import secrets
+import sqlite3
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from app.core.errors import DamagedFileError, InputError, StepwiseError
+from app.core.safe_files import check_entry
+from app.engine.tensorfile import file_sha256
+from app.pipeline.job.spec import JobSpec
+from app.pipeline.queue import db as queue_db
+from app.pipeline.queue.lock import JobClaim
+from app.pipeline.queue.records import (  # noqa: F401 - re-exported: the queue's names
+    STATES,
+    JobView,
+    Outcome,
+    QueuedInput,
+    QueuedJob,
+    QueueState,
+    Variation,
+)
+from app.pipeline.queue.store import QueueBusy, QueueStore, my_start
+from app.pipeline.queue.views import finished_run, view_of
+from app.pipeline.run.folder import new_run_id, remove_leftover_temps
+from app.pipeline.run.inputs import check_spec_inputs, copy_atomic
+from app.pipeline.runner import SEED_RANGE  # the seeds the pipeline draws for -1
+
+log = logging.getLogger(__name__)
+
+INPUTS = "inputs"
+STAGING = "staging"
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+class JobQueue(QueueStore):
+    """The queue of one installation (AppPaths.data_dir / "queue")."""
+
+    # --- files
+    def input_path(self, item: QueuedInput) -> Path:
+        return self.dir / INPUTS / item.file
+
+    def run_dir_of(self, job_id: str) -> Path:
+        return self.paths.runs_dir / job_id
+
+    def staging_dir_of(self, job_id: str) -> Path:
+        return self.dir / STAGING / job_id
+
+    # --- reading
+    def read(self) -> QueueState:
+        """The queue as last written (an empty one when there is none yet)."""
+        return self._do(lambda c: QueueState(self._paused(c), tuple(self._jobs(c))), write=False)
+
+    # --- changing
+    def add(
+        self,
+        specs: Sequence[JobSpec],
+        variations: Sequence[Variation | None] | None = None,
+        *,
+        photo_name: str | None = None,
+    ) -> list[QueuedJob]:
+        """Appends one job per spec (inputs copied in by hash), all in one transaction; seeds of
+        -1 drawn now. `photo_name`: the name the user knows the picture by (its copy here is a
+        hash), which each job's run records (Pipeline.create_run)."""
+        if variations is not None and len(variations) != len(specs):
+            raise ValueError("one variation per spec")
+        for spec in {(s.image, s.mask, s.refs): s for s in specs}.values():
+            check_spec_inputs(spec)
+
+        def work(conn: sqlite3.Connection) -> list[QueuedJob]:
+            remove_leftover_temps(self.dir)  # safe: every input copy holds the write lock
+            stored: dict[str, QueuedInput] = {}
+
+            def store(src: str | None) -> QueuedInput | None:
+                if src is not None and src not in stored:
+                    stored[src] = self._store_input(Path(src))
+                return None if src is None else stored[src]
+
+            added: list[QueuedJob] = []
+            for i, spec in enumerate(specs):
+                image, mask = store(spec.image), store(spec.mask)
+                refs = tuple(q for q in (store(r) for r in spec.refs) if q is not None)
+                if spec.seed < 0:
+                    spec = dataclasses.replace(spec, seed=secrets.randbelow(SEED_RANGE))
+                bare = dataclasses.replace(spec, image=None, mask=None, refs=())
+                added.append(
+                    QueuedJob(
+                        id="q" + new_run_id() + secrets.token_hex(2),
+                        created=_now(),
+                        spec=bare,
+                        image=image,
+                        mask=mask,
+                        refs=refs,
+                        variation=None if variations is None else variations[i],
+                        photo_name=Path(photo_name).name or None if image and photo_name else None,
+                    )
+                )
+            rows = [queue_db.encode(job) for job in added]
+            queue_db.insert(conn, rows, queue_db.next_position(conn))
+            return added
+
+        return self._do(work)
+
+    def _store_input(self, src: Path) -> QueuedInput:
+        digest = file_sha256(src)
+        name = digest + (src.suffix.lower() or ".png")
+        dest = self.dir / INPUTS / name
+        try:
+            ok = check_entry(dest) and file_sha256(dest) == digest
+        except (OSError, StepwiseError):
+            ok = False
+        if not ok:
+            copy_atomic(src, dest)
+            if file_sha256(dest) != digest:
+                raise InputError(
+                    "{path} changed while it was being queued.",
+                    path=src,
+                    fix="Add the job again once the file is written.",
+                )
+        return QueuedInput(name, digest, str(src))
+
+    def remove(self, job_id: str) -> QueuedJob:
+        """Takes a job out of the queue (not while a worker runs it); its run folder stays."""
+
+        def work(conn: sqlite3.Connection) -> QueuedJob:
+            job = self._job(conn, job_id)
+            if job_id in self._live_claims(conn):
+                raise QueueBusy(
+                    "The job {id} is running.",
+                    fix="Pause the queue (it stops after this job) or suspend the worker first.",
+                    values={"id": job_id},
+                )
+            conn.execute("DELETE FROM jobs WHERE id = ?", (job_id,))
+            self._drop_unused_inputs(conn)
+            return job
+
+        return self._do(work)
+
+    def remove_refused(self) -> int:
+        """Takes every refused row out of the queue; how many."""
+
+        def work(conn: sqlite3.Connection) -> int:
+            good = {job.id for job in self._jobs(conn)}
+            bad = [r for (r,) in conn.execute("SELECT id FROM jobs") if r not in good]
+            conn.executemany("DELETE FROM jobs WHERE id = ?", [(r,) for r in bad])
+            self.refused = []
+            return len(bad)
+
+        return self._do(work)
+
+    def move(self, job_id: str, position: int) -> int:
+        """Puts a job at `position` (0 = first; clipped to the queue's length); the place it got."""
+        return self._do(lambda c: self._renumber(c, job_id, position))
+
+    def _renumber(self, conn: sqlite3.Connection, job_id: str, position: int) -> int:
+        order = [r for (r,) in conn.execute("SELECT id FROM jobs ORDER BY position")]
+        if job_id not in order:
+            self._job(conn, job_id)  # the message
+        order.remove(job_id)
+        new = max(0, min(position, len(order)))
+        order.insert(new, job_id)
+        conn.executemany(
+            "UPDATE jobs SET position = ? WHERE id = ?", [(n, i) for n, i in enumerate(order)]
+        )
+        return new
+
+    def set_paused(self, paused: bool) -> None:
+        """Paused: a worker stops after its current job (and starts none)."""
+        value = "1" if paused else "0"
+        self._do(lambda c: c.execute("UPDATE meta SET value = ? WHERE key = 'paused'", (value,)))
+
+    def record(self, job_id: str, outcome: Outcome) -> None:
+        self._do(lambda c: self._record_in(c, job_id, outcome))
+
+    def _record_in(self, conn: sqlite3.Connection, job_id: str, outcome: Outcome) -> None:
+        job = next(self._jobs(conn, "WHERE id = ?", (job_id,)), None)
+        if job is None:
+            return  # removed meanwhile (or refused): nothing to record
+        row = queue_db.encode(dataclasses.replace(job, outcome=outcome))
+        conn.execute(
+            "UPDATE jobs SET doc = ?, copy = ?, sha256 = ?, open = 0 WHERE id = ?",
+            (row.doc, row.doc, row.sha256, job_id),
+        )
+
+    def _job(self, conn: sqlite3.Connection, job_id: str) -> QueuedJob:
+        job = next(self._jobs(conn, "WHERE id = ?", (job_id,)), None)
+        if job is None:
+            raise InputError(
+                "There is no job {id} in the queue.",
+                fix="`queue list` shows the queue's jobs.",
+                values={"id": queue_db.shown_id(job_id)},
+            )
+        return job
+
+    def _drop_unused_inputs(self, conn: sqlite3.Connection) -> None:
+        used = {
+            name for (files,) in conn.execute("SELECT files FROM jobs") for name in files.split()
+        }
+        folder = self.dir / INPUTS
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            return
+        for name in names:
+            if name not in used and queue_db_input(name):
+                with contextlib.suppress(OSError):
+                    if check_entry(folder / name):
+                        (folder / name).unlink()
+
+    # --- the worker's side
+    def claim_next(self, skip: Iterable[str] = ()) -> JobClaim | None:
+        """The first job to run that no other worker holds, with its claim; None when there is
+        none or the queue is paused. A run folder found finished is recorded as done."""
+        skipped = set(skip)
+
+        def work(conn: sqlite3.Connection) -> JobClaim | None:
+            if self._paused(conn):
+                return None
+            live = self._live_claims(conn, release=True)
+            ids = [
+                r for (r,) in conn.execute("SELECT id FROM jobs WHERE open = 1 ORDER BY position")
+            ]
+            for job_id in ids:
+                if job_id in skipped or job_id in live:
+                    continue
+                job = next(self._jobs(conn, "WHERE id = ?", (job_id,)), None)
+                if job is None or job.outcome is not None:
+                    continue
+                finished = finished_run(self.run_dir_of(job.id))
+                if finished is not None:
+                    self._record_in(conn, job.id, Outcome("done", str(finished), None, _now()))
+                    continue
+                token = secrets.token_hex(8)
+                conn.execute(
+                    "INSERT INTO claims VALUES (?, ?, ?, ?)",
+                    (job.id, os.getpid(), my_start(), token),
+                )
+                return JobClaim(job, functools.partial(self._unclaim, job.id, token))
+            return None
+
+        return self._do(work)
+
+    def job_spec(self, job: QueuedJob) -> JobSpec:
+        """The job's complete spec with its inputs verified against their hashes."""
+
+        def path_of(item: QueuedInput) -> str:
+            path = self.input_path(item)
+            try:
+                check_entry(path, missing_ok=False)
+                digest = file_sha256(path)
+            except (OSError, StepwiseError) as exc:
+                raise DamagedFileError(
+                    "The queued copy {path} of {source} cannot be read.",
+                    path=path,
+                    fix="Remove the job and add it again with the original file.",
+                    values={"source": item.source},
+                ) from exc
+            if digest != item.sha256:
+                raise DamagedFileError(
+                    "The queued copy {path} of {source} changed since it was queued.",
+                    path=path,
+                    fix="Remove the job and add it again with the original file.",
+                    values={"source": item.source},
+                )
+            return str(path)
+
+        return dataclasses.replace(
+            job.spec,
+            image=None if job.image is None else path_of(job.image),
+            mask=None if job.mask is None else path_of(job.mask),
+            refs=tuple(path_of(r) for r in job.refs),
+        )
+
+    # --- views
+    def views(self) -> tuple[bool, list[JobView]]:
+        """Whether the queue is paused, and every job with its derived state, in queue order."""
+
+        def work(conn: sqlite3.Connection) -> tuple[bool, list[tuple[QueuedJob, bool]]]:
+            live = self._live_claims(conn)
+            return self._paused(conn), [(j, j.id in live) for j in self._jobs(conn)]
+
+        paused, jobs = self._do(work, write=False)
+        try:
+            made = set(os.listdir(self.paths.runs_dir))  # one listing, not a look per job
+        except OSError:
+            made = set()
+        return paused, [
+            view_of(job, self.run_dir_of(job.id), held, job.id in made) for job, held in jobs
+        ]
+
+
+def queue_db_input(name: str) -> bool:
+    from app.pipeline.queue.records import INPUT_NAME
+
+    return INPUT_NAME.fullmatch(name) is not None

@@ -1,0 +1,1 @@
+"""The run folder on disk: manifest, records, format versions, entries, lock, inputs."""
