@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # Sets up everything the tests need (virtual environment, system packages, the native engine
 # sd-stage built from source), then runs the whole test suite. Arguments go to pytest.
+# The fast checks (ruff, mypy, the import contracts) run as soon as the venv is ready, before
+# the system packages and the engine build, so a lint failure shows in seconds.
 set -euo pipefail
 cd "$(dirname "$0")"
 . scripts/find-python.sh
+"$PY" scripts/setup_env.py test venv
+.venv/bin/python scripts/lint.py
+export STEPWISE_LINT_PASSED=1  # the suite skips the lint tests it would repeat
 "$PY" scripts/setup_env.py test
 export QT_QPA_PLATFORM=offscreen
 exec .venv/bin/python -m pytest "$@"

@@ -46,14 +46,14 @@ def _timed_run(argv: list[str], env: dict[str, str]) -> list[tuple[str, float]]:
     marks = [time.perf_counter()]
     real_init, real_wait = subprocess.Popen.__init__, subprocess.Popen.wait
 
-    def init(self, args, *a, **kw):  # noqa: ANN001, ANN002, ANN003, ANN202
+    def init(self, args, *a, **kw):
         now = time.perf_counter()
         rows.append(("python", now - marks[-1]))
         marks.append(now)
         self._bench_phase = _phase([str(x) for x in args])
         return real_init(self, args, *a, **kw)
 
-    def wait(self, *a, **kw):  # noqa: ANN001, ANN002, ANN003, ANN202
+    def wait(self, *a, **kw):
         code = real_wait(self, *a, **kw)
         phase = getattr(self, "_bench_phase", None)
         if phase is not None:
@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _print(sd_stage: Path, args, startup: list[float], runs) -> None:  # noqa: ANN001
+def _print(sd_stage: Path, args, startup: list[float], runs) -> None:
     med = statistics.median
     print(f"sd-stage: {sd_stage}")
     print(f"job: img2img + mask + 1 ref, {args.size}x{args.size}, {args.steps} steps, "

@@ -226,7 +226,7 @@ def api_case(
             out.refused = True
             out.detail = exc.user_message()
             out.bug = "bug in Stepwise" in out.detail
-        except Exception as exc:  # noqa: BLE001 - counted, that is the point
+        except Exception as exc:  # counted, that is the point
             out.traceback = True
             out.detail = f"{type(exc).__name__}: {exc}"
         finally:
@@ -765,7 +765,7 @@ def _two_runs_one_folder(world: World, here: Path) -> Outcome:
 
         prompt = open_run(here / "run").spec.prompt
         ok = prompt in (f"{PROMPT} 1", f"{PROMPT} 2") and codes[0] == 0
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         ok = False
         prompt = f"{type(exc).__name__}: {exc}"
     if not ok:
@@ -829,7 +829,7 @@ def run_campaign(
         here.mkdir(parents=True)
         try:
             outcome = case.run(world, here)
-        except Exception as exc:  # noqa: BLE001 - the campaign's own set-up failed
+        except Exception as exc:  # the campaign's own set-up failed
             outcome = Outcome(
                 case.name,
                 case.group,

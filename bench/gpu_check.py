@@ -21,7 +21,8 @@ model, txt2img with the DiT on the GPU:
   watching the checkpoints (bench/preview_decoder.py's runner) ÷ the staged diffuse above, at
   the user's size;
 - the largest size of the user's aspect that fits a simulated 8 GiB card with a 2 GiB
-  allocation cap, as the app's memory plan finds it (app/pipeline/execute/job_plan.largest_fast_size).
+  allocation cap, as the app's memory plan finds it
+  (app/pipeline/execute/job_plan.largest_fast_size).
 
 --quick runs the same table on lavapipe (Mesa's Vulkan on the CPU) with the suite's tiny
 models at tiny sizes and 2 steps; the llm-encode row uses a 2-layer real-paths tiny text
@@ -109,7 +110,7 @@ class Check:
         self.sd_cli_device_bytes: int | None = None  # the last sd-cli run's driver figure
         self.step_s: dict[str, float] = {}  # size label → the staged diffuse's mean step
 
-    def row(self, id_: str, measure: str, a, b, unit: str, divide=True, **extra) -> None:  # noqa: ANN001
+    def row(self, id_: str, measure: str, a, b, unit: str, divide=True, **extra) -> None:
         numbers = isinstance(a, float | int) and isinstance(b, float | int)
         r = ratio(a, b) if divide and numbers else None
         self.rows.append({"id": id_, "measure": measure, "a": a, "b": b, "unit": unit,

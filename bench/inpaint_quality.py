@@ -57,7 +57,7 @@ BLENDS: dict[str, BlendOptions] = {
 }
 
 
-def _skimage():  # noqa: ANN202 - an optional module
+def _skimage():  # an optional module
     try:
         import skimage.color
         import skimage.data

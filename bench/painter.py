@@ -26,8 +26,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.imaging import brush  # noqa: E402
-from app.imaging.prepare import (  # noqa: E402
+from app.imaging import brush
+from app.imaging.prepare import (
     PrepareOptions,
     composite_prepared,
     export_prepared,

@@ -63,7 +63,7 @@ def inputs(folder: Path, size: int) -> tuple[Path, Path]:
     return folder / f"image_{size}.png", folder / f"mask_{size}.png"
 
 
-def prepared_run(pipeline: Pipeline, models, folder: Path, size: int, steps: int, threads: int):  # noqa: ANN001, ANN201
+def prepared_run(pipeline: Pipeline, models, folder: Path, size: int, steps: int, threads: int):
     """A run with source_ref whose prepare, vae-encode and llm-encode are done."""
     image, mask = inputs(folder, size)
     spec = JobSpec(

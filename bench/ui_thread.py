@@ -52,7 +52,7 @@ def _photo(size: int) -> np.ndarray:
     return np.stack([x % 256, y % 256, (x + y) // 64 % 256], -1).astype(np.uint8)
 
 
-def _window(settings_cls, form_cls):  # noqa: ANN001, ANN202
+def _window(settings_cls, form_cls):
     from app.core.paths import app_paths
     from app.ui.generation import install_generation_panel
     from app.ui.main_window import MainWindow
@@ -65,7 +65,7 @@ def _window(settings_cls, form_cls):  # noqa: ANN001, ANN202
     return window
 
 
-def _settle_timers(window) -> list:  # noqa: ANN001
+def _settle_timers(window) -> list:
     from PySide6.QtCore import QTimer
 
     from app.ui.generation.setup import MASK_SETTLE_MS
@@ -142,7 +142,7 @@ def measure(size: int, only_masked: bool, keys: int, strokes: int) -> dict[str, 
         QApplication.processEvents()
 
 
-def _finished_run(folder: Path, result: Path):  # noqa: ANN202
+def _finished_run(folder: Path, result: Path):
     from app.pipeline.api import RunSnapshot
     from app.pipeline.job.spec import JobSpec, ModelFiles
     from app.pipeline.run.records import RESULT_FILE
@@ -157,7 +157,7 @@ def _finished_run(folder: Path, result: Path):  # noqa: ANN202
     )  # fmt: skip
 
 
-def _until(app, done) -> None:  # noqa: ANN001
+def _until(app, done) -> None:
     end = time.perf_counter() + WAIT_CEILING_S
     while not done() and time.perf_counter() < end:
         app.processEvents()

@@ -148,7 +148,9 @@ def patch_series_hash() -> str:
 
 
 def native_hash() -> str:
-    return hash_tree(NATIVE, ["CMakeLists.txt", "src/*"])
+    # Every file CMake builds from, src/sd/ included (src/* once missed it: an edited hook file
+    # kept the old build).
+    return hash_tree(NATIVE, SNAPSHOT_FILES)
 
 
 def windows_hash() -> str:
@@ -358,18 +360,51 @@ def build(args: argparse.Namespace, root: Path, tree: Path, source_id: str, pin:
         return _build(args, build_dir, stamp, full_key, tree, pin, patches, options)
 
 
-def _forget_other_checkout(build_dir: Path) -> None:
+# What CMake reads from native/: the project and its sources, copied to a folder named by their
+# content (source_snapshot).
+SNAPSHOT_FILES = ["CMakeLists.txt", "src/**/*"]
+SNAPSHOT_DONE = ".snapshot-complete"
+
+
+def source_snapshot(root: Path, native: Path | None = None) -> Path:
+    """native/'s CMake project copied to root/native/<hash of its content>: the build's source
+    folder. Two checkouts with the same native sources configure from the same folder, so
+    neither reconfigures the other's cached build (CMake keys its cache by the source folder's
+    path); a checkout with other sources gets another folder, and the build reconfigures."""
+    native = native or NATIVE
+    key = hash_tree(native, SNAPSHOT_FILES)[:16]
+    dest = root / "native" / key
+    if (dest / SNAPSHOT_DONE).is_file():
+        return dest
+    with exclusive(root / "native" / f"{key}.lock"):
+        if not (dest / SNAPSHOT_DONE).is_file():
+            tmp = Path(tempfile.mkdtemp(prefix=f"{key}.tmp-", dir=root / "native"))
+            try:
+                shutil.copy2(native / "CMakeLists.txt", tmp / "CMakeLists.txt")
+                shutil.copytree(native / "src", tmp / "src")
+                (tmp / SNAPSHOT_DONE).write_text(str(native))
+                if dest.exists():
+                    shutil.rmtree(dest)
+                os.replace(tmp, dest)
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+    return dest
+
+
+def _forget_other_checkout(build_dir: Path, source: Path | None = None) -> None:
     """The build folder is shared by every checkout with the same source and patches (so a fresh
-    clone reuses a finished build); CMake refuses a folder configured for another source folder,
-    so its cache is dropped then and the build configures afresh."""
+    clone reuses a finished build); CMake refuses a folder configured for another source folder
+    (other native sources: another source_snapshot), so its cache is dropped then and the build
+    configures afresh."""
+    source = source or NATIVE
     cache = build_dir / "CMakeCache.txt"
     try:
         text = cache.read_text(errors="replace")
     except OSError:
         return
     match = re.search(r"^CMAKE_HOME_DIRECTORY:INTERNAL=(.*)$", text, re.MULTILINE)
-    if match and Path(match.group(1)).resolve() != NATIVE.resolve():
-        log(f"{build_dir.name} was configured for {match.group(1)}: configuring for {NATIVE}")
+    if match and Path(match.group(1)).resolve() != source.resolve():
+        log(f"{build_dir.name} was configured for {match.group(1)}: configuring for {source}")
         cache.unlink(missing_ok=True)
         shutil.rmtree(build_dir / "CMakeFiles", ignore_errors=True)
 
@@ -408,11 +443,12 @@ def _build(
         extra.append(f"-DCMAKE_PROJECT_sd_stage_INCLUDE={windows.PROJECT_INCLUDE.as_posix()}")
     build_dir.mkdir(parents=True, exist_ok=True)
     stamp.unlink(missing_ok=True)  # from here on the build is incomplete until the stamp is back
-    _forget_other_checkout(build_dir)
+    source = source_snapshot(build_dir.parent.parent)
+    _forget_other_checkout(build_dir, source)
     configure = [
         "cmake",
         "-S",
-        str(NATIVE),
+        str(source),
         "-B",
         str(build_dir),
         "-DCMAKE_BUILD_TYPE=Release",

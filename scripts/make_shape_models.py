@@ -31,9 +31,9 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.engine.gguf_blocks import write_gguf  # noqa: E402
-from app.engine.model_layouts import DitShape, LlmShape, dit_layout, llm_layout  # noqa: E402
-from app.engine.tiny_vae import vae_tensors  # noqa: E402
+from app.engine.gguf_blocks import write_gguf
+from app.engine.model_layouts import DitShape, LlmShape, dit_layout, llm_layout
+from app.engine.tiny_vae import vae_tensors
 
 SEED = 20_260_601
 VOCAB = 151_936

@@ -1,8 +1,10 @@
 """Creates or refreshes the project's virtual environment (.venv) and what the app needs.
 
-Usage: python scripts/setup_env.py app|test|installer
+Usage: python scripts/setup_env.py app|test|installer [venv]
 Runs with the Python that should own the venv (3.12+). Re-running is cheap: the install step is
-skipped while pyproject.toml and the mode are unchanged.
+skipped while pyproject.toml and the mode are unchanged. `venv` stops after the virtual
+environment (./test.sh lints then, before the system packages and the engine build).
+Everything it says goes to stderr: stdout belongs to the command run.sh runs (`queue list --json`).
 """
 
 from __future__ import annotations
@@ -51,6 +53,11 @@ APT_TEST = [
     "libxkbcommon0",
     "libdbus-1-3",
 ]
+# How long apt-get waits for the package manager's lock (held for minutes by the automatic
+# updates on a freshly booted desktop) before it gives up.
+APT_LOCK_WAIT_S = 120
+# A child's stdout goes to our stderr (file descriptor 2): stdout is the command's (run.sh).
+TO_STDERR = 2
 
 
 def venv_python() -> Path:
@@ -58,7 +65,7 @@ def venv_python() -> Path:
 
 
 def say(text: str) -> None:
-    print(f"[setup] {text}", flush=True)
+    print(f"[setup] {text}", file=sys.stderr, flush=True)
 
 
 def ensure_venv() -> Path:
@@ -85,32 +92,98 @@ def install(py: Path, mode: str) -> None:
     if stamp.exists() and stamp.read_text() == digest:
         return
     say(f"installing Stepwise and its dependencies ({spec})")
-    subprocess.run([str(py), "-m", "pip", "install", "--quiet", "--upgrade", "pip"], check=True)
-    subprocess.run([str(py), "-m", "pip", "install", "--quiet", "-e", spec], check=True, cwd=ROOT)
+    pip = [str(py), "-m", "pip", "install", "--quiet"]
+    subprocess.run([*pip, "--upgrade", "pip"], check=True, stdout=TO_STDERR)
+    subprocess.run([*pip, "-e", spec], check=True, cwd=ROOT, stdout=TO_STDERR)
     stamp.write_text(digest)
 
 
-def ensure_debian_packages(names: list[str]) -> None:
-    """Installs missing Debian packages when we can (root on Debian); otherwise names them."""
+# A package whose command is already on PATH (a CMake from pip or snap, a compiler from
+# elsewhere) is not missing.
+COMMAND_OF = {"cmake": "cmake", "g++": "g++", "glslc": "glslc"}
+
+
+def missing_debian_packages(names: list[str]) -> list[str]:
+    """The packages of `names` dpkg does not list as installed (none off Debian)."""
     if not sys.platform.startswith("linux") or shutil.which("dpkg-query") is None:
-        return
+        return []
     missing = []
     for name in names:
+        if name in COMMAND_OF and shutil.which(COMMAND_OF[name]):
+            continue
         r = subprocess.run(
             ["dpkg-query", "-W", "-f=${Status}", name], capture_output=True, text=True
         )
         if "install ok installed" not in r.stdout:
             missing.append(name)
+    return missing
+
+
+def ensure_debian_packages(names: list[str]) -> str | None:
+    """Installs missing Debian packages when we can (root on Debian). Returns None when they are
+    all there, else one line that says what is missing and the command that installs it."""
+    missing = missing_debian_packages(names)
     if not missing:
-        return
+        return None
+    command = "sudo apt-get install -y " + " ".join(missing)
     if os.geteuid() != 0 or shutil.which("apt-get") is None:
-        say("missing system packages: " + " ".join(missing))
-        say("install them with: sudo apt-get install -y " + " ".join(missing))
-        return
+        return f"missing system packages; install them with: {command}"
     say("installing system packages: " + " ".join(missing))
+    say(
+        f"if another apt-get or the automatic updates hold the package manager's lock, "
+        f"this waits up to {APT_LOCK_WAIT_S} s for it"
+    )
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    subprocess.run(["apt-get", "update", "-qq"], check=False, env=env)
-    subprocess.run(["apt-get", "install", "-y", "-qq", *missing], check=False, env=env)
+    apt = ["apt-get", "-o", f"DPkg::Lock::Timeout={APT_LOCK_WAIT_S}"]
+    subprocess.run([*apt, "update", "-qq"], check=False, env=env, stdout=TO_STDERR)
+    done = subprocess.run(
+        [*apt, "install", "-y", "-qq", *missing], check=False, env=env, stdout=TO_STDERR
+    )
+    still = missing_debian_packages(names)
+    if done.returncode == 0 and not still:
+        return None
+    return (
+        f"could not install the system packages {' '.join(still or missing)} (apt-get exit "
+        f"{done.returncode}; is another package manager running?); run: {command}"
+    )
+
+
+def missing_toolchain() -> str | None:
+    """One line naming what the engine build lacks (CMake, a C++ compiler), or None. POSIX
+    only: on Windows CMake finds MSVC itself (native/README.md)."""
+    if os.name != "posix":
+        return None
+    lacking = []
+    if shutil.which("cmake") is None:
+        lacking.append("CMake")
+    if not any(shutil.which(c) for c in (os.environ.get("CXX", ""), "c++", "g++", "clang++") if c):
+        lacking.append("a C++ compiler")
+    if not lacking:
+        return None
+    return (
+        f"{' and '.join(lacking)} not found; install them with: "
+        "sudo apt-get install -y cmake g++ (Debian/Ubuntu)"
+    )
+
+
+def system_ready(mode: str) -> bool:
+    """Installs the system packages and checks the toolchain; says what is missing. False: do
+    not build (test mode stops here, before a build the tests could not use; the app opens
+    without an engine when there is no compiler)."""
+    apt = {"app": APT_APP, "test": APT_TEST, "installer": APT_INSTALLER}[mode]
+    problem = ensure_debian_packages(apt)
+    toolchain = missing_toolchain()
+    if mode == "test" and (problem or toolchain):
+        say(f"cannot set up the tests: {problem or toolchain}")
+        return False
+    if problem:
+        say(f"{problem}; carrying on without them")
+    if toolchain:
+        say(
+            f"{toolchain}. The engine cannot be built: the painter works, generating needs "
+            "sd-stage (README, Troubleshooting)"
+        )
+    return toolchain is None
 
 
 def build_engine(py: Path, mode: str) -> None:
@@ -133,6 +206,7 @@ def build_engine(py: Path, mode: str) -> None:
     for extra in variants:
         name = ("Vulkan" if "--vulkan" in extra else "CPU") + (" test" if mode == "test" else "")
         done = subprocess.run([*build, *extra, "--print-path"], cwd=ROOT, capture_output=True)
+        # build.py prints the engine's path on stdout: here it goes to stderr with the rest
         if done.returncode != 0:
             minutes = "10-30" if "--vulkan" in extra else "5-10"
             say(
@@ -142,9 +216,15 @@ def build_engine(py: Path, mode: str) -> None:
                 "%LOCALAPPDATA%\\Stepwise\\build): later starts skip it. Ctrl+C stops it; "
                 "the next start continues where it stopped."
             )
+            if mode == "app" and not has_vulkan:
+                say(
+                    "the engine is built for the CPU only: there is no Vulkan shader compiler "
+                    "(glslc). For the GPU install libvulkan-dev and glslc (Debian) or the Vulkan "
+                    "SDK, then start again"
+                )
             if mode == "app":
                 say("Stepwise opens when the build is done.")
-        if subprocess.run([*build, *extra], cwd=ROOT).returncode != 0:
+        if subprocess.run([*build, *extra], cwd=ROOT, stdout=TO_STDERR).returncode != 0:
             if mode == "app":
                 say(
                     "the engine could not be built; the painter works, generating needs "
@@ -157,15 +237,17 @@ def build_engine(py: Path, mode: str) -> None:
 def main() -> int:
     mode = sys.argv[1] if len(sys.argv) > 1 else "app"
     if mode not in EXTRAS:
-        print(__doc__)
+        print(__doc__, file=sys.stderr)
         return 2
     if sys.version_info < MIN_PYTHON:
-        print("Stepwise needs Python 3.12 or newer; this is " + sys.version.split()[0])
+        say("Stepwise needs Python 3.12 or newer; this is " + sys.version.split()[0])
         return 1
-    apt = {"app": APT_APP, "test": APT_TEST, "installer": APT_INSTALLER}[mode]
-    ensure_debian_packages(apt)
     py = ensure_venv()
     install(py, mode)
+    if sys.argv[2:] == ["venv"]:
+        return 0
+    if not system_ready(mode):
+        return 1 if mode == "test" else 0
     build_engine(py, mode)
     return 0
 

@@ -8,12 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.test_code_quality import already_linted, run_check
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@already_linted
 def test_import_rules_hold() -> None:
-    lint = Path(sys.executable).with_name("lint-imports")
-    result = subprocess.run([str(lint), "--no-cache"], cwd=ROOT, capture_output=True, text=True)
+    result = run_check("import contracts")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "0 broken" in result.stdout, result.stdout
 
@@ -50,3 +52,16 @@ def test_no_qt_in_headless_packages_at_runtime() -> None:
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+def test_the_pipeline_face_hands_out_every_name_it_lists() -> None:
+    """app/pipeline/__init__.py's list (its TYPE_CHECKING block) is what ui/, jobs/ and cli/ may
+    import from the floors they cannot import; each name must resolve to its module's object."""
+    import importlib
+
+    import app.pipeline as face
+
+    listed = face.handed_out()
+    assert listed, "the face lists no names"
+    for name, module in listed.items():
+        assert getattr(face, name) is getattr(importlib.import_module(module), name), name

@@ -5,45 +5,88 @@ native sources, and no test that asserts a duration (timings belong in bench/, i
 from __future__ import annotations
 
 import ast
+import os
 import re
 import subprocess
-import sys
 from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from tests.script_module import load_script
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-# "No module in app/ over ~400 lines" (ARCHITECTURE.md); the few over it say why below.
-MAX_MODULE_LINES = 420
+# A generous cap: the size gate is ruff's C901 (a function's branches, pyproject.toml), so a
+# module is split when it has two jobs, not when it reaches a number; this catches the extreme.
+MAX_MODULE_LINES = 600
 LONGER_MODULES: dict[str, str] = {}
-LONGER_LIMIT = 450  # even an excepted module stays readable
+LONGER_LIMIT = 650  # even an excepted module stays readable
 
 
-def _tool(name: str) -> str:
-    return str(Path(sys.executable).with_name(name))
+def _load_lint() -> ModuleType:
+    """scripts/lint.py owns the fast checks' commands (./test.sh runs them before the build)."""
+    return load_script("lint")
 
 
-def test_ruff_check_passes() -> None:
-    result = subprocess.run(
-        [_tool("ruff"), "check", "app", "tests", "bench", "scripts", "native/build.py"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
-    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
+LINT = _load_lint()
+# ./test.sh ran these on this tree a moment ago; running them again costs ~a minute.
+already_linted = pytest.mark.skipif(
+    os.environ.get(LINT.PASSED_ENV) == "1", reason="./test.sh ran scripts/lint.py before the suite"
+)
 
 
-def test_ruff_format_is_applied() -> None:
-    result = subprocess.run(
-        [_tool("ruff"), "format", "--check", "app", "tests", "bench", "scripts", "native/build.py"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
-    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
+def run_check(name: str) -> subprocess.CompletedProcess[str]:
+    tool, args = next((tool, args) for n, tool, args in LINT.CHECKS if n == name)
+    return subprocess.run(LINT.command(tool, args), cwd=ROOT, capture_output=True, text=True)
 
 
-def test_app_type_checks() -> None:
-    result = subprocess.run([_tool("mypy"), "app"], cwd=ROOT, capture_output=True, text=True)
+@already_linted
+@pytest.mark.parametrize("name", [c[0] for c in LINT.CHECKS if c[1] != "lint-imports"])
+def test_fast_check_passes(name: str) -> None:
+    """ruff check, ruff format --check, mypy (tests/test_architecture.py: the import rules)."""
+    result = run_check(name)
     assert result.returncode == 0, result.stdout[-8000:] + result.stderr[-2000:]
+
+
+# Dead in app/ui today: the UI regroup (issue 28, on other branches now) deletes them. The list
+# only shrinks; anything else vulture finds in app/ fails the test.
+UI_DEAD_FOR_NOW = {
+    "plan_view.py: unused function 'memory_change_text'",
+    "sampling.py: unused function 'align_up'",
+    "setup.py: unused attribute 'generation_demo'",
+    "i18n.py: unused attribute 'language_code'",
+    "i18n.py: unused variable 'disambiguation'",
+    "main_actions.py: unused variable 'HISTORY_LABELS'",
+    "main_window.py: unused variable 'generation_demo'",
+    "main_window.py: unused attribute 'status_fields'",
+    "settings_dialog.py: unused variable 'SWITCHES'",
+    "canvas_layer.py: unused function 'split_cursor'",
+    "controller.py: unused attribute 'before_after'",
+}
+
+
+def test_vulture_finds_no_dead_code_in_app() -> None:
+    """Dead definitions in app/ (vulture, 60 %; what only Qt, a lookup by name or Python calls
+    is named in tests/vulture_whitelist.py). tests/, bench/ and scripts/ count as users."""
+    pytest.importorskip("vulture")
+    result = subprocess.run(
+        [sys.executable, "-m", "vulture", "app", "tests", "bench", "scripts",
+         "--min-confidence", "60"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )  # fmt: skip
+    found = []
+    for line in result.stdout.splitlines():
+        if not line.startswith("app/"):
+            continue
+        where, _, what = line.partition(": ")
+        key = f"{where.rsplit('/', 1)[-1].split(':')[0]}: {what.split(' (')[0]}"
+        if not (line.startswith("app/ui/") and key in UI_DEAD_FOR_NOW):
+            found.append(line)
+    assert found == [], "\n".join(found)
 
 
 def test_no_app_module_is_too_long() -> None:
@@ -155,3 +198,147 @@ def test_every_app_thread_is_an_app_thread() -> None:
                 if any(b.split(".")[-1] == "QThread" for b in bases):
                     direct.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
     assert direct == [], direct
+
+
+# A test that stops a run when a step's event arrives races the engine: by the time the handler
+# runs, the tiny steps may all be done (issue 27). It holds the engine at the step instead
+# (tests/engine/pause_hook.py) and acts on the Paused event, or holds a child (SLOW_LOAD).
+_STOP_CALLS = {"suspend", "cancel", "pause", "kill", "terminate", "send_signal"}
+_STEP_EVENTS = {"Progress", "StepProgressed", "CheckpointSaved", "step_progress"}
+# A test function that names one of these holds the engine (or the child) where it stops it.
+_HOLDS = {
+    "PAUSE_AT_STEP_ENV",
+    "SD_STAGE_TEST_PAUSE_AT_STEP",
+    "SD_STAGE_TEST_SLOW_LOAD",
+    "engines_pause_at",
+    "hold_session_at_step",
+    "suspend_at",
+}
+
+
+def _calls_stop(node: ast.AST) -> bool:
+    return any(
+        isinstance(sub, ast.Call)
+        and isinstance(sub.func, ast.Attribute)
+        and sub.func.attr in _STOP_CALLS
+        for sub in ast.walk(node)
+    )
+
+
+def _names_a_step_event(node: ast.AST) -> bool:
+    for sub in ast.walk(node):
+        name = sub.id if isinstance(sub, ast.Name) else getattr(sub, "attr", None)
+        if name in _STEP_EVENTS:
+            return True
+        if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+            if re.search(r"checkpoint \d|step \d|decoding", sub.value):
+                return True
+    return False
+
+
+def _waits_for_a_step(node: ast.stmt) -> bool:
+    return isinstance(node, ast.With) and any(
+        isinstance(item.context_expr, ast.Call)
+        and getattr(item.context_expr.func, "attr", "") == "waitSignal"
+        and _names_a_step_event(item.context_expr)
+        for item in node.items
+    )
+
+
+def _says_a_child_exists(test: ast.expr) -> bool:
+    negated = {
+        id(n.operand)
+        for n in ast.walk(test)
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not)
+    }
+    return any(
+        isinstance(n, ast.Call)
+        and getattr(n.func, "attr", getattr(n.func, "id", "")) == "pid_exists"
+        and id(n) not in negated
+        for n in ast.walk(test)
+    )
+
+
+def _holds(node: ast.AST) -> bool:
+    for sub in ast.walk(node):
+        name = sub.id if isinstance(sub, ast.Name) else getattr(sub, "attr", None)
+        if name in _HOLDS or (isinstance(sub, ast.Constant) and sub.value in _HOLDS):
+            return True
+    return False
+
+
+def race_shaped(source: str) -> list[int]:
+    """Lines that stop a run or a child on a step's event: `if <step event>: <stop>`, a stop
+    connected to `step_progress`, a stop right after `waitSignal(<step event>)`, an assert that
+    a child still exists (`pid_exists`); unless the
+    enclosing top-level function holds the engine or child there (_HOLDS)."""
+    tree = ast.parse(source)
+    held = [
+        range(f.lineno, (f.end_lineno or f.lineno) + 1)
+        for f in tree.body
+        if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) and _holds(f)
+    ]
+    return [line for line in _stops_on_a_step(tree) if not any(line in r for r in held)]
+
+
+def _stops_on_a_step(tree: ast.AST) -> list[int]:
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assert) and _says_a_child_exists(node.test):
+            lines.append(node.lineno)  # "the child is still there": a tiny one may be done
+        if isinstance(node, ast.If) and _names_a_step_event(node.test):
+            if any(_calls_stop(stmt) for stmt in node.body):
+                lines.append(node.lineno)
+        if (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "attr", "") == "connect"
+            and isinstance(node.func, ast.Attribute)
+            and getattr(node.func.value, "attr", "") == "step_progress"
+            and any(_calls_stop(arg) for arg in node.args)
+        ):
+            lines.append(node.lineno)
+        body = getattr(node, "body", None)
+        if isinstance(body, list):
+            for first, second in zip(body, body[1:], strict=False):
+                if _waits_for_a_step(first) and _calls_stop(second):
+                    lines.append(second.lineno)
+    return sorted(set(lines))
+
+
+def test_the_race_check_finds_what_it_should() -> None:
+    sample = (
+        "def kill(proc, event):\n"  # 1
+        "    if isinstance(event, Progress) and event.step == kill_at:\n"  # 2: found
+        "        proc.kill()\n"
+        "runner.step_progress.connect(lambda s, *_: model.suspend() if s == 2 else None)\n"  # 4
+        "for line in proc.stdout:\n"
+        "    if 'checkpoint 1' in line:\n"  # 6: found
+        "        proc.send_signal(signal.SIGINT)\n"
+        "with qtbot.waitSignal(runner.step_progress, timeout=10_000):\n"
+        "    runner.start()\n"
+        "runner.cancel()\n"  # 10: found
+        "if isinstance(event, ev.Paused):\n"  # held by the hook: fine
+        "    control.suspend()\n"
+        "if isinstance(event, ev.CheckpointSaved):\n"  # no stop: fine
+        "    seen.append(event)\n"
+        "runner.paused.connect(lambda _step: model.suspend())\n"  # fine
+        "assert not psutil.pid_exists(pid)\n"  # gone: fine
+        "assert pid is not None and psutil.pid_exists(pid)\n"  # 17: found
+        "def test_held():\n"  # 18
+        "    env = {PAUSE_AT_STEP_ENV: '2'}\n"  # the engine holds after step 2: fine
+        "    if isinstance(event, Progress):\n"
+        "        proc.kill()\n"
+    )
+    assert race_shaped(sample) == [2, 4, 6, 10, 17]
+
+
+def test_no_test_races_the_engine() -> None:
+    """A test stops a run at a step with the engine's hold-at-step hook, never a command sent
+    when a step's event arrives (ARCHITECTURE.md, "How a test stops a run at a step")."""
+    offenders = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        if path.name == "test_code_quality.py":
+            continue
+        for line in race_shaped(path.read_text(encoding="utf-8")):
+            offenders.append(f"{path.relative_to(ROOT)}:{line}")
+    assert offenders == [], offenders

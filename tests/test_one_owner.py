@@ -1,5 +1,5 @@
 """One owner per fact: the mask threshold is one constant (app/imaging/mask_ops.BINARY_THRESHOLD)
-and the run folder's names are app/pipeline/run/records' alone; every other module derives them.
+and the run folder's names are app/pipeline/run/records.py's alone; every other module derives them.
 Scanned in the syntax tree, so a comment or a docstring that mentions 128 does not count."""
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def test_no_module_compares_a_mask_to_its_own_threshold() -> None:
 def test_only_the_pipeline_names_what_a_run_folder_holds() -> None:
     found = []
     for path, tree in _trees():
-        if path.parent.name == "pipeline":
+        if path.relative_to(APP).parts[0] == "pipeline":
             continue
         for node in ast.walk(tree):
             strings = []
@@ -91,7 +91,7 @@ def _names(tree: ast.AST) -> list[tuple[int, str]]:
 def test_only_run_records_knows_the_step_preview_name() -> None:
     """The engine's preview_NNN.png (native/src/checkpoints.cpp) is written as a pattern once,
     in app/pipeline/run/records.py; the strip and the run history ask it."""
-    owner = APP / "pipeline" / "run_records.py"
+    owner = APP / "pipeline" / "run" / "records.py"
     found = [
         f"{path.relative_to(APP)}:{line} {text!r}"
         for path, tree in _trees()

@@ -220,9 +220,6 @@ class MaskDocument(QObject):
         self.history_changed.emit()
         return True
 
-    def in_stroke(self) -> bool:
-        return self._stroke is not None
-
     def undo(self) -> bool:
         return self._step(self.history.undo)
 

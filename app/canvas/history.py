@@ -159,10 +159,6 @@ class StrokeBackup:
         self._tiles: dict[tuple[int, int], np.ndarray] = {}
         self._bounds: list[int] | None = None  # x0, y0, x1, y1 (exclusive)
 
-    @property
-    def touched(self) -> bool:
-        return self._bounds is not None
-
     def protect(self, x0: int, y0: int, x1: int, y1: int) -> None:
         """Call before writing mask[y0:y1, x0:x1]."""
         h, w = self._mask.shape

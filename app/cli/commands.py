@@ -6,7 +6,6 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import cast
 
 from app.cli.execute import execute, print_event
 from app.cli.exits import Exit
@@ -15,16 +14,15 @@ from app.cli.texts import failure_text, note_text
 from app.core.errors import StepwiseError
 from app.core.paths import app_paths
 from app.core.settings import load_settings
+from app.pipeline import copy_atomic, status_json
 from app.pipeline.api import PipelineAPI
 from app.pipeline.job.advice import job_notes
 from app.pipeline.job.preflight import check_output_file
 from app.pipeline.job.spec import JobSpec, spec_from_values
-from app.pipeline.run.inputs import copy_atomic
-from app.pipeline.run.status import status_json
 
 
 def _pipeline(args: argparse.Namespace) -> PipelineAPI:
-    from app.pipeline.runner import Pipeline
+    from app.pipeline import Pipeline
 
     return Pipeline(app_paths(), Path(args.engine) if getattr(args, "engine", None) else None)
 
@@ -66,22 +64,16 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_resume(args: argparse.Namespace) -> int:
     pipeline = _pipeline(args)
     if getattr(args, "start_over", False):
-        from app.pipeline.runner import Pipeline
-
-        if isinstance(pipeline, Pipeline):
-            pipeline.start_over(Path(args.run_dir))
-            print("diffuse starts over: its old checkpoints are deleted when it runs")
+        pipeline.start_over(Path(args.run_dir))
+        print("diffuse starts over: its old checkpoints are deleted when it runs")
     run = pipeline.snapshot(Path(args.run_dir))
     step = getattr(args, "accept_step", None)
     if step is not None:
-        from app.pipeline.execute.accept import accept_step
-        from app.pipeline.execute.scheduler import Resources
-
-        res = cast(Resources, pipeline)  # the real Pipeline: its cache, keys and engine
         of = f" of {run.steps}" if run.steps else ""
         print(f"accepting {run.dir} at step {step}{of}", flush=True)
+        run_dir = run.dir
         return execute(
-            pipeline, run.dir, events_of=lambda control: accept_step(res, run.dir, step, control)
+            pipeline, run_dir, events_of=lambda c: pipeline.accept_step(run_dir, step, c)
         )
     if run.finished and run.result is not None and run.result.exists():
         print(f"already finished: {run.result}")

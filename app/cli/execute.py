@@ -22,7 +22,7 @@ def ctrl_c_suspends(control: RunControl) -> Iterator[None]:
     """First Ctrl+C: suspend after the current step; second: stop at once."""
     presses = 0
 
-    def handler(signum: int, frame: FrameType | None) -> None:
+    def handler(_signum: int, frame: FrameType | None) -> None:
         nonlocal presses
         presses += 1
         if presses == 1:

@@ -14,13 +14,22 @@ from app.cli.execute import ctrl_c_suspends, print_event
 from app.cli.exits import Exit
 from app.core.errors import error_text
 from app.core.paths import app_paths
+from app.pipeline import (
+    CANCELLED,
+    NO_ROOM,
+    PAUSED,
+    RESULT_FILE,
+    SUSPENDED,
+    JobQueue,
+    JobView,
+    QueuedJob,
+    prompt_lines,
+    run_queue,
+    variations,
+)
 from app.pipeline import events as ev
 from app.pipeline.control import RunControl
 from app.pipeline.job import preflight
-from app.pipeline.queue.jobs import JobQueue, JobView, QueuedJob
-from app.pipeline.queue.variations import prompt_lines, variations
-from app.pipeline.queue.worker import CANCELLED, NO_ROOM, PAUSED, SUSPENDED, run_queue
-from app.pipeline.run.records import RESULT_FILE
 
 
 def _queue() -> JobQueue:
@@ -38,7 +47,7 @@ def cmd_add(args: argparse.Namespace) -> int:
     spec = job_spec(args, pipeline)
     try:
         catalog = pipeline.catalog()
-    except Exception:  # noqa: BLE001 - no engine now: the worker checks again and says so
+    except Exception:  # no engine now: the worker checks again and says so
         catalog = None
     prompts = prompt_lines(args.prompts) if args.prompts else None
     specs, tags = variations(spec, args.variations, args.random_seeds, prompts)

@@ -18,7 +18,7 @@ class LogFileHandler(logging.handlers.RotatingFileHandler):
 
     failed = False
 
-    def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 - logging's name
+    def handleError(self, record: logging.LogRecord) -> None:
         if not self.failed:
             self.failed = True
             why = sys.exc_info()[1]

@@ -371,9 +371,9 @@ def open_folder(folder: Path | str) -> None:
     path.mkdir(parents=True, exist_ok=True)
     command = folder_opener(path)
     if command is None:
-        os.startfile(os.fspath(path))  # type: ignore[attr-defined]  # noqa: S606 (Windows)
+        os.startfile(os.fspath(path))  # type: ignore[attr-defined]  # (Windows)
         return
-    proc = subprocess.Popen(  # noqa: S603 - a fixed opener and our own folder
+    proc = subprocess.Popen(  # a fixed opener and our own folder
         command,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,

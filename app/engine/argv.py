@@ -207,7 +207,7 @@ class DiffuseArgs:
 
     stage = STAGE_DIFFUSE
 
-    def to_argv(self) -> list[str]:
+    def to_argv(self) -> list[str]:  # noqa: C901 - one check and one flag per field
         if self.steps < 1:
             raise ValueError("steps must be at least 1")
         if self.preview not in PREVIEW_MODES:

@@ -114,7 +114,7 @@ def _end(child: _Child) -> None:
     try:
         child.wait(STOP_GRACE_S)
         return
-    except Exception:  # noqa: BLE001 - subprocess.TimeoutExpired: kill it
+    except Exception:  # subprocess.TimeoutExpired: kill it
         pass
     platform.signal_child(child, terminate=False)  # type: ignore[arg-type]
     with contextlib.suppress(Exception):

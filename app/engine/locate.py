@@ -15,7 +15,6 @@ ENGINE_ENV = "STEPWISE_SD_STAGE"
 BINARY_NAME = platform.executable_name("sd-stage")
 PRINT_PATH_TIMEOUT_S = 60.0
 BUILD_TIMEOUT_S = 3600.0  # a first Vulkan build on 2 cores takes several minutes
-BUILD_FIX = "Build it with: python native/build.py"
 EXIT_BUILDING = 3  # build.py --print-path: not built yet, but a build runs now
 BUILDING_PREFIX = "build.py: building now: "
 VERSION_TIMEOUT_S = 10.0
@@ -94,7 +93,7 @@ def build_engine(
     if not script.is_file():
         raise EngineNotFound("The build script {path} is missing.", path=script, fix=None)
     argv = [sys.executable, str(script)] + (["--vulkan"] if vulkan else [])
-    log_file = open(log_path, "a", encoding="utf-8") if log_path else None  # noqa: SIM115
+    log_file = open(log_path, "a", encoding="utf-8") if log_path else None
     last_line = ""
     try:
         proc = subprocess.Popen(

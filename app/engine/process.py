@@ -85,7 +85,6 @@ class StageProcess:
         self._stdin_lock = threading.Lock()
         self._tail = bytearray()
         self._tail_lock = threading.Lock()
-        self._stdout_done = False
 
         children.refuse_if_stopped()  # the worker's owner stopped it: start nothing
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -203,7 +202,6 @@ class StageProcess:
         except (OSError, ValueError) as exc:  # pipe closed under us during close()
             log.debug("sd-stage %s: stdout reader ended: %s", self.pid, exc)
         finally:
-            self._stdout_done = True
             self._events.put(_EOF)
 
     def _garbage(self, what: str) -> None:

@@ -63,7 +63,7 @@ def read_tensors(path: Path | str) -> dict[str, np.ndarray]:
         ) from exc
 
 
-def _read_all(f: BinaryIO, size: int, path: Path) -> dict[str, np.ndarray]:
+def _read_all(f: BinaryIO, size: int, path: Path) -> dict[str, np.ndarray]:  # noqa: C901
     def bad(what: str, offset: int) -> TensorFileError:
         return TensorFileError(
             "The tensor file {path} is damaged: {what} at byte {offset}.",

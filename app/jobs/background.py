@@ -36,7 +36,7 @@ class BackgroundCall(EngineWorker):
     def work(self) -> None:
         try:
             result = self._work()
-        except Exception:  # noqa: BLE001 - a read that fails shows nothing; the log has why
+        except Exception:  # a read that fails shows nothing; the log has why
             log.exception("%s failed", self.objectName())
             result = FAILED
         self.done.emit(self._token, result)

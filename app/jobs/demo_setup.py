@@ -24,7 +24,7 @@ class DemoSetup(AppThread):
         self.setObjectName("DemoSetup")
         self._paths = paths
 
-    def run(self) -> None:  # noqa: D102 - QThread entry point
+    def run(self) -> None:  # QThread entry point
         try:
             demo = prepare_demo(self._paths)
         except Exception as exc:  # disk full, no permission: the panel says so

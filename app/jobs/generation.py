@@ -20,8 +20,8 @@ from app.jobs.run_session import RunSession
 from app.jobs.run_state import TERMINAL_STATES, RunState, next_stage
 from app.jobs.stage_runner import StageRunner
 from app.jobs.values import carried_values, neutral_changes, same_job, spec_changes
+from app.pipeline import failure_for
 from app.pipeline.api import DeviceInfo, EngineCatalog, RunSnapshot
-from app.pipeline.execute.failure_kinds import failure_for
 from app.pipeline.failures import Failure, FailureKind, Note
 from app.pipeline.job.params import DIFFUSION_MODEL, LLM_MODEL, LORA_DIR, PROMPT, VAE_MODEL
 from app.pipeline.job.spec import JobSpec, spec_from_values, values_from_spec
@@ -208,7 +208,7 @@ class GenerationModel(QObject):
     def _launch(self, only: str | None, files: InputFiles | None) -> None:
         try:
             run = self._run_for(self.spec(files), files.photo_name if files else None)
-        except Exception as exc:  # noqa: BLE001 - the pipeline refused the job: say why
+        except Exception as exc:  # the pipeline refused the job: say why
             self._refuse_exc(exc, "prepare")
             return
         stage = None
@@ -246,7 +246,7 @@ class GenerationModel(QObject):
         self._fresh_branch = None
         try:
             self.session.execute(only=stage)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self._refuse_exc(exc, stage or "")
 
     def pause(self) -> None:
@@ -269,7 +269,7 @@ class GenerationModel(QObject):
             if changes:
                 try:
                     self.session.update_run(changes)
-                except Exception as exc:  # noqa: BLE001 - the pipeline refused: say why
+                except Exception as exc:  # the pipeline refused: say why
                     self._refuse_exc(exc, "")
                     return
             self._execute(None)
@@ -295,7 +295,7 @@ class GenerationModel(QObject):
         self._set_state(RunState.RUNNING)
         try:
             self.session.decode_step(step)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self.decoding = None
             self._refuse_exc(exc, "vae-decode")
 
@@ -307,7 +307,7 @@ class GenerationModel(QObject):
         self._set_state(RunState.RUNNING)
         try:
             self.session.accept_step(step)
-        except Exception as exc:  # noqa: BLE001 - the pipeline refused: say why
+        except Exception as exc:  # the pipeline refused: say why
             self._refuse_exc(exc, "vae-decode")
 
     def branch(self, step: int, changes: Mapping[str, Any] | None = None) -> RunSnapshot | None:
@@ -323,7 +323,7 @@ class GenerationModel(QObject):
             changes = spec_changes(run.spec, spec)
         try:
             branched = self.session.branch(step, changes)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self._refuse_exc(exc, "diffuse")
             return None
         self._fresh_branch = Path(branched.dir)
@@ -341,7 +341,7 @@ class GenerationModel(QObject):
             return None
         try:
             run = self.session.open_run(run_dir)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self._refuse_exc(exc, "")
             return None
         self._fresh_branch = None

@@ -116,6 +116,6 @@ class JobForm(_FormSignals):  # type: ignore[misc, valid-type]
             return
         try:
             self._saver(self.persisted())
-        except Exception as exc:  # noqa: BLE001 - a failed save is reported, never raised
+        except Exception as exc:  # a failed save is reported, never raised
             log.warning("The settings could not be saved: %s", error_text(exc), exc_info=exc)
             self.save_failed.emit(user_text(exc))

@@ -305,10 +305,10 @@ class InputWriter(AppThread):
         self._folder, self._image, self._mask, self._refs = folder, image, mask, refs
         self.photo_name: str | None = None  # recorded with the written files
 
-    def run(self) -> None:  # noqa: D102 - QThread entry point
+    def run(self) -> None:  # QThread entry point
         try:
             files = write_inputs(self._folder, self._image, self._mask, self._refs)
-        except Exception as exc:  # noqa: BLE001 - reported to the user with the file named
+        except Exception as exc:  # reported to the user with the file named
             log_error(log, "writing the inputs failed", exc)
             self.failed.emit(user_text(exc))
             return

@@ -16,8 +16,8 @@ from app.engine.locate import find_sd_stage
 from app.jobs.generation import GenerationModel
 from app.jobs.run_state import log_error, user_text
 from app.jobs.workers import EngineWorker
+from app.pipeline import JobPlan, engine_job_plan
 from app.pipeline.api import DeviceInfo
-from app.pipeline.execute.job_plan import JobPlan, engine_job_plan
 from app.pipeline.job.params import (
     DIFFUSION_DEVICE,
     DIFFUSION_MODEL,
@@ -101,7 +101,7 @@ class _PlanWorker(EngineWorker):
             self.planned.emit(self._generation, self._work())
         except WorkerStopped:
             pass  # its window closed: nobody waits for this plan
-        except Exception as exc:  # noqa: BLE001 - shown in the pane, never a crash
+        except Exception as exc:  # shown in the pane, never a crash
             log_error(log, "memory plan failed", exc)
             self.failed.emit(self._generation, user_text(exc))
 

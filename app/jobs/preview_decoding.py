@@ -18,7 +18,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtGui import QImage
 
-from app.pipeline.execute.preview_decoder import DECODER_THREADS, DecodedPreview, PreviewDecoder
+from app.pipeline import DECODER_THREADS, DecodedPreview, PreviewDecoder
 
 log = logging.getLogger(__name__)
 

@@ -17,8 +17,7 @@ from app.engine.locate import find_sd_stage
 from app.jobs.generation import GenerationModel
 from app.jobs.preview_decoding import PreviewDecoding
 from app.jobs.stage_runner import StageRunner
-from app.pipeline.execute.preview_decoder import decoder_threads, decoder_wanted
-from app.pipeline.run.records import CHECKPOINT_DIR, PREVIEWS_DIR
+from app.pipeline import CHECKPOINT_DIR, PREVIEWS_DIR, decoder_threads, decoder_wanted
 
 log = logging.getLogger(__name__)
 

@@ -22,13 +22,11 @@ from app.jobs.job_inputs import InputFiles, write_inputs
 from app.jobs.run_session import make_pipeline
 from app.jobs.run_state import log_error, user_text
 from app.jobs.workers import AppThread, suspend_and_wait
+from app.pipeline import JobQueue, JobView, QueuedJob, run_queue, variations
 from app.pipeline import events as ev
 from app.pipeline.api import PipelineAPI
 from app.pipeline.control import RunControl
 from app.pipeline.job.spec import JobSpec
-from app.pipeline.queue.jobs import JobQueue, JobView, QueuedJob
-from app.pipeline.queue.variations import variations
-from app.pipeline.queue.worker import run_queue
 
 log = logging.getLogger(__name__)
 
@@ -59,14 +57,14 @@ class QueueWorker(AppThread):
         self.control = RunControl()
         self._pipeline, self._queue = pipeline, queue
 
-    def run(self) -> None:  # noqa: D102 - QThread entry point
+    def run(self) -> None:  # QThread entry point
         def on_event(job: QueuedJob, _run_dir: Path | None, event: ev.Event) -> None:
             self.job_event.emit(job.id, event)
 
         reason = "failed"
         try:
             reason = run_queue(self._pipeline, self._queue, self.control, on_event).reason
-        except Exception:  # noqa: BLE001 - logged; the dock shows the jobs as they are
+        except Exception:  # logged; the dock shows the jobs as they are
             log.exception("the queue worker failed")
         self.ended.emit(reason)
 
@@ -94,7 +92,7 @@ class QueueAdder(AppThread):
         self._queue, self._folder, self._pictures = queue, folder, pictures
         self._spec_of, self._count, self._random = spec_of, count, random_seeds
 
-    def run(self) -> None:  # noqa: D102 - QThread entry point
+    def run(self) -> None:  # QThread entry point
         image, mask, refs = self._pictures
         try:
             files = None
@@ -102,7 +100,7 @@ class QueueAdder(AppThread):
                 files = write_inputs(self._folder, image, mask, refs)
             specs, tags = variations(self._spec_of(files), self._count, self._random, None)
             added = self._queue.add(specs, tags, photo_name=self._photo_name)
-        except Exception as exc:  # noqa: BLE001 - said to the user with the file named
+        except Exception as exc:  # said to the user with the file named
             log_error(log, "adding to the queue failed", exc)
             self.failed.emit(user_text(exc))
             return
@@ -141,7 +139,7 @@ class QueueModel(QObject):
     def refresh(self) -> None:
         try:
             self.paused, self.views = self.queue.views()
-        except Exception as exc:  # noqa: BLE001 - a damaged queue file: said, not raised
+        except Exception as exc:  # a damaged queue file: said, not raised
             log_error(log, "reading the queue failed", exc)
             self.failed.emit(user_text(exc))
             self.views = []
@@ -205,7 +203,7 @@ class QueueModel(QObject):
     def _act(self, action: Callable[[], object]) -> None:
         try:
             action()
-        except Exception as exc:  # noqa: BLE001 - a running job, a damaged file: said
+        except Exception as exc:  # a running job, a damaged file: said
             log_error(log, "a queue action failed", exc)
             self.failed.emit(user_text(exc))
         self.refresh()

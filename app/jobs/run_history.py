@@ -14,9 +14,9 @@ from PySide6.QtCore import QFile, QObject, Qt, Signal
 from PySide6.QtGui import QImage
 
 from app.jobs.workers import AppThread
+from app.pipeline import CHECKPOINT_DIR, STEPS_DIR, preview_step
 from app.pipeline.api import PipelineAPI, RunSnapshot
 from app.pipeline.failures import Failure
-from app.pipeline.run.records import CHECKPOINT_DIR, STEPS_DIR, preview_step
 
 log = logging.getLogger(__name__)
 
@@ -150,10 +150,10 @@ class RunLister(AppThread):
         self._pipeline = pipeline
         self._unfinished_only = unfinished_only
 
-    def run(self) -> None:  # noqa: D102 - QThread entry point
+    def run(self) -> None:  # QThread entry point
         try:
             entries = list_entries(self._pipeline, unfinished_only=self._unfinished_only)
-        except Exception as exc:  # noqa: BLE001 - no list rather than no start
+        except Exception as exc:  # no list rather than no start
             log.warning("Could not list the runs: %s", exc)
             self.list_failed.emit(str(exc))
             return

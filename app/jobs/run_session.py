@@ -8,7 +8,7 @@ import logging
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import shiboken6
 from PySide6.QtCore import QObject, Signal
@@ -41,11 +41,11 @@ class EngineProbe(EngineWorker):
     def work(self) -> None:
         try:
             self.catalog_found.emit(self._pipeline.catalog())
-        except Exception as exc:  # noqa: BLE001 - the engine is missing or broken
+        except Exception as exc:  # the engine is missing or broken
             log.warning("Asking the engine for its samplers failed: %s", exc)
         try:
             found = self._pipeline.devices()
-        except Exception as exc:  # noqa: BLE001 - the UI then offers the CPU only
+        except Exception as exc:  # the UI then offers the CPU only
             log.warning("Listing devices failed: %s", exc)
             self.probe_failed.emit(str(exc))
             return
@@ -56,7 +56,7 @@ def make_pipeline(
     paths: AppPaths, engine: Path | None, cache_limit_mb: int | None = None
 ) -> PipelineAPI:
     """The real pipeline, behind the PipelineAPI protocol (None: the saved cache limit)."""
-    from app.pipeline.runner import Pipeline
+    from app.pipeline import Pipeline
 
     return Pipeline(paths, engine, cache_limit_mb)
 
@@ -116,7 +116,7 @@ class RunSession(QObject):
     def unfinished_runs(self) -> list[RunSummary]:
         try:
             return list(self.pipeline.unfinished_runs())
-        except Exception as exc:  # noqa: BLE001 - no offer rather than no start
+        except Exception as exc:  # no offer rather than no start
             log.warning("Could not list unfinished runs: %s", exc)
             return []
 
@@ -196,7 +196,7 @@ class RunSession(QObject):
             return self.run
         try:
             self._set_run(self.pipeline.snapshot(self.run.dir))
-        except Exception as exc:  # noqa: BLE001 - keep the last snapshot
+        except Exception as exc:  # keep the last snapshot
             log.warning("Could not re-read %s: %s", self.run.dir, exc)
         return self.run
 
@@ -232,25 +232,18 @@ class RunSession(QObject):
         )
 
     def accept_step(self, step: int) -> StageRunner:
-        """Finishes the run from `step` without its later steps (app/pipeline/execute/accept.py)."""
+        """Finishes the run from `step` without its later steps (PipelineAPI.accept_step)."""
         from app.pipeline.control import RunControl
-        from app.pipeline.execute.accept import accept_step
-        from app.pipeline.execute.scheduler import Resources
 
         self._require_idle()
         if self.run is None:
             raise RuntimeError("no run")
-        res, run_dir = cast(Resources, self.pipeline), self.run.dir
+        pipeline, run_dir = self.pipeline, self.run.dir
         return self._start(
             StageRunner(
-                lambda c: accept_step(res, run_dir, step, c), RunControl(), self, name="accept"
+                lambda c: pipeline.accept_step(run_dir, step, c), RunControl(), self, name="accept"
             )
         )
-
-    def start_runner(self, runner: StageRunner) -> StageRunner:
-        """Starts a runner built elsewhere (benches)."""
-        self._require_idle()
-        return self._start(runner)
 
     def _start(self, runner: StageRunner) -> StageRunner:
         self.runner = runner

@@ -28,7 +28,7 @@ from PySide6.QtGui import QImage
 
 from app.jobs.workers import AppThread
 from app.pipeline import events as ev
-from app.pipeline.execute.failure_kinds import failure_for
+from app.pipeline import failure_for
 from app.pipeline.failures import Failure, FailureKind
 
 if TYPE_CHECKING:
@@ -186,7 +186,7 @@ class StageRunner(AppThread):
 
     # ---- worker ---------------------------------------------------------------------------
 
-    def run(self) -> None:  # noqa: D102 - QThread entry point
+    def run(self) -> None:  # QThread entry point
         events: Iterator[ev.Event] | None = None
         try:
             events = self._source(self._control)

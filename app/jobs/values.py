@@ -50,7 +50,7 @@ def neutral_changes(old: JobSpec, form_values: Mapping[str, Any]) -> dict[str, A
 def first_rerun(changes: Mapping[str, Any]) -> str | None:
     """The first stage that changes of these JobSpec fields make run again (None: none does),
     from the table's `invalidates` (image, mask and references: prepare)."""
-    from app.pipeline.run.folder import STAGES
+    from app.pipeline import STAGES
 
     stages: list[str] = []
     for name in changes:

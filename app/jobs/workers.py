@@ -39,7 +39,7 @@ class AppThread(QThread):
         super().__init__(None)
         self.finished.connect(self._release)  # queued: runs on the thread that owns the object
 
-    def start(self, *args: Any) -> None:  # noqa: D102 - QThread.start
+    def start(self, *args: Any) -> None:  # QThread.start
         for thread in list(_RUNNING):  # those deleted before their `finished` was delivered
             if not shiboken6.isValid(thread):
                 _RUNNING.discard(thread)
@@ -65,7 +65,7 @@ class EngineWorker(AppThread):
         super().__init__(parent)
         self.engine_children = ChildGroup(type(self).__name__)
 
-    def run(self) -> None:  # noqa: D102 - QThread entry point
+    def run(self) -> None:  # QThread entry point
         with self.engine_children.scope():
             self.work()
 

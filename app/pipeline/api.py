@@ -16,44 +16,10 @@ from typing import Any, Protocol, runtime_checkable
 from app.pipeline.control import RunControl
 from app.pipeline.events import Event
 from app.pipeline.failures import Failure
+from app.pipeline.job.catalog import DeviceInfo as DeviceInfo
+from app.pipeline.job.catalog import EngineCatalog as EngineCatalog
+from app.pipeline.job.catalog import SamplerInfo as SamplerInfo
 from app.pipeline.job.spec import JobSpec
-
-
-@dataclass(frozen=True)
-class DeviceInfo:
-    """A device the engine can use: name ("cpu", "vulkan0", ...) and its description, and the
-    memory facts the engine reports (None where it cannot tell)."""
-
-    name: str
-    description: str
-    total_bytes: int | None = None  # device memory
-    free_bytes: int | None = None  # free when the engine asked
-    max_alloc_bytes: int | None = None  # the largest single allocation the driver accepts
-    fp16: bool | None = None  # the device computes in fp16
-
-    def __iter__(self) -> Iterator[str]:
-        """Unpacks as the (name, description) pair devices() returned before (compatibility)."""
-        return iter((self.name, self.description))
-
-
-@dataclass(frozen=True)
-class SamplerInfo:
-    """A sampler the engine offers; resumable = it resumes bit-exactly from a checkpoint."""
-
-    name: str
-    resumable: bool
-
-
-@dataclass(frozen=True)
-class EngineCatalog:
-    """What the engine offers, from the engine itself (`sd-stage --list-samplers`)."""
-
-    samplers: tuple[SamplerInfo, ...]
-    schedulers: tuple[str, ...]
-
-    @property
-    def resumable(self) -> frozenset[str]:
-        return frozenset(s.name for s in self.samplers if s.resumable)
 
 
 @dataclass(frozen=True)
@@ -94,7 +60,7 @@ class RunSnapshot:
     result: Path | None  # the composited result, when finished
     model_input: ModelInput | None  # once prepare ran
     failure: Failure | None  # the last failure, if the run stopped with one
-    accepted_step: int | None = None  # finished early from this step (app/pipeline/execute/accept.py)
+    accepted_step: int | None = None  # finished early from this step (execute/accept.py)
     # The file name the user knows the picture by (the GUI's copy is named image.png): None in
     # runs made before it was recorded, and where the job named none (app/pipeline/run/inputs.py).
     photo_name: str | None = None
@@ -200,4 +166,15 @@ class PipelineAPI(Protocol):
 
     def decode_step(self, run_dir: Path, step: int, control: RunControl) -> Iterator[Event]:
         """Decodes the checkpoint after `step`; RunFinished(result_path=the PNG)."""
+        ...
+
+    def accept_step(self, run_dir: Path, step: int, control: RunControl) -> Iterator[Event]:
+        """Finishes the run from step `step` without its later steps: vae-decode and composite
+        run on that step's latent and the snapshot's accepted_step is `step`; exactly one
+        terminal event (RunFailed, kind input, when `step` has no valid checkpoint)."""
+        ...
+
+    def start_over(self, run_dir: Path) -> None:
+        """The user chose to start diffuse over: checkpoints that no longer fit the run's job
+        may be deleted by the next execute()."""
         ...

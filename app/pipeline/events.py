@@ -158,5 +158,4 @@ Event = (
     | RunSuspended
     | RunCancelled
 )
-TerminalEvent = RunFinished | RunFailed | RunSuspended | RunCancelled
 TERMINAL_EVENTS = (RunFinished, RunFailed, RunSuspended, RunCancelled)

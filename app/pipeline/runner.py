@@ -2,9 +2,9 @@
 
 `Pipeline` implements app.pipeline.api.PipelineAPI. `execute()` is a plain generator of
 app.pipeline.events; the jobs layer iterates it in a worker thread, the CLI in its main thread.
-The work is split by job: stages.py (one object per stage), scheduler.py (only / pause /
-terminal events), engine_stage.py (one sd-stage process), checkpoints.py, inputs.py, and
-run_dir.py (the run.json schema). Runs cross the seam as folders and frozen RunSnapshots.
+The work lies on the floors below: execute/ (scheduler, stages, one sd-stage process per
+stage), cache/ (keys, store) and run/ (the run folder: run.json, inputs, checkpoints). Runs
+cross the seam as folders (a Path) and frozen RunSnapshots.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from app.pipeline.api import (
 from app.pipeline.cache.key_sources import build_stamp_key, job_keys, run_keys
 from app.pipeline.cache.store import StageCache
 from app.pipeline.control import RunControl
-from app.pipeline.execute import scheduler
+from app.pipeline.execute import accept, scheduler
 from app.pipeline.execute.engine_stage import common_args, log_path, run_engine
 from app.pipeline.execute.failure_kinds import failure_for
 from app.pipeline.job import preflight
@@ -70,11 +70,6 @@ BYTES_PER_MB = 1024 * 1024
 DEVICE_FACTS = ("total_bytes", "free_bytes", "max_alloc_bytes", "fp16")
 INPUT_FIELDS = frozenset({"image", "mask", "refs"})
 SEED_RANGE = 2**31 - 1
-
-
-def _dir(run_dir: Path | Any) -> Path:
-    """A run folder; a Run/RunSnapshot (anything with .dir) is accepted from older callers."""
-    return Path(getattr(run_dir, "dir", run_dir))
 
 
 def _with_seed(spec: JobSpec) -> JobSpec:
@@ -216,17 +211,17 @@ class Pipeline:
         return snapshot_of(run)
 
     def snapshot(self, run_dir: Path) -> RunSnapshot:
-        return snapshot_of(open_run(_dir(run_dir)))
+        return snapshot_of(open_run(Path(run_dir)))
 
     def open_run(self, run_dir: Path) -> Run:
         """The live run (internal: the CLI's helpers; callers above use snapshot())."""
-        return open_run(_dir(run_dir))
+        return open_run(Path(run_dir))
 
     def update_run(
         self, run_dir: Path, changes: Mapping[str, Any], *, photo_name: str | None = None
     ) -> RunSnapshot:
         """Changes the job of an existing run; only the stages the change affects run again."""
-        run = open_run(_dir(run_dir))
+        run = open_run(Path(run_dir))
         changed = dataclasses.replace(run.spec, **dict(changes))
         preflight.check_job(changed, self._catalog_if_any(), self.device_names_if_any())
         spec = _with_seed(changed)
@@ -245,10 +240,14 @@ class Pipeline:
         run.save()
         return snapshot_of(run)
 
+    def accept_step(self, run_dir: Path, step: int, control: RunControl) -> Iterator[ev.Event]:
+        """Finishes the run from step `step` (execute/accept.py)."""
+        return accept.accept_step(self, Path(run_dir), step, control)
+
     def start_over(self, run_dir: Path) -> None:
         """The user chose to start diffuse over: checkpoints that no longer fit the run's key
         (checkpoints.CheckpointsKept) may be deleted by the next execute()."""
-        folder = _dir(run_dir)
+        folder = Path(run_dir)
         with RunLock(folder):
             checkpoints.allow_start_over(open_run(folder))
 
@@ -272,7 +271,7 @@ class Pipeline:
 
     def run_inputs(self, run_dir: Path) -> tuple[Path | None, Path | None]:
         """The run's verified copies of its image and mask (None where the job has none)."""
-        run = open_run(_dir(run_dir))
+        run = open_run(Path(run_dir))
         verify_inputs(run)
         image, mask = run.inputs.image, run.inputs.mask
         return (
@@ -282,7 +281,7 @@ class Pipeline:
 
     def discard_run(self, run_dir: Path, trash: Callable[[Path], bool] | None = None) -> None:
         """Moves a run folder to the trash (`trash(folder)` True) or deletes it."""
-        folder = _dir(run_dir).resolve()
+        folder = Path(run_dir).resolve()
         root = self.paths.runs_dir.resolve()
         if folder.parent != root or not (folder / RUN_FILE).is_file():
             raise InputError(
@@ -310,7 +309,7 @@ class Pipeline:
         Checkpoints 1..from_step are shared only when the change leaves the diffusion's inputs
         equal (the engine refuses a resume whose inputs differ); otherwise diffuse starts over.
         """
-        run = open_run(_dir(run_dir))
+        run = open_run(Path(run_dir))
         changed = dataclasses.replace(run.spec, **dict(changes))
         preflight.check_job(changed, self._catalog_if_any(), self.device_names_if_any())
         spec = _with_seed(changed)
@@ -346,7 +345,7 @@ class Pipeline:
         """Runs every stage that is not up to date (or just `only`); one terminal event last."""
         if only is not None and only not in STAGES:
             raise ValueError(f"unknown stage {only!r}")
-        return self._execute(_dir(run_dir), control, only)
+        return self._execute(Path(run_dir), control, only)
 
     def _execute(self, run_dir: Path, control: RunControl, only: str | None) -> Iterator[ev.Event]:
         try:
@@ -363,7 +362,7 @@ class Pipeline:
         name = f"decode-step-{step}"
         run: Run | None = None
         try:
-            run = open_run(_dir(run_dir))
+            run = open_run(Path(run_dir))
             engine = self.engine_binary()
             checkpoint = checkpoints.valid_checkpoints(run.dir).get(step)
             if checkpoint is None:
@@ -395,7 +394,7 @@ class Pipeline:
             yield ev.RunSuspended(exc.step or 0)
         except Cancelled as exc:
             yield ev.RunCancelled(exc.step or 0)
-        except Exception as exc:  # noqa: BLE001 - typed below; exactly one terminal event
+        except Exception as exc:  # typed below; exactly one terminal event
             if not isinstance(exc, InputError | DamagedFileError):
                 log.exception("decoding step %s of %s failed", step, run_dir)
             logged = log_path(run, name) if run is not None else None

@@ -75,7 +75,7 @@ def test_changed_bbox() -> None:
     assert changed_bbox(a, b) == (7, 3, 21, 11)
 
 
-def test_document_operation_stores_only_the_changed_box(qapp) -> None:  # noqa: ANN001
+def test_document_operation_stores_only_the_changed_box(qapp) -> None:
     doc = MaskDocument()
     doc.set_image(np.zeros((100, 200, 3), np.uint8))
     seen = []
@@ -94,14 +94,14 @@ def test_document_operation_stores_only_the_changed_box(qapp) -> None:  # noqa: 
     assert doc.modified
 
 
-def test_document_rejects_a_size_changing_operation(qapp) -> None:  # noqa: ANN001
+def test_document_rejects_a_size_changing_operation(qapp) -> None:
     doc = MaskDocument()
     doc.set_image(np.zeros((10, 10, 3), np.uint8))
     with pytest.raises(ValueError):
         doc.apply_operation("bad", lambda m: m[:5])
 
 
-def test_use_as_picture_is_one_undoable_step_with_the_old_mask_and_path(qapp) -> None:  # noqa: ANN001
+def test_use_as_picture_is_one_undoable_step_with_the_old_mask_and_path(qapp) -> None:
     from pathlib import Path
 
     doc = MaskDocument()

@@ -20,7 +20,7 @@ H, W = 300, 451  # not a multiple of the 64-px tiles
 
 
 @pytest.fixture
-def doc(qapp) -> MaskDocument:  # noqa: ANN001
+def doc(qapp) -> MaskDocument:
     document = MaskDocument()
     document.set_image(np.zeros((H, W, 3), np.uint8))
     return document

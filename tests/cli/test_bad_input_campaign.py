@@ -12,7 +12,7 @@ from tests.cli.conftest import REPO_ROOT
 
 sys.path.insert(0, str(REPO_ROOT / "bench"))
 
-from bad_input_campaign import cases, make_world, run_campaign, summary  # noqa: E402
+from bad_input_campaign import cases, make_world, run_campaign, summary
 
 
 def test_the_short_campaign_refuses_everything_cleanly(

@@ -31,7 +31,7 @@ def _refused(done: subprocess.CompletedProcess, *names: str) -> str:
 
 @pytest.mark.parametrize("flag", ["--strength", "--cfg-scale"])
 @pytest.mark.parametrize("value", ["nan", "inf", "-inf", "NaN"])
-def test_defect1_nan_and_infinity_are_refused_before_a_folder(
+def test_nan_and_infinity_are_refused_before_a_folder(
     tmp_path: Path, model_args, flag: str, value: str
 ) -> None:
     run_dir = tmp_path / "run"
@@ -39,7 +39,7 @@ def test_defect1_nan_and_infinity_are_refused_before_a_folder(
     assert not run_dir.exists()
 
 
-def test_defect2_invalid_utf8_in_the_prompt_is_refused_naming_the_prompt(
+def test_invalid_utf8_in_the_prompt_is_refused_naming_the_prompt(
     tmp_path: Path, model_args
 ) -> None:
     run_dir = tmp_path / "run"
@@ -54,7 +54,7 @@ def test_defect2_invalid_utf8_in_the_prompt_is_refused_naming_the_prompt(
     assert not run_dir.exists()
 
 
-def test_defect3_an_output_that_is_a_folder_is_refused_first(tmp_path: Path, model_args) -> None:
+def test_an_output_that_is_a_folder_is_refused_first(tmp_path: Path, model_args) -> None:
     run_dir = tmp_path / "run"
     out = tmp_path / "out-folder"
     out.mkdir()
@@ -62,7 +62,7 @@ def test_defect3_an_output_that_is_a_folder_is_refused_first(tmp_path: Path, mod
     assert not run_dir.exists() and list(out.iterdir()) == []
 
 
-def test_defect3_an_output_under_a_file_is_refused_first(tmp_path: Path, model_args) -> None:
+def test_an_output_under_a_file_is_refused_first(tmp_path: Path, model_args) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_bytes(b"mine")
     run_dir = tmp_path / "run"
@@ -70,9 +70,7 @@ def test_defect3_an_output_under_a_file_is_refused_first(tmp_path: Path, model_a
     assert not run_dir.exists() and blocker.read_bytes() == b"mine"
 
 
-def test_defect3_the_output_is_replaced_whole_not_written_in_place(
-    tmp_path: Path, model_args
-) -> None:
+def test_the_output_is_replaced_whole_not_written_in_place(tmp_path: Path, model_args) -> None:
     """A copy written in place changes every hard link of the old file; an atomic one (a new
     file renamed over it) leaves the other link as it was."""
     out = tmp_path / "result.png"
@@ -89,7 +87,7 @@ def test_defect3_the_output_is_replaced_whole_not_written_in_place(
 
 
 @pytest.mark.parametrize("entry", ["result.png", "inputs/image.png"])
-def test_defect4_a_folder_of_the_users_files_is_refused_untouched(
+def test_a_folder_of_the_users_files_is_refused_untouched(
     tmp_path: Path, model_args, entry: str
 ) -> None:
     folder = tmp_path / "mine"

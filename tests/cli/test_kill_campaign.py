@@ -13,7 +13,7 @@ from tests.cli.conftest import REPO_ROOT
 
 sys.path.insert(0, str(REPO_ROOT / "bench"))
 
-import kill_campaign  # noqa: E402
+import kill_campaign
 
 pytestmark = [
     pytest.mark.skipif(os.name != "posix", reason="killpg: POSIX process groups"),

@@ -18,7 +18,7 @@ from tests.engine.pause_hook import suspend_at
 
 sys.path.insert(0, str(REPO_ROOT / "bench"))
 
-import queue_campaign  # noqa: E402
+import queue_campaign
 
 pytestmark = pytest.mark.timeout(1500)
 

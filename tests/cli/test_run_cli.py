@@ -17,7 +17,7 @@ from app.pipeline.control import RunControl
 from app.pipeline.job.spec import JobSpec, ModelFiles
 from app.pipeline.runner import STAGES, Pipeline
 from tests.cli.conftest import run_cli, status_json
-from tests.engine.pause_hook import engines_pause_at, suspend_at
+from tests.engine.pause_hook import PAUSE_AT_STEP_ENV, engines_pause_at, suspend_at
 
 ENGINE_STAGES = ("vae-encode", "llm-encode", "diffuse", "vae-decode")
 
@@ -96,7 +96,7 @@ def _interrupt(pipeline: Pipeline, run, how: str) -> list:
     control = RunControl()
     seen = []
     with engines_pause_at(1):
-        for event in pipeline.execute(run, control):
+        for event in pipeline.execute(run.dir, control):
             seen.append(event)
             if isinstance(event, ev.Paused):
                 pid = control.process_id
@@ -185,7 +185,8 @@ def test_ctrl_c_suspends_with_exit_6(tmp_path: Path, model_args, inputs) -> None
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=dict(os.environ),
+        # the engine holds after step 1 (the test hook): the Ctrl+C lands mid-run, however busy
+        env={**os.environ, PAUSE_AT_STEP_ENV: "1"},
     )
     assert proc.stdout is not None
     for line in proc.stdout:
@@ -260,7 +261,8 @@ def test_killed_cli_resumes_byte_identical(tmp_path: Path, model_args, inputs) -
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
-        env=dict(os.environ),
+        # the engine holds after step 2 (the test hook) until the kill; orphaned, it suspends
+        env={**os.environ, PAUSE_AT_STEP_ENV: "2"},
     )
     assert proc.stdout is not None
     for line in proc.stdout:

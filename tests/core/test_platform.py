@@ -31,18 +31,18 @@ class FakeKernel32:
         self.limit_flags: int | None = None
         self.info_size: int | None = None
 
-    def CreateJobObjectW(self, attrs: object, name: object) -> int:  # noqa: N802 - Win32 name
+    def CreateJobObjectW(self, attrs: object, name: object) -> int:  # Win32 name
         self.calls.append(("create", (attrs, name)))
         return self.create
 
-    def SetInformationJobObject(self, job: int, cls: int, info: Any, size: int) -> bool:  # noqa: N802
+    def SetInformationJobObject(self, job: int, cls: int, info: Any, size: int) -> bool:
         limits = ctypes.cast(info, ctypes.POINTER(platform.JobLimits)).contents
         self.limit_flags = limits.BasicLimitInformation.LimitFlags
         self.info_size = size
         self.calls.append(("set", (job, cls)))
         return self.set_ok
 
-    def AssignProcessToJobObject(self, job: int, process: int) -> bool:  # noqa: N802
+    def AssignProcessToJobObject(self, job: int, process: int) -> bool:
         self.calls.append(("assign", (job, process)))
         return self.assign_ok
 

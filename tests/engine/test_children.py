@@ -34,7 +34,7 @@ def wedged_engine(folder: Path, scenario: str = "hang") -> Path:
     return script
 
 
-def _wait_for(condition, what: str) -> None:  # noqa: ANN001
+def _wait_for(condition, what: str) -> None:
     deadline = time.monotonic() + CEILING_S
     while not condition():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
@@ -51,7 +51,7 @@ def test_stop_ends_and_reaps_the_child_and_the_call_says_stopped(tmp_path: Path)
             try:
                 run_engine_once(engine, ["--plan"], "memory plan", timeout_s=600)
                 outcome.append(None)
-            except BaseException as exc:  # noqa: BLE001 - recorded for the assertion
+            except BaseException as exc:  # recorded for the assertion
                 outcome.append(exc)
 
     thread = threading.Thread(target=worker)

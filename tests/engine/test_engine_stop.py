@@ -35,7 +35,7 @@ class Engine:
     """sd-stage behind pipes, as a front end drives it."""
 
     def __init__(self, argv: list[str], log: Path, env: dict[str, str] | None = None) -> None:
-        self._log = open(log, "wb")  # noqa: SIM115 (closed in wait)
+        self._log = open(log, "wb")  # (closed in wait)
         self.proc = subprocess.Popen(
             argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log,
             env=None if env is None else {**os.environ, **env},

@@ -15,7 +15,7 @@ from tests.conftest import REPO_ROOT
 
 sys.path.insert(0, str(REPO_ROOT / "bench"))
 
-import gpu_probe  # noqa: E402
+import gpu_probe
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="a shell-script nvidia-smi")
 

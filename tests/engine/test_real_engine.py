@@ -19,6 +19,7 @@ from app.engine.errors import Suspended
 from app.engine.events import ErrorEvent, Hello, Load, Paused, Progress, Resumed, Stopped
 from app.engine.process import StageProcess
 from app.engine.tensorfile import read_tensors, write_tensors
+from tests.engine.pause_hook import PAUSE_AT_STEP_ENV
 from tests.engine.real_engine import (
     COND,
     FINAL_LATENT,
@@ -219,10 +220,13 @@ def test_sigkill_during_diffuse_then_resume_is_identical(
     kill_at = random.Random().randint(1, total - 1)
 
     def kill(proc: StageProcess, event) -> None:
-        if isinstance(event, Progress) and event.step == kill_at:
+        if isinstance(event, Paused):  # held after step kill_at (the test hook)
             proc.kill()
 
-    killed = run_stage(sd_stage, args, tmp_path / "killed.log", on_event=kill, check=False)
+    held = {PAUSE_AT_STEP_ENV: str(kill_at)}
+    killed = run_stage(
+        sd_stage, args, tmp_path / "killed.log", on_event=kill, env=held, check=False
+    )
     assert killed.returncode == -9, f"killed at step {kill_at}, exit {killed.returncode}"
     assert not (tmp_path / FINAL_LATENT).exists()
     metadata = json.loads((tmp_path / "checkpoints" / "metadata.json").read_text())
@@ -245,12 +249,11 @@ def test_pause_then_resume_is_identical(staged_txt2img, sd_stage, tiny_models, t
     )
 
     def control(proc: StageProcess, event) -> None:
-        if isinstance(event, Progress) and event.step == 2:
-            assert proc.pause()
-        elif isinstance(event, Paused):
+        if isinstance(event, Paused):  # held after step 2 (the test hook), as by a pause
             assert proc.resume()
 
-    run = run_stage(sd_stage, args, tmp_path / "diffuse.log", on_event=control)
+    held = {PAUSE_AT_STEP_ENV: "2"}
+    run = run_stage(sd_stage, args, tmp_path / "diffuse.log", on_event=control, env=held)
     paused = [e for e in run.events if isinstance(e, Paused)]
     resumed = [e for e in run.events if isinstance(e, Resumed)]
     assert len(paused) == 1 and len(resumed) == 1 and paused[0].step == resumed[0].step
@@ -266,10 +269,13 @@ def test_suspend_then_resume_in_a_new_process_is_identical(
     )
 
     def suspend(proc: StageProcess, event) -> None:
-        if isinstance(event, Progress) and event.step == 2:
+        if isinstance(event, Paused):  # held after step 2 (the test hook)
             assert proc.suspend()
 
-    first = run_stage(sd_stage, args, tmp_path / "first.log", on_event=suspend, check=False)
+    held = {PAUSE_AT_STEP_ENV: "2"}
+    first = run_stage(
+        sd_stage, args, tmp_path / "first.log", on_event=suspend, env=held, check=False
+    )
     assert first.returncode == 6
     assert isinstance(first.error, Suspended)
     stopped = [e for e in first.events if isinstance(e, Stopped)]

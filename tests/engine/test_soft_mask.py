@@ -15,9 +15,10 @@ import numpy as np
 import pytest
 
 from app.engine.argv import DiffuseArgs
-from app.engine.events import ErrorEvent, Progress
+from app.engine.events import ErrorEvent, Paused, Progress
 from app.engine.process import StageProcess
 from app.engine.tensorfile import read_tensors
+from tests.engine.pause_hook import PAUSE_AT_STEP_ENV
 from tests.engine.real_engine import (
     FINAL_LATENT,
     INIT_LATENT,
@@ -146,10 +147,13 @@ def test_soft_resume_after_a_kill_is_identical(sd_stage, tiny_models, encoded, r
     kill_at = random.Random().randint(1, STEPS - 1)
 
     def kill(proc: StageProcess, event) -> None:
-        if isinstance(event, Progress) and event.step == kill_at:
+        if isinstance(event, Paused):  # held after step kill_at (the test hook)
             proc.kill()
 
-    killed = run_stage(sd_stage, args, tmp_path / "killed.log", on_event=kill, check=False)
+    held = {PAUSE_AT_STEP_ENV: str(kill_at)}
+    killed = run_stage(
+        sd_stage, args, tmp_path / "killed.log", on_event=kill, env=held, check=False
+    )
     assert killed.returncode == -9, f"killed at step {kill_at}, exit {killed.returncode}"
     assert not (tmp_path / FINAL_LATENT).exists()
     metadata = json.loads((tmp_path / "checkpoints" / "metadata.json").read_text())

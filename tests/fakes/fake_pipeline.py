@@ -55,6 +55,7 @@ class _FakeRun:
     last_completed_step: int = 0
     failure: Failure | None = None
     photo_name: str | None = None
+    accepted_step: int | None = None
 
     def __post_init__(self) -> None:
         if self.spec.image is None and not self.spec.refs:
@@ -126,6 +127,7 @@ class FakePipeline:
         changed = dataclasses.replace(run.spec, **dict(changes))
         check_catalog(changed, self.catalog())
         run.spec = changed
+        run.accepted_step = None
         first = "diffuse" if set(changes) <= _NEUTRAL | {"seed", "steps"} else "prepare"
         for stage in STAGES[STAGES.index(first) :]:
             if run.states[stage] != "skipped":
@@ -196,7 +198,33 @@ class FakePipeline:
         yield ev.StageFinished("vae-decode", 0.0, False, "cpu")
         yield ev.RunFinished(out)
 
-    def _execute(self, run: _FakeRun, control: RunControl, only: str | None) -> Iterator[Event]:
+    def accept_step(self, run_dir: Path, step: int, control: RunControl) -> Iterator[Event]:
+        run = self._run(run_dir)
+        if step not in run.checkpoints:
+            yield ev.RunFailed(
+                "diffuse",
+                FailureKind.INPUT,
+                f"The run {run.dir} has no valid checkpoint for step {step}.",
+                None,
+            )
+            return
+        run.states["diffuse"] = "done"
+        run.last_completed_step = step
+        run.accepted_step = step
+        run.failure = None
+        for stage in ("vae-decode", "composite"):
+            yield ev.StageStarted(stage, run.dir)
+            run.states[stage] = "done"
+            yield ev.StageFinished(stage, 0.0, False, "cpu")
+        (run.dir / "result.png").write_bytes(_PNG)
+        yield ev.RunFinished(run.dir / "result.png")
+
+    def start_over(self, run_dir: Path) -> None:
+        self._run(run_dir)  # the fake keeps no checkpoints of an older job: nothing to allow
+
+    def _execute(  # noqa: C901 - one branch per injected fault
+        self, run: _FakeRun, control: RunControl, only: str | None
+    ) -> Iterator[Event]:
         run.failure = None
         if self.out_of_order:
             yield ev.StepProgressed(1, run.spec.steps, 0.0, 0.0)  # before any StageStarted
@@ -307,4 +335,5 @@ class FakePipeline:
             model_input=size,
             failure=run.failure,
             photo_name=run.photo_name,
+            accepted_step=run.accepted_step,
         )

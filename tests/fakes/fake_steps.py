@@ -1,10 +1,13 @@
 """The fake diffusion loop of tests/fakes/fake_pipeline.py: steps paced by `step_s`, the
 pipeline's own events (app/pipeline/events.py), the real RunControl honoured between steps
-(pause holds, suspend and cancel end the stream), previews written as real PNGs."""
+(pause holds, suspend and cancel end the stream), previews written as real PNGs. Like the test
+engine it honours SD_STAGE_TEST_PAUSE_AT_STEP (tests/engine/pause_hook.py): it pauses by itself
+after that step, so a test that stops a run at a step does so the same way with either."""
 
 from __future__ import annotations
 
 import io
+import os
 import time
 from collections.abc import Callable, Generator
 from pathlib import Path
@@ -14,6 +17,7 @@ from PIL import Image
 from app.core.atomic import write_bytes_atomic
 from app.pipeline import events as ev
 from app.pipeline.control import RunControl
+from tests.engine.pause_hook import PAUSE_AT_STEP_ENV
 
 # Writes the preview of `step` to `path` (the bench swaps in one that copies large PNGs).
 PreviewWriter = Callable[[Path, int], None]
@@ -40,7 +44,10 @@ def diffuse_steps(
 ) -> Generator[ev.Event, None, ev.Event | None]:
     """Steps start_step + 1 .. steps; returns RunSuspended / RunCancelled if control ended the
     loop, None when every step is done. `raise_at` raises inside that step (a pipeline bug)."""
+    hold_at = int(os.environ.get(PAUSE_AT_STEP_ENV) or 0)
     for step in range(start_step + 1, steps + 1):
+        if step - 1 == hold_at and hold_at > start_step:
+            control.pause()  # as the test engine: as if a pause was read after that checkpoint
         done = step - 1
         if control.paused and not (control.cancel_requested or control.suspend_requested):
             yield ev.Paused(done)

@@ -24,6 +24,7 @@ from app.pipeline.job.params import (
     THREADS,
     VAE_DEVICE,
 )
+from tests.engine.pause_hook import hold_session_at_step
 
 pytestmark = pytest.mark.slow
 RUN_TIMEOUT_MS = 180_000
@@ -69,10 +70,11 @@ def record_steps(model: GenerationModel) -> list[int]:
 
 
 def suspend_at(qtbot, model: GenerationModel, step: int) -> int:
+    """Suspends the run where its engine holds by itself after `step` (the test hook): a suspend
+    sent on the step's event raced the tiny steps and under load came after the last one."""
+    hold_session_at_step(model.session, step)
     model.runner_started.connect(
-        lambda runner, _kind: runner.step_progress.connect(
-            lambda s, *_: model.suspend() if s == step else None
-        )
+        lambda runner, _kind: runner.paused.connect(lambda _step: model.suspend())
     )
     model.run_all()
     wait_idle(qtbot, model)

@@ -13,6 +13,7 @@ from app.pipeline import events as ev
 from app.pipeline.control import RunControl
 from app.pipeline.failures import FailureKind
 from app.pipeline.job.spec import JobSpec, ModelFiles
+from tests.engine.pause_hook import engines_pause_at
 from tests.fakes.fake_pipeline import FakePipeline
 from tests.fakes.fake_steps import PREVIEW_PX
 
@@ -95,11 +96,12 @@ def test_pause_then_resume(qtbot, tmp_path: Path) -> None:
     _, source = _source(FakePipeline(tmp_path, step_s=0.02), steps=30)
     runner = StageRunner(source, RunControl())
     seen = _record(runner)
-    with qtbot.waitSignal(runner.step_progress, timeout=10_000):
+    # The fake holds after step 3 by itself, as the test engine does (tests/engine/pause_hook):
+    # a pause sent on a step's signal raced the fake's steps under load.
+    with engines_pause_at(3), qtbot.waitSignal(runner.paused, timeout=10_000) as paused:
         runner.start()
-    with qtbot.waitSignal(runner.paused, timeout=10_000) as paused:
-        runner.pause()
     step_at_pause = paused.args[0]
+    assert step_at_pause == 3
     time.sleep(0.2)
     QCoreApplication.processEvents()
     steps_while_paused = [s[1] for s in _names(seen, "step_progress") if s[1] > step_at_pause]
@@ -117,13 +119,13 @@ def test_suspend_then_resume_in_a_new_runner(qtbot, tmp_path: Path) -> None:
     _, source = _source(fake, steps=30)
     runner = StageRunner(source, RunControl())
     seen = _record(runner)
-    with qtbot.waitSignal(runner.step_progress, timeout=10_000):
-        runner.start()
+    with engines_pause_at(4), qtbot.waitSignal(runner.paused, timeout=10_000):
+        runner.start()  # held after step 4
     with qtbot.waitSignal(runner.run_suspended, timeout=10_000) as suspended:
         runner.suspend()
     runner.wait(5000)
     k = suspended.args[0]
-    assert 1 <= k < 30
+    assert k == 4
     assert _terminals(seen) == [("run_suspended", k)]
 
     second = StageRunner(source, RunControl())  # the same run: starts after step k
@@ -138,14 +140,14 @@ def test_cancel_emits_cancelled_once(qtbot, tmp_path: Path) -> None:
     _, source = _source(FakePipeline(tmp_path, step_s=0.02), steps=50)
     runner = StageRunner(source, RunControl())
     seen = _record(runner)
-    with qtbot.waitSignal(runner.step_progress, timeout=10_000):
-        runner.start()
+    with engines_pause_at(5), qtbot.waitSignal(runner.paused, timeout=10_000):
+        runner.start()  # held after step 5
     with qtbot.waitSignal(runner.run_cancelled, timeout=10_000) as cancelled:
         runner.cancel()
     runner.wait(5000)
     qtbot.wait(20)
     k = cancelled.args[0]
-    assert 1 <= k < 50  # within the diffusion, not at its end
+    assert k == 5  # where it was held, not at the diffusion's end
     assert [s[1] for s in _names(seen, "step_progress")] == list(range(1, k + 1))
     assert [s[0] for s in _terminals(seen)] == ["run_cancelled"]
 

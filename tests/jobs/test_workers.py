@@ -40,7 +40,7 @@ class _Thread(QThread):
         self.started_ok = threading.Event()
         self._run = run
 
-    def run(self) -> None:  # noqa: D102 - QThread entry point
+    def run(self) -> None:  # QThread entry point
         self.started_ok.set()
         self._run.end.wait(CEILING_S)
 

@@ -10,8 +10,8 @@ if __name__ == "__main__" and __package__ in (None, ""):
     # Run as a script: the repository root is not on sys.path yet.
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from app.engine.tiny_models import *  # noqa: E402,F403
-from app.engine.tiny_models import (  # noqa: E402
+from app.engine.tiny_models import *  # noqa: F403
+from app.engine.tiny_models import (
     GENERATOR_VERSION,
     ModelSet,
     TinySpec,

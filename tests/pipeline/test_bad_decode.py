@@ -62,7 +62,7 @@ def grey_vae(tiny_vae: Path, out: Path) -> Path:
     return out
 
 
-def job(models, vae: Path, **devices: object) -> JobSpec:  # noqa: ANN001
+def job(models, vae: Path, **devices: object) -> JobSpec:
     return JobSpec(
         models=ModelFiles(str(models.diffusion), str(models.llm), str(vae)),
         prompt="a grey day",

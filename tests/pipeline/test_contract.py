@@ -21,6 +21,7 @@ from app.pipeline.control import RunControl
 from app.pipeline.failures import FailureKind
 from app.pipeline.job.spec import JobSpec, ModelFiles
 from app.pipeline.runner import Pipeline
+from tests.engine.pause_hook import suspend_at
 from tests.fakes.fake_pipeline import FakePipeline
 
 PROTOCOL_METHODS = (
@@ -36,6 +37,8 @@ PROTOCOL_METHODS = (
     "discard_run",
     "execute",
     "decode_step",
+    "accept_step",
+    "start_over",
 )
 
 
@@ -134,12 +137,7 @@ def test_cancel_before_the_first_stage(api: PipelineAPI, models: ModelFiles) -> 
 
 def test_suspend_then_resume(api: PipelineAPI, models: ModelFiles) -> None:
     run = api.create_run(_spec(models, steps=6))
-    control = RunControl()
-    events = []
-    for event in api.execute(run.dir, control):
-        events.append(event)
-        if isinstance(event, ev.CheckpointSaved) and not control.suspend_requested:
-            control.suspend()
+    events = suspend_at(api, run.dir, 2)  # the engine (or the fake) holds after step 2
     suspended = events[-1]
     assert isinstance(suspended, ev.RunSuspended), events[-3:]
     assert 1 <= suspended.step < 6
@@ -150,6 +148,30 @@ def test_suspend_then_resume(api: PipelineAPI, models: ModelFiles) -> None:
     assert isinstance(resumed[-1], ev.RunFinished)
     assert _steps(resumed) == list(range(suspended.step + 1, 7))
     assert api.unfinished_runs() == []
+
+
+def test_accept_a_step_finishes_from_it_and_start_over_keeps_the_run(
+    api: PipelineAPI, models: ModelFiles
+) -> None:
+    snap = api.create_run(_spec(models, steps=3))
+    _run(api, snap.dir)
+    kept = api.snapshot(snap.dir).checkpoints
+    assert kept, "a finished run keeps checkpoints to accept"
+    missing = list(api.accept_step(snap.dir, 99, RunControl()))
+    assert isinstance(missing[-1], ev.RunFailed) and missing[-1].kind == FailureKind.INPUT
+    assert api.snapshot(snap.dir).accepted_step is None
+    k = min(kept)
+    events = list(api.accept_step(snap.dir, k, RunControl()))
+    assert isinstance(events[-1], ev.RunFinished), events[-3:]
+    assert [e.stage for e in events if isinstance(e, ev.StageStarted)] == [
+        "vae-decode",
+        "composite",
+    ]
+    done = api.snapshot(snap.dir)
+    assert done.accepted_step == k and done.finished
+    assert done.result is not None and done.result.is_file()
+    api.start_over(snap.dir)
+    assert api.snapshot(snap.dir).accepted_step == k  # nothing is deleted until a run
 
 
 def test_branch_shares_steps_only_when_diffusion_is_unchanged(

@@ -1,5 +1,5 @@
-"""Fit before run (app/pipeline/execute/fit.py) with planned numbers: the klein-9B figures of issue 11
-(compute buffers measured at the real shape) on the user's card, 8 GB with a 2 GB cap."""
+"""Fit before run (app/pipeline/execute/fit.py) with planned numbers: the klein-9B figures of
+issue 11 (compute buffers measured at the real shape) on the user's card, 8 GB with a 2 GB cap."""
 
 from __future__ import annotations
 
@@ -262,7 +262,7 @@ def test_the_job_plan_finds_the_largest_size_with_few_plans() -> None:
 
     calls: list[tuple[str, int, int]] = []
 
-    def planner_for(stage: str, w: int, h: int):  # noqa: ANN202
+    def planner_for(stage: str, w: int, h: int):
         def plan(s: StageSettings) -> StagePlan:
             calls.append((stage, w, h))
             k = w * h / (1024 * 1024)

@@ -21,7 +21,7 @@ from app.pipeline.control import RunControl
 from app.pipeline.failures import FailureKind
 from app.pipeline.job import params as P
 from app.pipeline.job import preflight
-from app.pipeline.job.spec import JobSpec, ModelFiles
+from app.pipeline.job.spec import JobSpec, ModelFiles, spec_from_values
 from app.pipeline.run.folder import RUN_FILE, remove_leftover_temps
 from app.pipeline.run.format import checksum
 from app.pipeline.run.lock import RunBusy, RunLock
@@ -58,16 +58,16 @@ def _tree(folder: Path) -> dict[str, bytes]:
 # --- 1: NaN and infinities -------------------------------------------------------------------
 @pytest.mark.parametrize("p", FLOAT_ROWS, ids=lambda p: p.name)
 @pytest.mark.parametrize("value", NOT_FINITE, ids=repr)
-def test_defect1_every_float_row_refuses_nan_and_infinity(p: P.Param, value: float) -> None:
+def test_every_float_row_refuses_nan_and_infinity(p: P.Param, value: float) -> None:
     assert P.check_value(p, value) == (False, None)
     values, bad = P.clean_values({p.name: value})
     assert bad == [p.name] and values[p.name] == p.default  # settings, form, PNG: all clean
 
 
 @pytest.mark.parametrize("name", [p.name for p in FLOAT_ROWS])
-def test_defect1_a_nan_job_is_refused_before_a_folder_is_made(tmp_path: Path, name: str) -> None:
+def test_a_nan_job_is_refused_before_a_folder_is_made(tmp_path: Path, name: str) -> None:
     values = {**P.default_values(), name: math.nan}
-    spec = P.spec_from_values(values)
+    spec = spec_from_values(values)
     spec = spec.__class__(**{**spec.__dict__, "models": _models(tmp_path), "prompt": "x"})
     target = tmp_path / "run"
     with pytest.raises(InputError) as info:
@@ -76,7 +76,7 @@ def test_defect1_a_nan_job_is_refused_before_a_folder_is_made(tmp_path: Path, na
     assert not target.exists()
 
 
-def test_defect1_a_png_carrying_nan_gives_no_nan(tmp_path: Path) -> None:
+def test_a_png_carrying_nan_gives_no_nan(tmp_path: Path) -> None:
     from app.imaging.png_params import encode_png_with_parameters
 
     png = tmp_path / "nan.png"
@@ -98,9 +98,7 @@ def test_defect1_a_png_carrying_nan_gives_no_nan(tmp_path: Path) -> None:
         ("negative_prompt", "blurry\x00"),
     ],
 )
-def test_defect2_a_prompt_that_is_not_clean_text_is_refused(
-    tmp_path: Path, field: str, text: str
-) -> None:
+def test_a_prompt_that_is_not_clean_text_is_refused(tmp_path: Path, field: str, text: str) -> None:
     spec = JobSpec(models=_models(tmp_path), **{"prompt": "x", field: text})
     target = tmp_path / "run"
     with pytest.raises(InputError) as info:
@@ -114,9 +112,7 @@ def test_defect2_a_prompt_that_is_not_clean_text_is_refused(
 
 # --- 4: a folder of the user's own is never written into --------------------------------------
 @pytest.mark.parametrize("entry", ["result.png", "inputs/image.png", "notes.txt"])
-def test_defect4_a_non_empty_folder_that_is_not_a_run_is_refused(
-    tmp_path: Path, entry: str
-) -> None:
+def test_a_non_empty_folder_that_is_not_a_run_is_refused(tmp_path: Path, entry: str) -> None:
     folder = tmp_path / "mine"
     (folder / entry).parent.mkdir(parents=True, exist_ok=True)
     (folder / entry).write_bytes(b"the user's own file")
@@ -127,7 +123,7 @@ def test_defect4_a_non_empty_folder_that_is_not_a_run_is_refused(
     assert _tree(folder) == before and sorted(os.listdir(folder)) == sorted({entry.split("/")[0]})
 
 
-def test_defect4_an_empty_existing_folder_is_fine(tmp_path: Path) -> None:
+def test_an_empty_existing_folder_is_fine(tmp_path: Path) -> None:
     folder = tmp_path / "empty"
     folder.mkdir()
     run = _pipeline().create_run(JobSpec(models=_models(tmp_path), prompt="x"), folder)
@@ -135,7 +131,7 @@ def test_defect4_an_empty_existing_folder_is_fine(tmp_path: Path) -> None:
 
 
 # --- 5: two runs into one new folder ----------------------------------------------------------
-def test_defect5_a_folder_locked_by_another_run_is_refused_untouched(tmp_path: Path) -> None:
+def test_a_folder_locked_by_another_run_is_refused_untouched(tmp_path: Path) -> None:
     folder = tmp_path / "shared"
     folder.mkdir()
     with RunLock(folder):  # another process creating or executing a run there
@@ -144,7 +140,7 @@ def test_defect5_a_folder_locked_by_another_run_is_refused_untouched(tmp_path: P
         assert sorted(os.listdir(folder)) == [".lock"]
 
 
-def test_defect5_the_second_create_into_one_folder_is_refused(tmp_path: Path) -> None:
+def test_the_second_create_into_one_folder_is_refused(tmp_path: Path) -> None:
     folder = tmp_path / "shared"
     pipeline = _pipeline()
     first = pipeline.create_run(JobSpec(models=_models(tmp_path), prompt="one"), folder)
@@ -160,7 +156,7 @@ def _made_run(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("entry", ["logs", "checkpoints", "logs/diffuse.log", ".lock", "prepared"])
-def test_defect7_a_link_inside_the_run_is_refused_and_nothing_is_written_through_it(
+def test_a_link_inside_the_run_is_refused_and_nothing_is_written_through_it(
     tmp_path: Path, entry: str
 ) -> None:
     run_dir = _made_run(tmp_path)
@@ -186,7 +182,7 @@ def test_defect7_a_link_inside_the_run_is_refused_and_nothing_is_written_through
 
 
 @pytest.mark.parametrize("entry", ["checkpoints", "logs", "steps"])
-def test_defect6_a_run_subfolder_that_is_a_file_is_said(tmp_path: Path, entry: str) -> None:
+def test_a_run_subfolder_that_is_a_file_is_said(tmp_path: Path, entry: str) -> None:
     run_dir = _made_run(tmp_path)
     (run_dir / entry).write_bytes(b"not a folder")
     last = _events(_pipeline(), run_dir)[-1]
@@ -194,7 +190,7 @@ def test_defect6_a_run_subfolder_that_is_a_file_is_said(tmp_path: Path, entry: s
     assert entry in last.message and "not a folder" in last.message
 
 
-def test_defect6_a_lock_that_is_a_folder_is_said(tmp_path: Path) -> None:
+def test_a_lock_that_is_a_folder_is_said(tmp_path: Path) -> None:
     run_dir = _made_run(tmp_path)
     (run_dir / ".lock").unlink()
     (run_dir / ".lock").mkdir()
@@ -204,13 +200,13 @@ def test_defect6_a_lock_that_is_a_folder_is_said(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("code", [errno.EROFS, errno.EACCES])
-def test_defect6_a_read_only_run_folder_is_said(
+def test_a_read_only_run_folder_is_said(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int
 ) -> None:
     run_dir = _made_run(tmp_path)
     real_open = os.open
 
-    def refusing_open(path, flags, *args):  # noqa: ANN001, ANN002, ANN202 - the fault
+    def refusing_open(path, flags, *args):  # the fault
         if str(path).endswith(".lock"):
             raise OSError(code, os.strerror(code), str(path))
         return real_open(path, flags, *args)
@@ -222,7 +218,7 @@ def test_defect6_a_read_only_run_folder_is_said(
 
 
 # --- 8: a PNG chunk of deeply nested JSON -----------------------------------------------------
-def test_defect8_deeply_nested_json_in_a_png_means_no_settings(tmp_path: Path) -> None:
+def test_deeply_nested_json_in_a_png_means_no_settings(tmp_path: Path) -> None:
     from app.imaging.io import save_png_atomic
 
     plain = tmp_path / "plain.png"
@@ -235,7 +231,7 @@ def test_defect8_deeply_nested_json_in_a_png_means_no_settings(tmp_path: Path) -
 
 
 # --- 10: the engine's temp files ---------------------------------------------------------------
-def test_defect10_engine_temp_files_are_cleaned_when_a_run_opens(tmp_path: Path) -> None:
+def test_engine_temp_files_are_cleaned_when_a_run_opens(tmp_path: Path) -> None:
     run_dir = _made_run(tmp_path)
     (run_dir / "checkpoints").mkdir()
     temps = [
@@ -262,7 +258,7 @@ def _edit_spec(run_dir: Path, **changes: object) -> None:
     path.write_text(json.dumps(data))
 
 
-def test_defect11_a_value_edited_into_run_json_is_refused_on_resume(tmp_path: Path) -> None:
+def test_a_value_edited_into_run_json_is_refused_on_resume(tmp_path: Path) -> None:
     run_dir = _made_run(tmp_path)
     _edit_spec(run_dir, steps=100000)
     events = _events(_pipeline(), run_dir)
@@ -272,7 +268,7 @@ def test_defect11_a_value_edited_into_run_json_is_refused_on_resume(tmp_path: Pa
     assert "steps" in last.message and "100000" in last.message
 
 
-def test_defect11_a_sampler_edited_into_run_json_is_refused(tmp_path: Path, sd_stage: Path) -> None:
+def test_a_sampler_edited_into_run_json_is_refused(tmp_path: Path, sd_stage: Path) -> None:
     run_dir = _made_run(tmp_path)
     _edit_spec(run_dir, sampler="no-such-sampler")
     events = list(Pipeline(app_paths(), sd_stage, cache_limit_mb=16).execute(run_dir, RunControl()))
@@ -291,7 +287,7 @@ def test_preflight_finite_message_is_a_template() -> None:
 
 
 # --- 9: the engine's limits, in preflight --------------------------------------------------------
-def test_defect9_more_references_than_the_engine_takes_are_refused_first(tmp_path: Path) -> None:
+def test_more_references_than_the_engine_takes_are_refused_first(tmp_path: Path) -> None:
     from app.imaging.io import save_png_atomic
 
     ref = tmp_path / "ref.png"
@@ -312,9 +308,7 @@ def dataclasses_replace(spec: JobSpec, **kw: object) -> JobSpec:
 
 
 @pytest.mark.parametrize("field,cfg", [("prompt", 1.0), ("negative_prompt", 3.0)])
-def test_defect9_a_prompt_surely_too_long_is_refused_first(
-    tmp_path: Path, field: str, cfg: float
-) -> None:
+def test_a_prompt_surely_too_long_is_refused_first(tmp_path: Path, field: str, cfg: float) -> None:
     long = "a red house by the sea " * 120  # 600 words: > 512 tokens whatever the tokenizer
     spec = JobSpec(models=_models(tmp_path), cfg_scale=cfg, **{"prompt": "x", field: long})
     with pytest.raises(InputError) as info:
@@ -326,7 +320,7 @@ def test_defect9_a_prompt_surely_too_long_is_refused_first(
         _pipeline().create_run(dataclasses_replace(spec, cfg_scale=1.0), tmp_path / "ok")
 
 
-def test_defect9_the_lower_bound_never_exceeds_a_short_prompt() -> None:
+def test_the_lower_bound_never_exceeds_a_short_prompt() -> None:
     assert preflight.prompt_tokens_at_least("a red house") < 20
     assert preflight.prompt_tokens_at_least("word " * 600) > preflight.MAX_PROMPT_TOKENS
 
@@ -334,7 +328,7 @@ def test_defect9_the_lower_bound_never_exceeds_a_short_prompt() -> None:
 @pytest.mark.parametrize(
     "row,given", [("diffusion", "vae"), ("vae", "llm"), ("llm", "diffusion"), ("diffusion", "llm")]
 )
-def test_defect9_a_model_of_the_wrong_kind_is_refused_by_its_header(
+def test_a_model_of_the_wrong_kind_is_refused_by_its_header(
     tmp_path: Path, tiny_models, row: str, given: str
 ) -> None:
     files = {"diffusion": tiny_models.diffusion, "llm": tiny_models.llm, "vae": tiny_models.vae}
@@ -349,7 +343,7 @@ def test_defect9_a_model_of_the_wrong_kind_is_refused_by_its_header(
     assert not (tmp_path / "run").exists()
 
 
-def test_defect9_the_tiny_models_are_told_apart(tiny_models) -> None:
+def test_the_tiny_models_are_told_apart(tiny_models) -> None:
     from app.engine.model_kind import model_kind
 
     assert model_kind(tiny_models.diffusion) == "diffusion"
@@ -359,7 +353,7 @@ def test_defect9_the_tiny_models_are_told_apart(tiny_models) -> None:
 
 # --- 12: the smaller ones -------------------------------------------------------------------------
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX FIFOs")
-def test_defect12_a_fifo_or_a_folder_as_the_image_is_said_as_such(tmp_path: Path) -> None:
+def test_a_fifo_or_a_folder_as_the_image_is_said_as_such(tmp_path: Path) -> None:
     fifo = tmp_path / "photo.png"
     os.mkfifo(fifo)
     folder = tmp_path / "pictures"

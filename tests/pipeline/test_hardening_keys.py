@@ -22,7 +22,8 @@ from app.pipeline.control import RunControl
 from app.pipeline.execute.stages import STAGE_OBJECTS
 from app.pipeline.failures import FailureKind
 from app.pipeline.job import params as P
-from app.pipeline.job.spec import JobSpec, ModelFiles
+from app.pipeline.job.loras import lora_identities, prompt_loras
+from app.pipeline.job.spec import JobSpec, ModelFiles, spec_from_values, values_from_spec
 from app.pipeline.run import checkpoints
 from app.pipeline.run.folder import ENGINE_STAGES, ModelInputRecord, create_run, open_run
 from app.pipeline.runner import Pipeline
@@ -60,7 +61,7 @@ def _spec(**kw: Any) -> JobSpec:
 
 # --- 13: keys ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("case", ["txt2img", "inpaint"])
-def test_defect13_golden_keys(case: str) -> None:
+def test_golden_keys(case: str) -> None:
     found = keys.stage_keys(
         _spec(), TXT2IMG if case == "txt2img" else INPAINT, MODELS, "build:0123"
     )
@@ -69,14 +70,14 @@ def test_defect13_golden_keys(case: str) -> None:
 
 
 @pytest.mark.parametrize("stage", ["prepare", "vae-encode", "llm-encode", "diffuse", "vae-decode"])
-def test_defect13_a_new_row_at_its_default_changes_no_key(
+def test_a_new_row_at_its_default_changes_no_key(
     monkeypatch: pytest.MonkeyPatch, stage: str
 ) -> None:
     before = keys.stage_keys(_spec(), INPAINT, MODELS, "build:0123")
     extra = P.Param("new_knob", int, 7, "new_knob", ("--new-knob",), "a row added later",
                     invalidates=stage)  # fmt: skip
     monkeypatch.setattr(keys, "PARAMS", (*P.PARAMS, extra))
-    values = {**P.values_from_spec(_spec()), "new_knob": 7}
+    values = {**values_from_spec(_spec()), "new_knob": 7}
     monkeypatch.setattr(keys, "values_from_spec", lambda spec: values)
     assert keys.stage_keys(_spec(), INPAINT, MODELS, "build:0123") == before
     values["new_knob"] = 8  # a value other than the default does change the stage and after
@@ -92,7 +93,7 @@ def _fake_build(root: Path, stamp_key: str, binary: bytes) -> Path:
     return exe
 
 
-def test_defect13_a_rebuild_of_the_same_inputs_keeps_the_engine_version(tmp_path: Path) -> None:
+def test_a_rebuild_of_the_same_inputs_keeps_the_engine_version(tmp_path: Path) -> None:
     exe = _fake_build(tmp_path / "b", "inputs-hash-1", b"binary, first build")
     first = Pipeline(app_paths(), cache_limit_mb=16).engine_version(exe)
     exe.write_bytes(b"binary, rebuilt: other bytes, same source and patches")
@@ -138,7 +139,7 @@ def _with_checkpoints(run_dir: Path, key: str) -> list[Path]:
     return files
 
 
-def test_defect13_checkpoints_are_kept_when_the_key_changed_under_them(
+def test_checkpoints_are_kept_when_the_key_changed_under_them(
     tmp_path: Path, sd_stage: Path
 ) -> None:
     pipeline = Pipeline(app_paths(), sd_stage, cache_limit_mb=16)
@@ -164,7 +165,7 @@ def test_defect13_checkpoints_are_kept_when_the_key_changed_under_them(
     assert not any(p.exists() for p in files)
 
 
-def test_defect13_a_users_own_change_lets_stale_checkpoints_go(tmp_path: Path) -> None:
+def test_a_users_own_change_lets_stale_checkpoints_go(tmp_path: Path) -> None:
     pipeline = Pipeline(app_paths(), Path("/nonexistent/sd-stage"), cache_limit_mb=16)
     run = pipeline.create_run(JobSpec(models=_models(tmp_path), prompt="x"), tmp_path / "r")
     _with_checkpoints(run.dir, "the key they were made with")
@@ -209,7 +210,7 @@ def _other_value(p: P.Param) -> Any:
 
 
 def _argv_env(tmp_path: Path, values: dict[str, Any], image: bool) -> tuple[list, list]:
-    spec = P.spec_from_values(values, image="photo.png" if image else None,
+    spec = spec_from_values(values, image="photo.png" if image else None,
                               mask="mask.png" if image else None)  # fmt: skip
     run = create_run(tmp_path, spec, tmp_path / f"run-{len(list(tmp_path.iterdir()))}")
     run.model_input = ModelInputRecord(64, 64, None)
@@ -225,17 +226,17 @@ def _argv_env(tmp_path: Path, values: dict[str, Any], image: bool) -> tuple[list
 
 
 def _keys(values: dict[str, Any], image: bool) -> dict[str, str | None]:
-    spec = P.spec_from_values(values)
+    spec = spec_from_values(values)
     models = {  # identities follow the file named (a real run hashes the file)
         m: {**MODELS[m], "path": values[f"{m}_model"], "fingerprint": "f" + values[f"{m}_model"]}
         for m in MODELS
     }
-    loras = keys.lora_identities(keys.prompt_loras(spec.prompt, spec.models.lora_dir))
+    loras = lora_identities(prompt_loras(spec.prompt, spec.models.lora_dir))
     return keys.stage_keys(spec, INPAINT if image else TXT2IMG, models, "build:0123", loras)
 
 
 @pytest.mark.parametrize("p", ENGINE_BOUND, ids=lambda p: p.name)
-def test_defect14_every_engine_bound_row_changes_the_engine_call_and_its_key(
+def test_every_engine_bound_row_changes_the_engine_call_and_its_key(
     tmp_path: Path, p: P.Param
 ) -> None:
     context = dict(CONTEXT.get(p.name, {}))
@@ -258,7 +259,7 @@ def test_defect14_every_engine_bound_row_changes_the_engine_call_and_its_key(
         assert _keys(other, image) == _keys(base, image)
 
 
-def test_defect14_the_table_has_engine_bound_rows() -> None:
+def test_the_table_has_engine_bound_rows() -> None:
     names = {p.name for p in ENGINE_BOUND}
     assert {"steps", "seed", "sampler", "cfg_scale", "vae_tile_size", "threads"} <= names
     assert dataclasses.is_dataclass(P.PARAMS[0])

@@ -150,7 +150,7 @@ def test_variations_seeds() -> None:
 def test_a_jobs_photo_name_is_kept_and_titles_its_run(
     queue: JobQueue,
     tmp_path: Path,
-    tiny_models,  # noqa: ANN001
+    tiny_models,
 ) -> None:
     """The GUI queues a copy of the picture (its name says nothing); the name the user knows it
     by is kept in the queue and recorded in the job's run, as `run` records it."""

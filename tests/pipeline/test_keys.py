@@ -110,7 +110,7 @@ def test_txt2img_skips_vae_encode() -> None:
 
 
 def test_lora_files_are_part_of_the_keys(tmp_path) -> None:
-    from app.pipeline.cache.keys import lora_identities, prompt_loras
+    from app.pipeline.job.loras import lora_identities, prompt_loras
 
     (tmp_path / "style.safetensors").write_bytes(b"A" * 100)
     spec = dataclasses.replace(

@@ -67,7 +67,7 @@ def largest_decode_tensor(engine: Path, vae: Path, tmp: Path, tiled: bool) -> in
     return share.largest_tensor_bytes
 
 
-def job(models, cap_mb: int, **devices: object) -> JobSpec:  # noqa: ANN001
+def job(models, cap_mb: int, **devices: object) -> JobSpec:
     return JobSpec(
         models=ModelFiles(str(models.diffusion), str(models.llm), str(models.vae)),
         prompt="a lighthouse",

@@ -1,4 +1,4 @@
-"""Out-of-memory recovery (app/pipeline/execute/memory_retry.py): fit before run, retry with the next
+"""Out-of-memory recovery (pipeline/execute/memory_retry.py): fit before run, retry with the next
 setting, record what changed. The first tests drive run_fitted with a stage that only injects
 faults (it implements the Stage protocol); the engine-driven ones use the engine's
 (`--plan`, SD_STAGE_TEST_OOM_AT_STEP / SD_STAGE_TEST_OOM_DECODE)."""
@@ -41,10 +41,10 @@ class OomStage:
     def outputs(self, run: Run) -> dict[str, str]:
         return {}
 
-    def args(self, run: Run, settings: StageSettings | None = None):  # noqa: ANN201
+    def args(self, run: Run, settings: StageSettings | None = None):
         raise AssertionError("the test planner does not build arguments")
 
-    def run(self, ctx: StageContext):  # noqa: ANN201
+    def run(self, ctx: StageContext):
         self.ran.append(ctx.settings)
         yield ev.LogLine(self.name, "decoding")
         if ctx.settings in self.oom_for:
@@ -66,7 +66,7 @@ def ctx_for(run: Run, tmp_path: Path) -> StageContext:
     return StageContext(run, RunControl(), tmp_path / "sd-stage", "key", cache)
 
 
-def drive(gen):  # noqa: ANN001, ANN201
+def drive(gen):
     events = []
     try:
         while True:
@@ -75,7 +75,7 @@ def drive(gen):  # noqa: ANN001, ANN201
         return stop.value, events
 
 
-def no_plan(ctx, obj):  # noqa: ANN001, ANN201
+def no_plan(ctx, obj):
     def plan(settings: StageSettings) -> StagePlan:
         raise NotImplementedError("no --plan")
 
@@ -124,7 +124,7 @@ def test_the_plan_picks_tiling_up_front(tmp_path: Path) -> None:
     stage = OomStage([])
     planned: list[StageSettings] = []
 
-    def planner(ctx, obj):  # noqa: ANN001, ANN202
+    def planner(ctx, obj):
         def plan(s: StageSettings) -> StagePlan:
             planned.append(s)
             largest = 300 << 20 if s.vae_tiling else 700 << 20  # untiled > the 512 MB cap
@@ -143,7 +143,7 @@ def test_the_plan_picks_tiling_up_front(tmp_path: Path) -> None:
 def test_fit_memory_off_plans_nothing(tmp_path: Path) -> None:
     run = make_run(tmp_path, vae="vulkan0", fit_memory=False)
 
-    def planner(ctx, obj):  # noqa: ANN001, ANN202
+    def planner(ctx, obj):
         raise AssertionError("fit_memory off: no plan")
 
     stage = OomStage([])
@@ -176,7 +176,7 @@ def test_a_ladder_of_one_setting_is_not_planned(
     run = make_run(tmp_path, **devices)
     planned: list[StageSettings] = []
 
-    def planner(ctx, obj):  # noqa: ANN001, ANN202
+    def planner(ctx, obj):
         def plan(s: StageSettings) -> StagePlan:
             planned.append(s)
             return StagePlan(stage_name, 64, 64, {}, (DevicePlan(s.device, 1, 1, 1, 1, 2),))
@@ -254,7 +254,7 @@ def test_oom_mid_diffuse_resumes_from_the_last_checkpoint(
     assert os.path.exists(run.dir / "result.png")
 
 
-def _job(models, **devices: object) -> JobSpec:  # noqa: ANN001
+def _job(models, **devices: object) -> JobSpec:
     return JobSpec(
         models=ModelFiles(str(models.diffusion), str(models.llm), str(models.vae)),
         prompt="a cat",

@@ -16,14 +16,14 @@ from tests.cli.conftest import REPO_ROOT
 
 sys.path.insert(0, str(REPO_ROOT / "bench"))
 
-from owned_files_matrix import KINDS, World, cases, run_case  # noqa: E402
+from owned_files_matrix import KINDS, World, cases, run_case
 
 SHORT = cases(short=True)
 
 
 @pytest.mark.timeout(90)
 @pytest.mark.parametrize("case", SHORT, ids=[c.name for c in SHORT])
-def test_a_bad_entry_is_a_clear_message(case, tmp_path: Path, tiny_models) -> None:  # noqa: ANN001
+def test_a_bad_entry_is_a_clear_message(case, tmp_path: Path, tiny_models) -> None:
     world = World(
         (str(tiny_models.diffusion), str(tiny_models.llm), str(tiny_models.vae)),
         tmp_path / "no-engine",

@@ -15,7 +15,8 @@ from app.cli.parser import build_parser
 from app.cli.run_flags import dest, values_from_args
 from app.core.settings import V1_TO_JOB, Settings, load_settings, save_settings
 from app.imaging.prepare import PrepareOptions
-from app.pipeline.cache.keys import lora_identities, prompt_loras, stage_keys
+from app.pipeline.cache.keys import stage_keys
+from app.pipeline.job.loras import lora_identities, prompt_loras
 from app.pipeline.job.params import (
     BY_NAME,
     PARAMS,

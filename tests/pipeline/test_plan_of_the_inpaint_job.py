@@ -14,7 +14,7 @@ from app.pipeline.job.spec import DeviceChoice, JobSpec, ModelFiles
 CPU = DeviceInfo("cpu", "CPU", total_bytes=32 * 1024**3)
 
 
-def _spec(tiny_models, **changes) -> JobSpec:  # noqa: ANN001
+def _spec(tiny_models, **changes) -> JobSpec:
     spec = JobSpec(
         models=ModelFiles(str(tiny_models.diffusion), str(tiny_models.llm), str(tiny_models.vae)),
         prompt="a door",

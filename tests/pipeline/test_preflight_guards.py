@@ -19,7 +19,7 @@ from app.pipeline.job.spec import DeviceChoice, JobSpec, ModelFiles
 RESUMABLE = frozenset({"euler"})
 
 
-def _spec(**kw) -> JobSpec:  # noqa: ANN003
+def _spec(**kw) -> JobSpec:
     return JobSpec(models=ModelFiles("d.gguf", "l.gguf", "v.safetensors"), prompt="a cat", **kw)
 
 

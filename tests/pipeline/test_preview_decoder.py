@@ -243,11 +243,14 @@ def test_stop_mid_decode_leaves_no_process_and_no_partial_file(
 ) -> None:
     got: list[DecodedPreview] = []
     folder = tmp_path / "previews"
-    decoder = PreviewDecoder(sd_stage, tiny_models.vae, folder, got.append)
+    # The child holds in its VAE load until the stop ends it (the test hook): a tiny decode
+    # otherwise finished between "the child is running" and the pid check under load.
+    held = {"SD_STAGE_TEST_SLOW_LOAD": "1"}
+    decoder = PreviewDecoder(sd_stage, tiny_models.vae, folder, got.append, env=held)
     decoder.start()
     decoder.offer(STEPS, x0_run.copy(STEPS))
     deadline = time.monotonic() + STAGE_TIMEOUT_S
-    while "decoding 1 latents" not in _text(decoder.log_path):  # the VAE is running
+    while decoder.child_pid is None:  # the child is started (and held)
         assert time.monotonic() < deadline and decoder.running
         time.sleep(0.01)
     pid = decoder.child_pid
@@ -258,13 +261,6 @@ def test_stop_mid_decode_leaves_no_process_and_no_partial_file(
     assert [p.name for p in folder.iterdir()] == ["preview-decoder.log"]
     decoder.offer(STEPS, x0_run.copy(STEPS))  # after stop: ignored
     assert not decoder.busy
-
-
-def _text(path: Path) -> str:
-    try:
-        return path.read_text(errors="replace")
-    except FileNotFoundError:
-        return ""
 
 
 def test_watch_decodes_new_x0_files_and_ignores_those_already_there(

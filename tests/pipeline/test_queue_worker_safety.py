@@ -25,7 +25,7 @@ def queue() -> JobQueue:
     return JobQueue(app_paths())
 
 
-def _models(tiny_models) -> ModelFiles:  # noqa: ANN001
+def _models(tiny_models) -> ModelFiles:
     return ModelFiles(str(tiny_models.diffusion), str(tiny_models.llm), str(tiny_models.vae))
 
 
@@ -48,7 +48,7 @@ def test_a_folder_of_the_users_files_at_the_runs_place_is_kept(queue: JobQueue) 
 def test_a_file_or_link_at_the_runs_place_fails_that_job_not_the_queue(
     queue: JobQueue,
     tmp_path: Path,
-    tiny_models,  # noqa: ANN001
+    tiny_models,
 ) -> None:
     first, second = queue.add(
         [JobSpec(models=_models(tiny_models), prompt=p, steps=1) for p in ("a", "b")]
@@ -71,7 +71,7 @@ def test_a_full_disk_stops_the_worker_and_leaves_the_jobs_queued(
     queue: JobQueue,
     tmp_path: Path,
     tiny_models,
-    monkeypatch: pytest.MonkeyPatch,  # noqa: ANN001
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Defect 6: every queued job was failed for good in a second when the disk had less room
     than the estimate, and stayed failed after space was freed."""

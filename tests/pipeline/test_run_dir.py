@@ -116,7 +116,7 @@ def test_a_locked_run_is_not_executed_twice(tmp_path: Path) -> None:
     models = ModelFiles(*(str(tmp_path / n) for n in ("d.gguf", "l.gguf", "v.safetensors")))
     run = pipeline.create_run(JobSpec(models=models, prompt="x"), tmp_path / "run")
     with RunLock(run.dir):
-        events = list(pipeline.execute(run, RunControl()))
+        events = list(pipeline.execute(run.dir, RunControl()))
     assert len(events) == 1 and isinstance(events[0], ev.RunFailed)
     assert "another Stepwise process" in events[0].message
     assert events[0].kind is FailureKind.BUSY

@@ -17,6 +17,7 @@ from app.pipeline.job.spec import JobSpec, ModelFiles
 from app.pipeline.run.folder import RUN_FILE
 from app.pipeline.run.format import checksum
 from app.pipeline.runner import Pipeline
+from tests.engine.pause_hook import suspend_at
 
 
 def _models(tmp_path: Path) -> ModelFiles:
@@ -75,12 +76,7 @@ def test_a_suspended_format_1_run_resumes(sd_stage: Path, tiny_models) -> None:
     reference = pipeline.create_run(spec)
     assert isinstance(list(pipeline.execute(reference.dir, RunControl()))[-1], ev.RunFinished)
     run = pipeline.create_run(spec)
-    control = RunControl()
-    events = []
-    for event in pipeline.execute(run.dir, control):
-        events.append(event)
-        if isinstance(event, ev.CheckpointSaved) and not control.suspend_requested:
-            control.suspend()
+    events = suspend_at(pipeline, run.dir, 2)  # held at step 2 by the engine, then suspended
     assert isinstance(events[-1], ev.RunSuspended), events[-3:]
     step = events[-1].step
     _as_format_1(run.dir)

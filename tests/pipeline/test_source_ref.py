@@ -53,7 +53,7 @@ def files(tmp_path: Path) -> tuple[Path, Path, Path]:
     return folder / "image.png", folder / "mask.png", folder / "ref.png"
 
 
-def _spec(tiny_models, image: Path, mask: Path, *refs: Path, source_ref: bool) -> JobSpec:  # noqa: ANN001
+def _spec(tiny_models, image: Path, mask: Path, *refs: Path, source_ref: bool) -> JobSpec:
     return JobSpec(
         models=ModelFiles(str(tiny_models.diffusion), str(tiny_models.llm), str(tiny_models.vae)),
         prompt="a blue door",

@@ -14,7 +14,7 @@ from app.pipeline.job.spec import DeviceChoice, JobSpec, ModelFiles
 CPU = DeviceInfo("cpu", "CPU", total_bytes=32 * 1024**3)
 
 
-def _spec(tiny_models, **changes) -> JobSpec:  # noqa: ANN001
+def _spec(tiny_models, **changes) -> JobSpec:
     spec = JobSpec(
         models=ModelFiles(str(tiny_models.diffusion), str(tiny_models.llm), str(tiny_models.vae)),
         prompt="a door",
@@ -26,7 +26,7 @@ def _spec(tiny_models, **changes) -> JobSpec:  # noqa: ANN001
     return dataclasses.replace(spec, **changes)
 
 
-def _compute(plan, stage: str) -> int:  # noqa: ANN001
+def _compute(plan, stage: str) -> int:
     fitted = plan.fits[stage].plan
     assert fitted is not None
     return sum(d.compute_bytes for d in fitted.devices)

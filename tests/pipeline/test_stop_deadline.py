@@ -131,8 +131,8 @@ def test_real_engine_stops_in_an_encode_stage(
     """The engine obeys a stop outside diffuse (exit 6/7, no `stopped` event): the run ends
     RunCancelled/RunSuspended within seconds, the stage left pending, resumable."""
     from app.core.paths import app_paths
-    from app.pipeline.commands import _selftest_images
     from app.pipeline.runner import Pipeline
+    from app.pipeline.selftest import selftest_images as _selftest_images
 
     image, mask = _selftest_images(tmp_path / "in")
     if stage == "vae-encode":

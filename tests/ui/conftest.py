@@ -51,7 +51,7 @@ def dialogs(monkeypatch: pytest.MonkeyPatch) -> DialogRecorder:
     """Replaces modal message boxes and file dialogs: offscreen they would block forever."""
     rec = DialogRecorder()
 
-    def box(kind: str):  # noqa: ANN202
+    def box(kind: str):
         def show(
             parent: Any, title: str, text: str, buttons: Any = None, default: Any = None
         ) -> QMessageBox.StandardButton:

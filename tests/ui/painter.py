@@ -23,7 +23,7 @@ def write_picture(path: Path, width: int = IMAGE_W, height: int = IMAGE_H) -> Pa
     return path
 
 
-def open_window(qtbot, tmp_path: Path, settings: Settings | None = None) -> MainWindow:  # noqa: ANN001
+def open_window(qtbot, tmp_path: Path, settings: Settings | None = None) -> MainWindow:
     window = MainWindow(settings or Settings())
     qtbot.addWidget(window)
     window.resize(1200, 800)

@@ -16,13 +16,13 @@ from tests.ui.painter import IMAGE_H, IMAGE_W, open_window, write_picture
 
 def test_run_application_opens_the_argument_and_saves_settings(
     qapp, tmp_path, monkeypatch, stepwise_home
-) -> None:  # noqa: ANN001
+) -> None:
     picture = write_picture(tmp_path / "argument.png")
     seen = {}
     created = []
 
     class RecordingWindow(application.MainWindow):
-        def __init__(self, *args, **kwargs) -> None:  # noqa: ANN002, ANN003
+        def __init__(self, *args, **kwargs) -> None:
             super().__init__(*args, **kwargs)
             created.append(self)
 

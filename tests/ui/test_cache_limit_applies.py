@@ -9,7 +9,7 @@ from app.pipeline.runner import BYTES_PER_MB
 from app.ui.generation.setup import apply_settings
 
 
-def test_a_new_cache_size_applies_at_once(qtbot) -> None:  # noqa: ANN001
+def test_a_new_cache_size_applies_at_once(qtbot) -> None:
     session = RunSession(app_paths())
     before = session.pipeline.cache.limit_bytes  # type: ignore[attr-defined]
     assert before == Settings().cache_limit_mb * BYTES_PER_MB

@@ -70,7 +70,7 @@ def model(tmp_path: Path) -> GenerationModel:
     m.shutdown()
 
 
-def panes(qtbot, form: JobForm) -> tuple[EditPane, PromptPane]:  # noqa: ANN001
+def panes(qtbot, form: JobForm) -> tuple[EditPane, PromptPane]:
     prompt = PromptPane(form)
     edit = EditPane(form, prompt_edit=prompt.prompt_edit)
     qtbot.addWidget(prompt)
@@ -85,7 +85,7 @@ def choose(edit: EditPane, name: str) -> None:
     edit.preset_combo.activated.emit(index)
 
 
-def test_a_preset_sets_the_form_and_every_value_stays_editable(qtbot) -> None:  # noqa: ANN001
+def test_a_preset_sets_the_form_and_every_value_stays_editable(qtbot) -> None:
     form = JobForm()
     edit, prompt = panes(qtbot, form)
     form.set(STRENGTH, 0.4)
@@ -108,7 +108,7 @@ def test_a_preset_sets_the_form_and_every_value_stays_editable(qtbot) -> None:  
     assert form.get(PROMPT) == "a plain wall"
 
 
-def test_the_templates_slot_is_selected_to_be_typed_over(qtbot) -> None:  # noqa: ANN001
+def test_the_templates_slot_is_selected_to_be_typed_over(qtbot) -> None:
     form = JobForm()
     edit, prompt = panes(qtbot, form)
     choose(edit, "add")
@@ -117,7 +117,7 @@ def test_the_templates_slot_is_selected_to_be_typed_over(qtbot) -> None:  # noqa
     assert form.get(PROMPT).startswith("a red bicycle, in the same light")
 
 
-def test_the_plan_counts_the_photo_as_a_reference(qtbot, model) -> None:  # noqa: ANN001
+def test_the_plan_counts_the_photo_as_a_reference(qtbot, model) -> None:
     recorder = SpecRecorder()
     memory_plan = MemoryPlan(model, recorder)
     pane = DevicesPane(model, memory_plan=memory_plan)
@@ -149,7 +149,7 @@ def test_the_plan_counts_the_photo_as_a_reference(qtbot, model) -> None:  # noqa
 
 
 @pytest.mark.parametrize("language", ["en", "zh_CN"])
-def test_screenshot_of_the_edit_pane(qtbot, model, language: str) -> None:  # noqa: ANN001
+def test_screenshot_of_the_edit_pane(qtbot, model, language: str) -> None:
     from PySide6.QtWidgets import QMainWindow, QScrollArea, QVBoxLayout, QWidget
 
     from app.ui.i18n import TsTranslator

@@ -31,7 +31,7 @@ ENGLISH = re.compile(r"[A-Za-z][A-Za-z']*(?:\s+[A-Za-z][A-Za-z']*){2,}")
 def _missing_model(tmp: Path) -> BaseException:
     try:
         model_identity(tmp / "no such model.gguf")
-    except Exception as exc:  # noqa: BLE001 - the error under test
+    except Exception as exc:  # the error under test
         return exc
     raise AssertionError("a missing model file was accepted")
 
@@ -43,7 +43,7 @@ def _damaged_latent(tmp: Path) -> BaseException:
     empty.write_bytes(b"")
     try:
         read_tensors(empty)
-    except Exception as exc:  # noqa: BLE001 - the error under test
+    except Exception as exc:  # the error under test
         return exc
     raise AssertionError("an empty tensor file was read")
 
@@ -198,15 +198,15 @@ def test_the_memory_plan_line_for_a_model_the_engine_cannot_load(zh_cn) -> None:
     assert english == []
 
 
-def _raised(check) -> BaseException:  # noqa: ANN001
+def _raised(check) -> BaseException:
     try:
         check()
-    except Exception as exc:  # noqa: BLE001 - the error under test
+    except Exception as exc:  # the error under test
         return exc
     raise AssertionError("the check passed")
 
 
-def test_a_parameter_is_named_in_the_windows_words_not_by_its_flag(zh_cn, tmp_path) -> None:  # noqa: ANN001
+def test_a_parameter_is_named_in_the_windows_words_not_by_its_flag(zh_cn, tmp_path) -> None:
     """A preflight error names its parameter as the CLI does ("vae_model (--vae)"); the GUI
     says it in its own words, in Chinese too, and never shows the row's name or the flag."""
     from app.pipeline.job import params as P
@@ -237,7 +237,7 @@ def test_a_parameter_is_named_in_the_windows_words_not_by_its_flag(zh_cn, tmp_pa
         QCoreApplication.installTranslator(zh_cn)
 
 
-def test_a_model_of_the_wrong_kind_is_said_in_the_windows_words(zh_cn, tiny_models) -> None:  # noqa: ANN001
+def test_a_model_of_the_wrong_kind_is_said_in_the_windows_words(zh_cn, tiny_models) -> None:
     """A VAE chosen as the diffusion model: both kinds in Chinese, and the fix says where in
     this window to choose them, not which flags to pass."""
     from app.pipeline.job import params as P

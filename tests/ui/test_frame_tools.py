@@ -23,7 +23,7 @@ from app.ui.i18n import TsTranslator
 from .painter import IMAGE_H, IMAGE_W, click, open_window, stroke
 
 
-def _small_mask(window) -> None:  # noqa: ANN001
+def _small_mask(window) -> None:
     mask = np.zeros((IMAGE_H, IMAGE_W), np.float32)
     mask[100:112, 200:216] = 1.0
     window.document.replace_mask("Load mask", mask)

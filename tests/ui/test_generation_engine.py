@@ -110,7 +110,7 @@ def test_a_full_job_clicking_through_the_stages(qtbot, make_panel) -> None:
     assert panel.run_view.result_view.original.has_image()
 
 
-def hold_at_step(panel, step: int) -> None:  # noqa: ANN001
+def hold_at_step(panel, step: int) -> None:
     """The panel's next run's diffuse engine pauses itself after step `step`."""
     hold_session_at_step(panel.model.session, step)
 

@@ -155,7 +155,7 @@ def test_settings_show_the_folders_with_open_buttons(qtbot, monkeypatch) -> None
     assert opened == [paths.runs_dir, paths.log_dir]
 
 
-def application_settings():  # noqa: ANN201
+def application_settings():
     from app.core.settings import Settings
 
     return Settings()

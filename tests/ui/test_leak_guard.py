@@ -17,11 +17,11 @@ class _Spinner(QThread):
             self.msleep(5)
 
 
-def _guard():  # noqa: ANN202
+def _guard():
     return conftest.leak_check()
 
 
-def test_guard_fails_on_a_running_qthread_and_stops_it(qapp, monkeypatch) -> None:  # noqa: ANN001
+def test_guard_fails_on_a_running_qthread_and_stops_it(qapp, monkeypatch) -> None:
     monkeypatch.setattr(conftest, "GRACE_S", 0.2)
     guard = _guard()
     next(guard)

@@ -16,7 +16,7 @@ from app.imaging.io import load_image, load_mask, save_png_atomic
 from tests.ui.painter import IMAGE_H, IMAGE_W, click, open_window, stroke
 
 
-def _square_mask(window, x0=100, y0=80, x1=160, y1=140) -> np.ndarray:  # noqa: ANN001
+def _square_mask(window, x0=100, y0=80, x1=160, y1=140) -> np.ndarray:
     mask = np.zeros((IMAGE_H, IMAGE_W), np.float32)
     mask[y0:y1, x0:x1] = 1.0
     window.document.replace_mask("Load mask", mask)
@@ -244,7 +244,7 @@ def test_a_full_disk_while_saving_explains(qtbot, tmp_path, dialogs, monkeypatch
 
     from app.imaging import io
 
-    def full(path, data) -> None:  # noqa: ANN001
+    def full(path, data) -> None:
         raise OSError(errno.ENOSPC, "No space left on device", str(path))
 
     window = open_window(qtbot, tmp_path)

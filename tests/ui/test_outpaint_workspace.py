@@ -14,14 +14,14 @@ from app.pipeline.job.params import EXPAND, FEATHER
 from app.ui.expand_dialog import ExpandCanvasDialog
 from app.ui.workspace.png_settings import form_values_of
 from tests.ui.test_workspace_engine import PHOTO_H, PHOTO_W, photo, run_all
-from tests.ui.test_workspace_engine import window as window  # noqa: F401 - the fixture
+from tests.ui.test_workspace_engine import window as window  # the fixture
 
 pytestmark = pytest.mark.slow
 
 
 def test_an_outpainted_run_is_a_run_like_any_other(
     qtbot,
-    window,  # noqa: F811
+    window,
     tmp_path,
     dialogs,
     monkeypatch,

@@ -28,13 +28,13 @@ class SpecRecorder:
         return plan_job(spec, width, height, scaled_planner, infos, search=False)
 
 
-def _next_plan(qtbot, plan: MemoryPlan) -> JobPlan:  # noqa: ANN001
+def _next_plan(qtbot, plan: MemoryPlan) -> JobPlan:
     with qtbot.waitSignal(plan.planned, timeout=20_000) as blocker:
         pass
     return blocker.args[0]
 
 
-def test_the_plan_follows_the_picture_the_mask_and_the_references(qtbot, model) -> None:  # noqa: ANN001
+def test_the_plan_follows_the_picture_the_mask_and_the_references(qtbot, model) -> None:
     recorder = SpecRecorder()
     plan = MemoryPlan(model, recorder)
     try:

@@ -41,7 +41,7 @@ SHOTS = Path(os.environ.get("STEPWISE_SHOTS", "/tmp/stepwise-shots"))
 CPU = DeviceInfo("cpu", "CPU", total_bytes=32 * 1024**3)
 
 
-def scaled_planner(stage: str, w: int, h: int):  # noqa: ANN201
+def scaled_planner(stage: str, w: int, h: int):
     """The measured figures at the four sizes; other sizes scaled from 1024² by pixels. The
     8B text encoder: 4,599 MB of weights with a Q8_0 token embedding (631 MB, its largest)."""
     from app.engine.plan import DevicePlan, StagePlan
@@ -57,7 +57,7 @@ def scaled_planner(stage: str, w: int, h: int):  # noqa: ANN201
     base = planner(stage, 1024, 1024)
     k = (w * h) / (1024 * 1024)
 
-    def plan(s):  # noqa: ANN001, ANN202
+    def plan(s):
         p = base(s)
         devs = tuple(
             DevicePlan(d.device, d.weights_bytes, int(d.compute_bytes * k),
@@ -100,7 +100,7 @@ def model(tmp_path: Path) -> GenerationModel:
     return m
 
 
-def pane_with(qtbot, model: GenerationModel, recorder: Recorder) -> DevicesPane:  # noqa: ANN001
+def pane_with(qtbot, model: GenerationModel, recorder: Recorder) -> DevicesPane:
     plan = MemoryPlan(model, recorder)
     pane = DevicesPane(model, memory_plan=plan)
     plan.setParent(pane)
@@ -109,13 +109,13 @@ def pane_with(qtbot, model: GenerationModel, recorder: Recorder) -> DevicesPane:
     return pane
 
 
-def wait_plan(qtbot, pane: DevicesPane) -> JobPlan:  # noqa: ANN001
+def wait_plan(qtbot, pane: DevicesPane) -> JobPlan:
     with qtbot.waitSignal(pane.memory_plan.planned, timeout=10_000) as blocker:
         pass
     return blocker.args[0]
 
 
-def test_the_plan_is_shown_with_the_fitted_settings(qtbot, model) -> None:  # noqa: ANN001
+def test_the_plan_is_shown_with_the_fitted_settings(qtbot, model) -> None:
     recorder = Recorder()
     pane = pane_with(qtbot, model, recorder)
     plan = wait_plan(qtbot, pane)
@@ -149,7 +149,7 @@ def test_the_plan_is_shown_with_the_fitted_settings(qtbot, model) -> None:  # no
     pane.memory_plan.wait()
 
 
-def test_changes_are_debounced_and_only_the_newest_plan_shows(qtbot, model) -> None:  # noqa: ANN001
+def test_changes_are_debounced_and_only_the_newest_plan_shows(qtbot, model) -> None:
     recorder = Recorder()
     pane = pane_with(qtbot, model, recorder)
     wait_plan(qtbot, pane)
@@ -163,7 +163,7 @@ def test_changes_are_debounced_and_only_the_newest_plan_shows(qtbot, model) -> N
     pane.memory_plan.wait()
 
 
-def test_the_switches_are_bound_and_replan(qtbot, model) -> None:  # noqa: ANN001
+def test_the_switches_are_bound_and_replan(qtbot, model) -> None:
     recorder = Recorder()
     pane = pane_with(qtbot, model, recorder)
     wait_plan(qtbot, pane)
@@ -181,7 +181,7 @@ def test_the_switches_are_bound_and_replan(qtbot, model) -> None:  # noqa: ANN00
     pane.memory_plan.wait()
 
 
-def test_without_models_or_engine_it_says_why(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+def test_without_models_or_engine_it_says_why(qtbot, tmp_path: Path) -> None:
     form = JobForm()
     m = GenerationModel(form, RunSession(app_paths(), engine=tmp_path / "none"))
     failed: list[str] = []
@@ -196,7 +196,7 @@ def test_without_models_or_engine_it_says_why(qtbot, tmp_path: Path) -> None:  #
 
 
 @pytest.mark.parametrize("language", ["en", "zh_CN"])
-def test_screenshot_of_the_pane(qtbot, model, language: str) -> None:  # noqa: ANN001
+def test_screenshot_of_the_pane(qtbot, model, language: str) -> None:
     from PySide6.QtWidgets import QMainWindow, QScrollArea
 
     from app.ui.i18n import TsTranslator

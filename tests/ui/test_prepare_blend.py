@@ -13,7 +13,7 @@ from app.ui.prepare_preview import PreparePreviewDialog
 from .painter import IMAGE_H, IMAGE_W, open_window
 
 
-def _mask(window, x0: int, y0: int, x1: int, y1: int) -> None:  # noqa: ANN001
+def _mask(window, x0: int, y0: int, x1: int, y1: int) -> None:
     mask = np.zeros((IMAGE_H, IMAGE_W), np.float32)
     mask[y0:y1, x0:x1] = 1.0
     window.document.replace_mask("Load mask", mask)

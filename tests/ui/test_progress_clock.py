@@ -6,7 +6,7 @@ from __future__ import annotations
 from app.ui.generation.steps import GenerationProgressBar
 
 
-def test_a_stage_without_steps_shows_its_elapsed_time(qtbot) -> None:  # noqa: ANN001
+def test_a_stage_without_steps_shows_its_elapsed_time(qtbot) -> None:
     bar = GenerationProgressBar()
     qtbot.addWidget(bar)
     bar.busy("VAE decode…")

@@ -35,7 +35,7 @@ def picture(path: Path, colour: tuple[int, int, int], size: tuple[int, int] = (4
     return path
 
 
-def form_for(tiny_models=None) -> JobForm:  # noqa: ANN001
+def form_for(tiny_models=None) -> JobForm:
     return tiny_job_form(tiny_models, "the same cat, sitting", 2, width=64, height=64)
 
 

@@ -17,7 +17,7 @@ __all__ = ["make_panel"]  # the fixture, used by name
 pytestmark = pytest.mark.slow
 
 
-def _click_step(qtbot, strip, step: int) -> None:  # noqa: ANN001
+def _click_step(qtbot, strip, step: int) -> None:
     row = strip.steps().index(step)
     qtbot.mouseClick(
         strip.viewport(),
@@ -26,7 +26,7 @@ def _click_step(qtbot, strip, step: int) -> None:  # noqa: ANN001
     )
 
 
-def _strip_dirs(strip) -> set[Path]:  # noqa: ANN001
+def _strip_dirs(strip) -> set[Path]:
     return {Path(strip.path(step)).parents[1] for step in strip.steps()}
 
 

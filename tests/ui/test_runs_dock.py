@@ -95,7 +95,7 @@ def test_a_failed_runs_entry_says_what_went_wrong_in_the_ui_language(
     window.generation_panel.shutdown()
 
 
-def wait_idle(qtbot, model) -> None:  # noqa: ANN001
+def wait_idle(qtbot, model) -> None:
     qtbot.waitUntil(lambda: not model.state.busy and not model.session.busy, timeout=RUN_TIMEOUT_MS)
 
 

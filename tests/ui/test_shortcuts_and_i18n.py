@@ -91,7 +91,7 @@ def test_choose_language_follows_setting_then_system() -> None:
 
 
 @pytest.fixture
-def chinese(qapp):  # noqa: ANN001, ANN201
+def chinese(qapp):
     translator = i18n.install_translator("zh_CN")
     assert translator is not None
     yield translator

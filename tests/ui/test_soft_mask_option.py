@@ -30,7 +30,7 @@ def test_the_combo_is_the_forms_mask_mode_and_is_remembered(qtbot, tmp_path) -> 
 
 
 @pytest.fixture
-def chinese(qapp):  # noqa: ANN001, ANN201
+def chinese(qapp):
     translator = i18n.install_translator("zh_CN")
     assert translator is not None
     yield translator

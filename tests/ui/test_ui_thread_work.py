@@ -38,7 +38,7 @@ class CountingMask(np.ndarray):
 
     whole_ops = 0
 
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):  # noqa: ANN001, ANN204
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         full = SIDE * SIDE
         if any(isinstance(a, CountingMask) and a.size == full for a in inputs):
             CountingMask.whole_ops += 1
@@ -49,7 +49,7 @@ class CountingMask(np.ndarray):
 
 
 @pytest.fixture
-def window(qtbot):  # noqa: ANN001, ANN201
+def window(qtbot):
     settings = Settings()
     win = MainWindow(settings, job_form=JobForm())
     qtbot.addWidget(win)
@@ -70,13 +70,13 @@ def window(qtbot):  # noqa: ANN001, ANN201
     doc.set_modified(False)
 
 
-def _settle(win) -> None:  # noqa: ANN001
+def _settle(win) -> None:
     """What the mask-settle timer does 300 ms after the last dab, now."""
     win.generation_panel.model.inputs.document_changed()
     QApplication.processEvents()
 
 
-def test_a_keystroke_touches_no_whole_mask_array(window) -> None:  # noqa: ANN001
+def test_a_keystroke_touches_no_whole_mask_array(window) -> None:
     edit = window.generation_panel.prompt_pane.prompt_edit
     edit.insertPlainText("a")  # the first reading may convert the mask once
     QApplication.processEvents()
@@ -91,7 +91,7 @@ def test_a_keystroke_touches_no_whole_mask_array(window) -> None:  # noqa: ANN00
     assert box is not None and (box.x, box.y, box.width, box.height) == (120, 100, 140, 100)
 
 
-def test_a_settled_small_stroke_touches_no_whole_array(window, monkeypatch) -> None:  # noqa: ANN001
+def test_a_settled_small_stroke_touches_no_whole_array(window, monkeypatch) -> None:
     _settle(window)
     originals: list[object] = []
     result_view = window.generation_panel.run_view.result_view
@@ -122,9 +122,9 @@ def _entry(name: str) -> HistoryEntry:
 
 
 def test_the_history_scan_runs_off_the_ui_thread_and_a_stale_one_is_dropped(
-    window,  # noqa: ANN001
-    qtbot,  # noqa: ANN001
-    monkeypatch,  # noqa: ANN001
+    window,
+    qtbot,
+    monkeypatch,
 ) -> None:
     workspace, strip = window.workspace, window.workspace_area.history
     qtbot.waitUntil(lambda: workspace.history_scans.pending == 0)  # the photo's own scan
@@ -133,7 +133,7 @@ def test_the_history_scan_runs_off_the_ui_thread_and_a_stale_one_is_dropped(
     release_first = threading.Event()
     calls: list[str] = []
 
-    def scan(_runs_dir, photo, *_rest):  # noqa: ANN001, ANN202
+    def scan(_runs_dir, photo, *_rest):
         threads.append(threading.get_ident())
         name = "old" if not calls else "new"
         calls.append(name)
@@ -146,7 +146,7 @@ def test_the_history_scan_runs_off_the_ui_thread_and_a_stale_one_is_dropped(
     monkeypatch.setattr(controller_module, "entries_of", lambda run: [_entry(run)])
     thumb_threads: list[int] = []
 
-    def thumbnail(path: Path):  # noqa: ANN202
+    def thumbnail(path: Path):
         thumb_threads.append(threading.get_ident())
         return None
 
@@ -179,10 +179,10 @@ def _write_previews(folder: Path, steps: int, value: int) -> None:
 
 
 def test_step_previews_are_decoded_off_the_ui_thread_and_a_stale_load_is_dropped(
-    window,  # noqa: ANN001
-    qtbot,  # noqa: ANN001
+    window,
+    qtbot,
     tmp_path: Path,
-    monkeypatch,  # noqa: ANN001
+    monkeypatch,
 ) -> None:
     old_run, new_run = tmp_path / "old", tmp_path / "new"
     _write_previews(old_run / "checkpoints", 3, 10)
@@ -192,7 +192,7 @@ def test_step_previews_are_decoded_off_the_ui_thread_and_a_stale_load_is_dropped
     release_old = threading.Event()
     real = getattr(steps_module, "read_step_previews", None)
 
-    def read(folder: Path, last: int):  # noqa: ANN202
+    def read(folder: Path, last: int):
         threads.append(threading.get_ident())
         if folder.parent == old_run:
             release_old.wait(WAIT_MS / 1000)
@@ -223,10 +223,10 @@ def _two_finished_runs(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def test_a_runs_result_is_decoded_off_the_ui_thread_and_a_stale_one_never_lands(
-    window,  # noqa: ANN001
-    qtbot,  # noqa: ANN001
+    window,
+    qtbot,
     tmp_path: Path,
-    monkeypatch,  # noqa: ANN001
+    monkeypatch,
 ) -> None:
     """The Run tab's result box reads result.png in a worker when the shown run changes; the
     read of a run no longer shown is dropped, never shown over the newer run's."""
@@ -236,7 +236,7 @@ def test_a_runs_result_is_decoded_off_the_ui_thread_and_a_stale_one_never_lands(
     release_old = threading.Event()
     real = getattr(result_module, "read_result", None)
 
-    def read(path: Path, max_px: int):  # noqa: ANN202
+    def read(path: Path, max_px: int):
         threads.append(threading.get_ident())
         if path.parent == old_run:
             release_old.wait(WAIT_MS / 1000)
@@ -272,10 +272,10 @@ def test_a_runs_result_is_decoded_off_the_ui_thread_and_a_stale_one_never_lands(
 
 
 def test_the_canvas_reads_an_opened_runs_result_off_the_ui_thread(
-    window,  # noqa: ANN001
-    qtbot,  # noqa: ANN001
+    window,
+    qtbot,
     tmp_path: Path,
-    monkeypatch,  # noqa: ANN001
+    monkeypatch,
 ) -> None:
     """The canvas layer decodes an opened run's result.png in a worker (an 8192² PNG took a
     second on the UI thread); a read overtaken by another run is dropped, never shown."""
@@ -285,7 +285,7 @@ def test_the_canvas_reads_an_opened_runs_result_off_the_ui_thread(
     release_old = threading.Event()
     real = controller_module.load_image
 
-    def read(path: Path):  # noqa: ANN202
+    def read(path: Path):
         threads.append(threading.get_ident())
         if Path(path).parent == old_run:
             release_old.wait(WAIT_MS / 1000)

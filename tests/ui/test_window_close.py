@@ -13,7 +13,7 @@ from app.ui.generation import install_generation_panel
 from app.ui.main_window import MainWindow
 
 
-def test_a_closed_window_lists_no_runs(qtbot, monkeypatch) -> None:  # noqa: ANN001
+def test_a_closed_window_lists_no_runs(qtbot, monkeypatch) -> None:
     settings = Settings()
     window = MainWindow(settings, job_form=JobForm())
     qtbot.addWidget(window)

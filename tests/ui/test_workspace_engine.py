@@ -61,12 +61,12 @@ def far_from_mask(m: np.ndarray) -> np.ndarray:
     return grown == 0
 
 
-def form_for(tiny_models, seed: int = 7) -> JobForm:  # noqa: ANN001
+def form_for(tiny_models, seed: int = 7) -> JobForm:
     return tiny_job_form(tiny_models, "a green window", 3, seed=seed)
 
 
 @pytest.fixture
-def window(qtbot, tmp_path: Path, sd_stage: Path, tiny_models):  # noqa: ANN001
+def window(qtbot, tmp_path: Path, sd_stage: Path, tiny_models):
     settings = Settings()
     settings.engine_path = str(sd_stage)
     win = MainWindow(settings, job_form=form_for(tiny_models))
@@ -86,7 +86,7 @@ def window(qtbot, tmp_path: Path, sd_stage: Path, tiny_models):  # noqa: ANN001
     panel.shutdown()
 
 
-def run_all(qtbot, win: MainWindow) -> None:  # noqa: ANN001
+def run_all(qtbot, win: MainWindow) -> None:
     panel = win.generation_panel
     qtbot.mouseClick(panel.all_button, Qt.MouseButton.LeftButton)
     model = panel.model
@@ -109,12 +109,12 @@ def on_screen(win: MainWindow) -> np.ndarray:
     return qimage_to_array(view.grab().toImage())[:PHOTO_H, :PHOTO_W]
 
 
-def test_step_previews_land_on_the_canvas_inside_the_mask(qtbot, window) -> None:  # noqa: ANN001
+def test_step_previews_land_on_the_canvas_inside_the_mask(qtbot, window) -> None:
     win = window
     layer = win.canvas_view.layer
     seen: list[tuple[int, np.ndarray, np.ndarray]] = []  # step, layer over photo, on screen
 
-    def preview_shown(step: int, _image) -> None:  # noqa: ANN001
+    def preview_shown(step: int, _image) -> None:
         frame = layer.frame
         assert frame is not None and not layer.standalone
         seen.append((step, frame.whole(win.document.image), on_screen(win)))
@@ -141,7 +141,7 @@ def test_step_previews_land_on_the_canvas_inside_the_mask(qtbot, window) -> None
     assert "Result" in win.workspace_area.bar.caption.text()
 
 
-def test_before_after_use_as_new_image_undo_and_save(qtbot, window, tmp_path, dialogs) -> None:  # noqa: ANN001
+def test_before_after_use_as_new_image_undo_and_save(qtbot, window, tmp_path, dialogs) -> None:
     win = window
     old_photo, old_mask = win.document.image.copy(), win.document.mask.copy()
     run_all(qtbot, win)
@@ -213,7 +213,7 @@ def test_before_after_use_as_new_image_undo_and_save(qtbot, window, tmp_path, di
     assert form.get(PROMPT) == "a green window" and form.get(SEED) == run.spec.seed
 
 
-def test_history_lists_the_runs_of_this_photo(qtbot, window, tmp_path) -> None:  # noqa: ANN001
+def test_history_lists_the_runs_of_this_photo(qtbot, window, tmp_path) -> None:
     win = window
     run_all(qtbot, win)
     first = win.generation_panel.model.run
@@ -249,7 +249,7 @@ def test_history_lists_the_runs_of_this_photo(qtbot, window, tmp_path) -> None: 
     assert np.array_equal(on_screen(win), 255 - photo())
 
 
-def test_decode_this_step_shows_full_size_on_the_canvas(qtbot, window) -> None:  # noqa: ANN001
+def test_decode_this_step_shows_full_size_on_the_canvas(qtbot, window) -> None:
     win = window
     run_all(qtbot, win)
     panel = win.generation_panel

@@ -19,7 +19,7 @@ def _entry(tmp_path: Path, created: str) -> HistoryEntry:
     return HistoryEntry(tmp_path, "result", 4, path, created, "a red door", 42)
 
 
-def test_entries_of_the_same_seed_say_when_they_were_made(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+def test_entries_of_the_same_seed_say_when_they_were_made(qtbot, tmp_path: Path) -> None:
     window = MainWindow(Settings())
     qtbot.addWidget(window)
     window.resize(1280, 720)

@@ -108,7 +108,7 @@ def test_saved_settings_go_back_into_the_form_without_devices_or_missing_models(
     assert DIFFUSION_MODEL.name not in form_values_of(carried.spec)
 
 
-def test_open_offers_the_settings_and_no_leaves_the_form(qtbot, tmp_path, dialogs) -> None:  # noqa: ANN001
+def test_open_offers_the_settings_and_no_leaves_the_form(qtbot, tmp_path, dialogs) -> None:
     form = JobForm()
     window = MainWindow(Settings(), job_form=form)
     qtbot.addWidget(window)
@@ -127,11 +127,11 @@ class _OneStagePipeline:
     def __init__(self, output: Path) -> None:
         self.output = output
 
-    def execute(self, _run_dir, _control, *, only=None):  # noqa: ANN001, ANN202
+    def execute(self, _run_dir, _control, *, only=None):
         yield ev.RunFinished(self.output)
 
 
-def test_a_one_stage_run_loads_no_result(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+def test_a_one_stage_run_loads_no_result(qtbot, tmp_path: Path) -> None:
     prepared = tmp_path / "input.png"
     save_png_atomic(prepared, _picture())
     for only, expected in (
@@ -150,7 +150,7 @@ def test_a_one_stage_run_loads_no_result(qtbot, tmp_path: Path) -> None:  # noqa
         assert loaded == expected, only
 
 
-def test_the_step_strip_drops_a_stale_selection(qtbot) -> None:  # noqa: ANN001
+def test_the_step_strip_drops_a_stale_selection(qtbot) -> None:
     strip = GenerationStepStrip()
     qtbot.addWidget(strip)
     thumb = QImage(8, 8, QImage.Format.Format_RGB32)
@@ -171,7 +171,7 @@ def _frame(color: str, w: int = 16, h: int = 12) -> QImage:
     return image
 
 
-def test_decoded_previews_show_only_when_not_older(qtbot, tmp_path: Path) -> None:  # noqa: ANN001
+def test_decoded_previews_show_only_when_not_older(qtbot, tmp_path: Path) -> None:
     window = MainWindow(Settings())
     qtbot.addWidget(window)
     workspace, layer = window.workspace, window.canvas_view.layer
@@ -194,7 +194,7 @@ def test_decoded_previews_show_only_when_not_older(qtbot, tmp_path: Path) -> Non
     assert not layer.visible and not window.workspace_area.bar.use.isEnabled()
 
 
-def test_the_workspace_keeps_the_window_within_1280x720(qtbot) -> None:  # noqa: ANN001
+def test_the_workspace_keeps_the_window_within_1280x720(qtbot) -> None:
     from app.core.paths import app_paths
     from app.ui.generation import install_generation_panel
 

@@ -19,19 +19,19 @@ __all__ = ["window"]  # the fixture, used by name
 pytestmark = pytest.mark.slow
 
 
-def wait_idle(qtbot, win) -> None:  # noqa: ANN001
+def wait_idle(qtbot, win) -> None:
     model = win.generation_panel.model
     qtbot.waitUntil(lambda: not model.state.busy and not model.session.busy, timeout=RUN_TIMEOUT_MS)
 
 
-def click_step(qtbot, strip, step: int) -> None:  # noqa: ANN001
+def click_step(qtbot, strip, step: int) -> None:
     item = strip.item(strip.steps().index(step))
     qtbot.mouseClick(
         strip.viewport(), Qt.MouseButton.LeftButton, pos=strip.visualItemRect(item).center()
     )
 
 
-def test_use_as_new_image_only_for_decoded_pictures(qtbot, window) -> None:  # noqa: ANN001
+def test_use_as_new_image_only_for_decoded_pictures(qtbot, window) -> None:
     win = window
     run_all(qtbot, win)
     bar, workspace = win.workspace_area.bar, win.workspace
@@ -46,7 +46,7 @@ def test_use_as_new_image_only_for_decoded_pictures(qtbot, window) -> None:  # n
     assert bar.save.isEnabled()  # saving what is shown stays possible
 
 
-def test_backslash_anywhere_and_a_focus_click_keep_the_result(qtbot, window) -> None:  # noqa: ANN001
+def test_backslash_anywhere_and_a_focus_click_keep_the_result(qtbot, window) -> None:
     win = window
     run_all(qtbot, win)
     layer, view = win.canvas_view.layer, win.canvas_view
@@ -67,7 +67,7 @@ def test_backslash_anywhere_and_a_focus_click_keep_the_result(qtbot, window) -> 
     assert layer.visible and (win.document.mask == mask).all()
 
 
-def test_after_a_suspend_the_canvas_and_the_texts_stay_with_the_run(qtbot, window) -> None:  # noqa: ANN001
+def test_after_a_suspend_the_canvas_and_the_texts_stay_with_the_run(qtbot, window) -> None:
     win = window
     panel = win.generation_panel
     view = panel.run_view
@@ -105,7 +105,7 @@ def test_after_a_suspend_the_canvas_and_the_texts_stay_with_the_run(qtbot, windo
     assert texts == ["Preparing the inputs…"]
 
 
-def test_after_cancel_one_button_continues(qtbot, window) -> None:  # noqa: ANN001
+def test_after_cancel_one_button_continues(qtbot, window) -> None:
     win = window
     panel = win.generation_panel
     view = panel.run_view

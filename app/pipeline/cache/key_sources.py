@@ -9,8 +9,9 @@ import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from app.pipeline.cache.keys import lora_identities, prompt_loras, stage_keys
+from app.pipeline.cache.keys import stage_keys
 from app.pipeline.job.identity import model_identity
+from app.pipeline.job.loras import lora_identities, prompt_loras
 from app.pipeline.run.folder import STAGES, Run
 
 BUILD_STAMP = "stepwise-build.json"  # native/build.py's STAMP_FILE, written after a build

@@ -5,21 +5,16 @@ the stages it reads from; two runs with equal keys for a stage have equal output
 from __future__ import annotations
 
 import dataclasses
-import re
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from app.imaging.prepare import PrepareOptions
 from app.pipeline.cache.store import cache_key
-from app.pipeline.job.identity import fingerprint, identity_key
+from app.pipeline.job.identity import identity_key
 from app.pipeline.job.params import PARAMS
 from app.pipeline.job.spec import JobSpec, values_from_spec
 
 # Bump when the pipeline changes what a stage writes for the same inputs.
 KEYS_VERSION = 1
-LORA_TAG = re.compile(r"<lora:([^:>]+):([^>]+)>")
-LORA_EXTENSIONS = (".safetensors", ".gguf", ".ckpt", ".pt", ".bin")
 # Parameters each payload below names itself, each with its rule (model files by content, the
 # LoRA folder through the files the prompt's tags find, the negative prompt only when guided,
 # the size only without an image). Any other row of the table whose `invalidates` names a
@@ -38,41 +33,6 @@ COMPOSITE_ONLY = {
 # Prepare options added after runs were keyed: left out of the key while empty, so the runs
 # made before them keep their keys (and resume without preparing again).
 _NEW_PREPARE_FIELDS = ("context", "expand")
-
-
-@dataclass(frozen=True)
-class LoraRef:
-    """A `<lora:name:weight>` tag of the prompt and the file it names (None = not found)."""
-
-    name: str
-    weight: str
-    path: Path | None
-
-
-def prompt_loras(prompt: str, lora_dir: str) -> list[LoraRef]:
-    out = []
-    for name, weight in LORA_TAG.findall(prompt):
-        path = None
-        if lora_dir:
-            base = Path(lora_dir)
-            for ext in ("", *LORA_EXTENSIONS):
-                candidate = base / f"{name}{ext}"
-                if candidate.is_file():
-                    path = candidate
-                    break
-        out.append(LoraRef(name, weight.strip(), path))
-    return out
-
-
-def lora_identities(loras: list[LoraRef]) -> list[dict[str, Any]]:
-    return [
-        {
-            "name": lr.name,
-            "weight": lr.weight,
-            "file": (f"{lr.path.stat().st_size}:{fingerprint(lr.path)}" if lr.path else None),
-        }
-        for lr in loras
-    ]
 
 
 def stage_keys(

@@ -18,15 +18,20 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from app.core.errors import DamagedFileError, InputError, StepwiseError
-from app.engine.errors import Cancelled, EngineError, Suspended
+from app.engine.errors import Cancelled, Suspended
 from app.engine.tensorfile import read_tensors, write_tensors
 from app.pipeline import events as ev
 from app.pipeline.cache.store import cache_key
 from app.pipeline.control import RunControl
-from app.pipeline.execute.engine_stage import log_path
 from app.pipeline.execute.failure_kinds import failure_for
 from app.pipeline.execute.memory_retry import run_fitted
-from app.pipeline.execute.scheduler import Resources, _Devices, mark
+from app.pipeline.execute.scheduler import (
+    Resources,
+    _Devices,
+    engine_log_of,
+    mark,
+    record_failure,
+)
 from app.pipeline.execute.stages import STAGE_OBJECTS, StageContext, record_outputs
 from app.pipeline.run import checkpoints
 from app.pipeline.run.folder import CHECKPOINT_DIR, FINAL_LATENT, RESULT_FILE, Run, open_run
@@ -148,20 +153,11 @@ def _accept_locked(
             run.save()
         step_now = run.last_completed_step if run is not None else 0
         yield ev.RunSuspended(step_now) if isinstance(exc, Suspended) else ev.RunCancelled(step_now)
-    except Exception as exc:  # noqa: BLE001 - typed below; exactly one terminal event
+    except Exception as exc:  # typed below; exactly one terminal event
         if not isinstance(exc, StepwiseError):
             log.exception("accepting step %s of %s failed", step, run_dir)
-        logged = None
-        if run is not None and isinstance(exc, EngineError) and log_path(run, stage).exists():
-            logged = log_path(run, stage)
+        logged = engine_log_of(run, stage, exc) if run is not None else None
         failure = failure_for(exc, stage, logged)
         if run is not None and not isinstance(exc, InputError):
-            try:
-                run.stage(failure.stage).mark(
-                    "failed", key=None, seconds=None, cached=False, message=failure.detail
-                )
-                run.failure = failure
-                run.save()
-            except Exception:  # noqa: BLE001 - already failing; the event matters more
-                log.exception("could not record the failure")
+            record_failure(run, failure)
         yield ev.RunFailed.of(failure)

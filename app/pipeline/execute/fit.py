@@ -44,7 +44,6 @@ GIB = 1024 * MIB
 MIN_MARGIN = 256 * MIB
 MARGIN_FRACTION = 0.10
 TILE_SIZES = (32, 16)  # latent cells per tile side, largest (fastest) first
-DEFAULT_TILE = 32
 # Without device facts, the graph cut's budget (GiB) when diffuse falls back to it.
 FALLBACK_MAX_VRAM_GIB = 2.0
 CPU = "cpu"

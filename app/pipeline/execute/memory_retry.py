@@ -103,7 +103,7 @@ def run_fitted(
             infos = devices()
             chosen = fit.fit_stage(stage, user, planner(ctx, obj), infos, spec.devices.max_alloc_mb)
             settings, changes = chosen.settings, list(chosen.changes)
-        except Exception as exc:  # noqa: BLE001 - a plan that fails must not fail the run
+        except Exception as exc:  # a plan that fails must not fail the run
             if not isinstance(exc, StepwiseError | NotImplementedError | OSError):
                 log.warning("planning %s failed", stage, exc_info=True)
             yield ev.LogLine(stage, f"No memory plan ({exc}); the job's settings are used.")

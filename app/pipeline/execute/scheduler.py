@@ -23,6 +23,7 @@ from app.pipeline.execute.engine_stage import log_path
 from app.pipeline.execute.failure_kinds import StageOrderError, failure_for
 from app.pipeline.execute.memory_retry import run_fitted
 from app.pipeline.execute.stages import STAGE_OBJECTS, StageContext
+from app.pipeline.failures import Failure
 from app.pipeline.job import preflight
 from app.pipeline.run import checkpoints
 from app.pipeline.run.folder import (
@@ -99,6 +100,25 @@ def mark(
     run.save()
 
 
+def engine_log_of(run: Run, stage: str, exc: BaseException) -> Path | None:
+    """The stage's engine log when `exc` is the engine's and the log exists (a failure shows it)."""
+    path = log_path(run, stage)
+    return path if isinstance(exc, EngineError) and path.exists() else None
+
+
+def record_failure(run: Run, failure: Failure) -> None:
+    """The failure written into run.json, its stage marked failed; a write that fails is only
+    logged (the run is failing already: the RunFailed event matters more)."""
+    try:
+        run.stage(failure.stage).mark(
+            "failed", key=None, seconds=None, cached=False, message=failure.detail
+        )
+        run.failure = failure
+        run.save()
+    except Exception:  # already failing; the event matters more
+        log.exception("could not record the failure")
+
+
 def execute(res: Resources, run: Run, control: RunControl, only: str | None) -> Iterator[ev.Event]:
     """Runs every stage not up to date (or just `only`) under the run's lock."""
     if only is not None and only not in STAGES:
@@ -123,7 +143,7 @@ def execute(res: Resources, run: Run, control: RunControl, only: str | None) -> 
         lock.__exit__(None, None, None)
 
 
-def _execute_locked(
+def _execute_locked(  # noqa: C901 - the stage loop's pause, cache and terminal-event rules
     res: Resources, run: Run, control: RunControl, only: str | None
 ) -> Iterator[ev.Event]:
     stage = "prepare"
@@ -202,16 +222,7 @@ def _execute_locked(
     except Exception as exc:  # every failure, a bug too: still exactly one terminal event
         if not isinstance(exc, StepwiseError):
             log.exception("stage %s of run %s failed", stage, run.dir)
-        engine_log = log_path(run, stage)
-        logged = isinstance(exc, EngineError) and engine_log.exists()
         where = exc.stage if isinstance(exc, StageOrderError) else stage
-        failure = failure_for(exc, where, engine_log if logged else None)
-        try:
-            run.stage(failure.stage).mark(
-                "failed", key=None, seconds=None, cached=False, message=failure.detail
-            )
-            run.failure = failure
-            run.save()
-        except Exception:  # noqa: BLE001 - already failing; the event matters more
-            log.exception("could not record the failure")
+        failure = failure_for(exc, where, engine_log_of(run, stage, exc))
+        record_failure(run, failure)
         yield ev.RunFailed.of(failure)

@@ -120,8 +120,8 @@ class PrepareStage:
         else:
             run.model_input = ModelInputRecord(spec.width, spec.height, None)
         record_outputs(run, self.name, self.outputs(run))
+        yield from ()  # a generator without events
         return False
-        yield  # a generator without events
 
 
 def _write_source_ref(run: Run, prepared: Prepared) -> None:
@@ -367,8 +367,8 @@ class CompositeStage:
             decoded = load_image(run.dir / DECODED)
             save_png_atomic(target, composite_prepared(prepared, decoded, blend=blend))
         record_outputs(run, self.name, self.outputs(run))
+        yield from ()  # a generator without events
         return False
-        yield  # a generator without events
 
 
 STAGE_OBJECTS: tuple[Stage, ...] = (

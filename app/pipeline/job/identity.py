@@ -62,7 +62,3 @@ def identity_key(identity: dict[str, Any] | None) -> str:
     if not identity:
         return ""
     return f"{identity['size']}:{identity['fingerprint']}"
-
-
-def text_sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -6,7 +6,8 @@ settings, a help text, and the first stage whose key it changes. Settings, JobSp
 the CLI's argparse, the sd-cli importer, the stage keys and `status --json` are derived from it
 (tests/pipeline/test_params.py fails when one of them disagrees).
 
-Adding a parameter: a row here, the JobSpec field (spec.py, its default read from the row),
+Adding a parameter: a row here (and in PARAMS), the JobSpec field (spec.py, its default read
+from the row),
 the engine flag it maps to (app/engine/argv.py and the stage adapter, engine_stage.py), and
 the widget that shows it (a ui/generation pane). The CLI flag, the importer, the settings, the
 stage key (a row with `invalidates` joins that stage's key by itself, keys.py) and `status
@@ -18,7 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from app.engine.argv import MASK_MODES
 from app.imaging.align import ALIGN_MODES
@@ -31,9 +32,6 @@ from app.imaging.prepare_record import (
     MAX_PADDING_PX,
     PrepareOptions,
 )
-
-if TYPE_CHECKING:
-    from app.pipeline.job.spec import JobSpec
 
 T = TypeVar("T", int, float, str, bool)
 
@@ -303,10 +301,10 @@ def param(name: str) -> Param:
     return BY_NAME[name]
 
 
-# --- the one mapping between form values, settings and JobSpec (owned here) -------------------
-# A "values" dict maps every Param.name to a value of its kind. The GUI's job form, the
-# settings' job section and the CLI all hold values; spec_from_values/values_from_spec are the
-# only translation to and from a JobSpec.
+# --- values: a dict mapping every Param.name to a value of its kind ----------------------------
+# The GUI's job form, the settings' job section and the CLI all hold values; they are checked
+# here, and spec.py's spec_from_values/values_from_spec are the only translation to and from a
+# JobSpec.
 
 
 def default_values() -> dict[str, Any]:
@@ -370,50 +368,3 @@ def unclean_char(text: str) -> int | None:
         if ch == "\0" or "\ud800" <= ch <= "\udfff":
             return i
     return None
-
-
-_GROUPS = ("models", "devices", "prepare")
-
-
-def spec_from_values(
-    values: Mapping[str, Any],
-    *,
-    image: str | None = None,
-    mask: str | None = None,
-    refs: tuple[str, ...] = (),
-) -> JobSpec:
-    """The JobSpec these values describe (image None = text-to-image). A name missing from
-    `values` takes the table's default; the values are not range-checked (clean_values)."""
-    from app.pipeline.job.spec import DeviceChoice, JobSpec, ModelFiles
-
-    top: dict[str, Any] = {}
-    groups: dict[str, dict[str, Any]] = {g: {} for g in _GROUPS}
-    for p in PARAMS:
-        value = values.get(p.name, p.default)
-        head, _, tail = p.spec_field.partition(".")
-        if tail:
-            groups[head][tail] = value
-        else:
-            top[head] = value
-    return JobSpec(
-        models=ModelFiles(**groups["models"]),
-        devices=DeviceChoice(**groups["devices"]),
-        prepare=PrepareOptions(**groups["prepare"]),
-        image=image,
-        mask=mask,
-        refs=tuple(refs),
-        **top,
-    )
-
-
-def values_from_spec(spec: JobSpec) -> dict[str, Any]:
-    """The values a JobSpec holds (inverse of spec_from_values for every Param; a spec
-    without prepare options has the table's Prepare defaults)."""
-    values: dict[str, Any] = {}
-    for p in PARAMS:
-        head, _, tail = p.spec_field.partition(".")
-        obj: Any = getattr(spec, head)
-        if head == "prepare" and obj is None:
-            obj = PrepareOptions()
-        values[p.name] = getattr(obj, tail) if tail else obj
-    return values

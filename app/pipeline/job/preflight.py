@@ -28,8 +28,8 @@ from app.engine.errors import DeviceError
 from app.engine.model_kind import model_kind
 from app.imaging.io import load_mask
 from app.imaging.mask_ops import BINARY_THRESHOLD
-from app.pipeline.api import EngineCatalog
 from app.pipeline.job import params as P
+from app.pipeline.job.catalog import EngineCatalog
 from app.pipeline.job.frame_checks import (  # noqa: F401 - re-exported: the frame checks
     check_frame_fits,
     check_frame_values,
@@ -38,7 +38,7 @@ from app.pipeline.job.frame_checks import (  # noqa: F401 - re-exported: the fra
 from app.pipeline.job.identity import ModelFileError
 from app.pipeline.job.output_file import check_output_file as check_output_file
 from app.pipeline.job.run_space import NO_ROOM_MESSAGE, expected_run_bytes
-from app.pipeline.job.spec import JobSpec
+from app.pipeline.job.spec import JobSpec, values_from_spec
 
 GGUF_MAGIC = b"GGUF"
 ZIP_MAGIC = b"PK\x03\x04"  # a PyTorch .ckpt/.pt
@@ -144,7 +144,7 @@ def named(p: P.Param) -> dict[str, str]:
 
 def check_values(spec: JobSpec) -> None:
     """Each value against its row's kind, choices and range (params.py owns the limits)."""
-    values = P.values_from_spec(spec)
+    values = values_from_spec(spec)
     for p in P.PARAMS:
         if isinstance(values[p.name], str):
             check_text(named(p), values[p.name])
@@ -232,7 +232,7 @@ def check_catalog(spec: JobSpec, catalog: EngineCatalog) -> None:
 def check_devices(spec: JobSpec, devices: Iterable[str]) -> None:
     """Each stage's device is one the engine lists now (`devices`: their names, "cpu" …)."""
     listed = list(devices)
-    values = P.values_from_spec(spec)
+    values = values_from_spec(spec)
     for p in DEVICE_ROWS:
         device = str(values[p.name])
         if device in listed:
@@ -263,7 +263,7 @@ def mask_is_empty(path: Path | str) -> bool:
 def check_models(spec: JobSpec) -> None:
     """Each model is given, a readable file, and GGUF, safetensors or a .ckpt (zip) by its
     first bytes; the LoRA folder, when given, is a folder."""
-    values = P.values_from_spec(spec)
+    values = values_from_spec(spec)
     for p in MODEL_ROWS:
         check_model_file(p, str(values[p.name]))
     lora_dir = spec.models.lora_dir

@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.pipeline.cache.keys import LORA_TAG
 from app.pipeline.failures import Note, NoteCode
+from app.pipeline.job.loras import LORA_TAG
 from app.pipeline.job.params import (
     CFG_SCALE,
     DIFFUSION_DEVICE,
@@ -166,7 +166,7 @@ def import_sd_cli(text: str) -> SdCliImport:
     return result
 
 
-def import_words(words: list[str]) -> SdCliImport:
+def import_words(words: list[str]) -> SdCliImport:  # noqa: C901 - one branch per sd-cli flag
     """sd-cli flags (no program word) onto parameters; notes only for the flags themselves.
     `stepwise run` hands its sd-cli compatibility flags (--backend, --guidance, ...) here."""
     result = SdCliImport()

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from app.imaging.prepare_record import PrepareOptions
 from app.pipeline.job import params as P
-from app.pipeline.job.params import KLEIN_CFG_SCALE, KLEIN_SCHEDULER
-
-if TYPE_CHECKING:
-    from app.imaging.prepare import PrepareOptions
 
 
 @dataclass(frozen=True)
@@ -150,14 +148,7 @@ def _prepare_to_dict(options: Any) -> dict[str, Any] | None:
 
 
 def _prepare_from_dict(data: dict[str, Any]) -> Any:
-    from app.imaging.prepare import PrepareOptions
-
     return PrepareOptions(**data)
-
-
-def with_klein_defaults(spec: JobSpec) -> JobSpec:
-    """The same job with the settings klein is distilled for (cfg 1, simple schedule)."""
-    return dataclasses.replace(spec, cfg_scale=KLEIN_CFG_SCALE, scheduler=KLEIN_SCHEDULER)
 
 
 def effective_steps(spec: JobSpec) -> int:
@@ -165,3 +156,49 @@ def effective_steps(spec: JobSpec) -> int:
     if spec.is_txt2img or spec.strength >= 1.0:
         return spec.steps
     return min(spec.steps, int(spec.steps * spec.strength) + 1)
+
+
+# --- values ⇄ JobSpec: the one translation (a values dict: params.py) ---------------------------
+_GROUPS = ("models", "devices", "prepare")
+
+
+def spec_from_values(
+    values: Mapping[str, Any],
+    *,
+    image: str | None = None,
+    mask: str | None = None,
+    refs: tuple[str, ...] = (),
+) -> JobSpec:
+    """The JobSpec these values describe (image None = text-to-image). A name missing from
+    `values` takes the table's default; the values are not range-checked (clean_values)."""
+    top: dict[str, Any] = {}
+    groups: dict[str, dict[str, Any]] = {g: {} for g in _GROUPS}
+    for p in P.PARAMS:
+        value = values.get(p.name, p.default)
+        head, _, tail = p.spec_field.partition(".")
+        if tail:
+            groups[head][tail] = value
+        else:
+            top[head] = value
+    return JobSpec(
+        models=ModelFiles(**groups["models"]),
+        devices=DeviceChoice(**groups["devices"]),
+        prepare=PrepareOptions(**groups["prepare"]),
+        image=image,
+        mask=mask,
+        refs=tuple(refs),
+        **top,
+    )
+
+
+def values_from_spec(spec: JobSpec) -> dict[str, Any]:
+    """The values a JobSpec holds (inverse of spec_from_values for every Param; a spec
+    without prepare options has the table's Prepare defaults)."""
+    values: dict[str, Any] = {}
+    for p in P.PARAMS:
+        head, _, tail = p.spec_field.partition(".")
+        obj: Any = getattr(spec, head)
+        if head == "prepare" and obj is None:
+            obj = PrepareOptions()
+        values[p.name] = getattr(obj, tail) if tail else obj
+    return values

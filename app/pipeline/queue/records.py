@@ -183,7 +183,7 @@ class JobView:
     """A job as `queue list` and the Queue dock show it (read without any lock held long)."""
 
     job: QueuedJob
-    state: str  # one of STATES
+    state: str  # queued, running, interrupted, done or failed
     run_dir: Path | None  # the run folder, once made
     steps: int | None
     last_completed_step: int

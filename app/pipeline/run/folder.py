@@ -44,7 +44,7 @@ run.json, format 2:
        (detail: the English text; message/fix: the error's templates, filled from values,
         rendered by each reader in its language; absent in runs made before 2026-12-02)
      "accepted": {"step": K, "diffuse_key": hex} | absent,  # finished early from step K's x0
-                                      # (app/pipeline/execute/accept.py); true while diffuse's key is it
+                                      # (execute/accept.py); true while diffuse's key is it
      "checksum": sha256 of the canonical JSON of everything else}
 
 Format 1 (before 2026-12) had "size": [w, h] instead of "model_input" and no "failure";

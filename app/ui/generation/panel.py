@@ -29,8 +29,8 @@ from app.jobs.generation import GenerationModel
 from app.jobs.memory_plan import MemoryPlan, session_plan_fn
 from app.jobs.run_state import RunState
 from app.jobs.stage_runner import StageRunner
+from app.pipeline import LOG_DIR
 from app.pipeline.failures import Failure
-from app.pipeline.run.records import LOG_DIR
 from app.ui.generation.devices import DevicesPane
 from app.ui.generation.edit_preset import EditPane
 from app.ui.generation.log import (

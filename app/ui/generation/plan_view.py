@@ -9,9 +9,16 @@ from PySide6.QtWidgets import QCheckBox, QFormLayout, QLabel, QSpinBox, QVBoxLay
 
 from app.jobs.generation import GenerationModel
 from app.jobs.memory_plan import NO_ENGINE, NO_MODELS, MemoryPlan
-from app.pipeline.execute import fit
-from app.pipeline.execute.fit import Fit, StageSettings
-from app.pipeline.execute.job_plan import JobPlan
+from app.pipeline import (
+    CPU,
+    WHY_BAD_DECODE,
+    WHY_NOTHING_FITS,
+    WHY_OUT_OF_MEMORY,
+    WHY_PLAN,
+    Fit,
+    JobPlan,
+    StageSettings,
+)
 from app.pipeline.job.params import FIT_MEMORY, MAX_ALLOC_MB
 from app.ui.bind import bind
 
@@ -36,7 +43,7 @@ def gb(value: int | None) -> str:
 
 
 def device_title(device: str) -> str:
-    return _tr("the CPU") if device == fit.CPU else device
+    return _tr("the CPU") if device == CPU else device
 
 
 def plan_line(f: Fit, width: int, height: int) -> str:
@@ -80,7 +87,7 @@ def settings_text(user: StageSettings, s: StageSettings) -> str:
     """The fitted settings, as what fitting changed from the job's."""
     parts = []
     if s.device != user.device:
-        parts.append(_tr("on the CPU") if s.device == fit.CPU else s.device)
+        parts.append(_tr("on the CPU") if s.device == CPU else s.device)
     if s.flash_attention and not user.flash_attention:
         parts.append(_tr("flash attention on"))
     if s.vae_tiling and (not user.vae_tiling or s.vae_tile_size != user.vae_tile_size):
@@ -216,10 +223,10 @@ def memory_change_text(change: dict[str, object]) -> str:
         "max_vram_gib": _tr("graph cut budget (GiB)"),
     }.get(str(change.get("what")), str(change.get("what")))
     why = {
-        fit.WHY_PLAN: _tr("the memory plan did not fit the device"),
-        fit.WHY_NOTHING_FITS: _tr("nothing fits the plan; trying the most frugal setting"),
-        fit.WHY_OUT_OF_MEMORY: _tr("the stage ran out of memory"),
-        fit.WHY_BAD_DECODE: _tr("the decode came out one colour"),
+        WHY_PLAN: _tr("the memory plan did not fit the device"),
+        WHY_NOTHING_FITS: _tr("nothing fits the plan; trying the most frugal setting"),
+        WHY_OUT_OF_MEMORY: _tr("the stage ran out of memory"),
+        WHY_BAD_DECODE: _tr("the decode came out one colour"),
     }.get(str(change.get("why")), str(change.get("why")))
     return _tr("{stage}: {what} {old} → {new} ({why})").format(
         stage=stage_title(str(change.get("stage"))),

@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
 from app.jobs.generation import GenerationModel
 from app.jobs.run_state import RunState
 from app.jobs.stage_runner import StageRunner
+from app.pipeline import CHECKPOINT_DIR
 from app.pipeline.api import RunSnapshot
-from app.pipeline.run.records import CHECKPOINT_DIR
 from app.ui.generation.result import GenerationResultView
 from app.ui.generation.stages import GenerationStageList, stage_title
 from app.ui.generation.steps import GenerationProgressBar, GenerationStepStrip, StepImageDialog

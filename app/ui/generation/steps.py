@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.jobs.background import LatestOnly
-from app.pipeline.run.records import preview_file
+from app.pipeline import preview_file
 from app.ui.generation.stages import format_seconds
 
 THUMB_PX = 72

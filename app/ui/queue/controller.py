@@ -15,9 +15,9 @@ from app.core.paths import AppPaths
 from app.jobs.job_inputs import InputFiles
 from app.jobs.queue_model import QueueModel
 from app.jobs.run_state import user_text
+from app.pipeline import MAX_VARIATIONS
 from app.pipeline.api import RunSnapshot
 from app.pipeline.job.spec import JobSpec
-from app.pipeline.queue.variations import MAX_VARIATIONS
 from app.ui.guards import FirstShow
 
 if TYPE_CHECKING:

@@ -19,8 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.jobs.queue_model import QueueModel
-from app.pipeline.queue.jobs import JobView
-from app.pipeline.run.records import RESULT_FILE
+from app.pipeline import RESULT_FILE, JobView
 
 THUMB_PX = 48
 ID_ROLE = Qt.ItemDataRole.UserRole

@@ -20,8 +20,8 @@ from app.canvas.qimage import qimage_to_array
 from app.core.errors import StepwiseError
 from app.imaging.io import load_image
 from app.jobs.background import LatestOnly
+from app.pipeline import DECODED, PREPARED_DIR
 from app.pipeline.api import RunSnapshot
-from app.pipeline.run.records import DECODED, PREPARED_DIR
 from app.ui.canvas_view import CanvasView
 from app.ui.messages import describe_error
 from app.ui.workspace.area import WorkspaceArea

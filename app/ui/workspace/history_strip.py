@@ -14,8 +14,8 @@ from PySide6.QtCore import QCoreApplication, QSize, Qt, Signal
 from PySide6.QtGui import QIcon, QImage, QPainter, QPaintEvent, QPixmap
 from PySide6.QtWidgets import QListView, QListWidget, QListWidgetItem, QStyle, QWidget
 
+from app.pipeline import STEPS_DIR
 from app.pipeline.api import RunSnapshot
-from app.pipeline.run.records import STEPS_DIR
 
 THUMB_PX = 64
 PROMPT_CHARS = 60

@@ -12,8 +12,8 @@ import numpy as np
 
 from app.imaging.prepare_record import pixel_sha256
 from app.imaging.prepared_folder import RECORD_FILE
+from app.pipeline import PREPARED_DIR
 from app.pipeline.api import PipelineAPI, RunSnapshot
-from app.pipeline.run.records import PREPARED_DIR
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,145 @@
+"""scripts/setup_env.py fails fast and clearly (issue 27): when the system packages cannot be
+installed (apt-get fails, or another package manager holds the lock past the wait) or CMake / a
+C++ compiler is missing, test mode stops before any build with one line naming the command to
+run; app mode says so and carries on. Fake dpkg-query / apt-get on PATH, the real code path."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from tests.script_module import load_script
+
+ROOT = Path(__file__).resolve().parents[2]
+LOCK_LINE = (
+    "E: Could not get lock /var/lib/dpkg/lock-frontend. It is held by process 4242 (apt-get)"
+)
+
+LOG_ARGS = 'echo "$@" >> "${0%/*}/apt.log"; '
+
+
+def _setup_env() -> ModuleType:
+    return load_script("setup_env")
+
+
+def _tool(folder: Path, name: str, body: str) -> None:
+    path = folder / name
+    path.write_text("#!/bin/sh\n" + body + "\n")
+    path.chmod(0o755)
+
+
+@pytest.fixture
+def fake_system(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A Debian where no package is installed, run as root, with cmake and g++ on PATH; apt-get
+    logs its arguments to apt.log and fails (each test writes its own apt-get)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    _tool(bin_dir, "dpkg-query", "echo 'unknown ok not-installed'")
+    _tool(bin_dir, "cmake", "exit 0")
+    _tool(bin_dir, "g++", "exit 0")
+    monkeypatch.setenv("PATH", str(bin_dir))
+    monkeypatch.delenv("CXX", raising=False)
+    monkeypatch.setattr(sys, "platform", "linux")
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    return bin_dir
+
+
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="the Debian set-up path")
+
+
+@pytest.mark.parametrize(
+    "apt_get",
+    [
+        LOG_ARGS + "echo 'E: Unable to locate package glslc' >&2; exit 100",
+        LOG_ARGS + f"echo '{LOCK_LINE}' >&2; exit 100",
+    ],
+    ids=["install-fails", "lock-held"],
+)
+def test_test_mode_stops_before_the_build_with_one_line(
+    fake_system: Path, apt_get: str, capfd: pytest.CaptureFixture[str]
+) -> None:
+    _tool(fake_system, "apt-get", apt_get)
+    setup = _setup_env()
+    assert setup.system_ready("test") is False
+    err = capfd.readouterr().err
+    # the wait for the lock is said before apt-get waits, and apt-get is told to wait
+    assert f"waits up to {setup.APT_LOCK_WAIT_S} s" in err
+    log = (fake_system / "apt.log").read_text()
+    assert f"DPkg::Lock::Timeout={setup.APT_LOCK_WAIT_S}" in log
+    stop = [line for line in err.splitlines() if "cannot set up the tests" in line]
+    assert len(stop) == 1
+    assert "run: sudo apt-get install -y " in stop[0] and "libvulkan-dev glslc" in stop[0]
+    assert "cmake" not in stop[0]  # on PATH already (the fake one): not missing
+
+
+def test_a_user_who_is_not_root_is_told_the_command(
+    fake_system: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    assert _setup_env().system_ready("test") is False
+    (line,) = [x for x in capfd.readouterr().err.splitlines() if x.strip()]
+    assert "cannot set up the tests" in line and "sudo apt-get install -y " in line
+
+
+@pytest.mark.parametrize("remove", [["cmake"], ["g++"], ["cmake", "g++"]])
+def test_a_missing_toolchain_stops_test_mode(
+    fake_system: Path, remove: list[str], capfd: pytest.CaptureFixture[str]
+) -> None:
+    _tool(fake_system, "dpkg-query", "echo 'install ok installed'")
+    for name in remove:
+        (fake_system / name).unlink()
+    assert _setup_env().system_ready("test") is False
+    (line,) = [x for x in capfd.readouterr().err.splitlines() if x.strip()]
+    assert "cannot set up the tests" in line
+    assert "sudo apt-get install -y cmake g++" in line
+    assert ("CMake" in line) == ("cmake" in remove)
+    assert ("C++ compiler" in line) == ("g++" in remove)
+
+
+def test_app_mode_says_why_and_carries_on(
+    fake_system: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    _tool(fake_system, "apt-get", "exit 100")
+    setup = _setup_env()
+    assert setup.system_ready("app") is True  # the packages are the window's; the build goes on
+    assert "carrying on without them" in capfd.readouterr().err
+    _tool(fake_system, "dpkg-query", "echo 'install ok installed'")
+    (fake_system / "cmake").unlink()
+    assert setup.system_ready("app") is False
+    assert "The engine cannot be built" in capfd.readouterr().err
+
+
+def test_all_there_is_ready(fake_system: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    _tool(fake_system, "dpkg-query", "echo 'install ok installed'")
+    assert _setup_env().system_ready("test") is True
+    assert capfd.readouterr().err == ""
+
+
+def test_run_sh_keeps_stdout_for_the_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """`./run.sh queue list --json` is JSON: the set-up says everything on stderr, the engine
+    build's output and the path build.py prints included (issue 30, item 12)."""
+    setup = _setup_env()
+    fake_build = tmp_path / "native" / "build.py"
+    fake_build.parent.mkdir()
+    # not built yet (--print-path fails), then a build that talks and prints its path
+    fake_build.write_text(
+        "import sys\n"
+        "if '--print-path' in sys.argv: sys.exit(1)\n"
+        "print('[100%] Built target sd-stage')\n"
+        "print('/cache/build/cpu-0123/bin/sd-stage')\n"
+    )
+    monkeypatch.setattr(setup, "ROOT", tmp_path)
+    monkeypatch.setattr(setup, "ensure_venv", lambda: Path(sys.executable))
+    monkeypatch.setattr(setup, "install", lambda py, mode: None)
+    monkeypatch.setattr(setup, "system_ready", lambda mode: True)
+    monkeypatch.setattr(sys, "argv", ["setup_env.py", "app"])
+    assert setup.main() == 0
+    out, err = capfd.readouterr()
+    assert out == ""
+    assert "/cache/build/cpu-0123/bin/sd-stage" in err and "first start" in err

@@ -1,0 +1,41 @@
+"""Names vulture cannot see used (tests/test_code_quality.py runs it on app/ tests/ bench/
+scripts/ with this file): Qt calls the overrides, app/cli/__init__.py finds the commands by
+name, Python calls a module's __getattr__, and argv reads the placement fields by name."""
+
+from app.cli import commands, imaging_commands, queue_commands
+from app.engine.argv import Placement
+from app.jobs import workers
+
+_ = object()
+
+# Qt event handlers and filters: Qt calls them.
+_.mouseMoveEvent
+_.mouseReleaseEvent
+_.mouseDoubleClickEvent
+_.wheelEvent
+_.eventFilter
+_.closeEvent
+
+# The CLI's dispatch: app/cli/__init__.py looks up f"cmd_{name}".
+commands.cmd_run
+commands.cmd_resume
+commands.cmd_status
+commands.cmd_selftest
+imaging_commands.cmd_prepare
+imaging_commands.cmd_composite
+queue_commands.cmd_add
+queue_commands.cmd_list
+queue_commands.cmd_run
+queue_commands.cmd_remove
+queue_commands.cmd_move
+queue_commands.cmd_pause
+queue_commands.cmd_resume
+
+# The pipeline's face hands names out through the module hook (app/pipeline/__init__.py).
+_.__getattr__
+
+# tests/jobs/test_workers.py calls it in a child process's script (a string).
+workers.running_app_threads
+
+# argv.PLACEMENT_MODULES names the fields ("te", "diffusion", "vae") that to_argv reads.
+Placement.te
