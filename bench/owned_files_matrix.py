@@ -28,11 +28,12 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from app.pipeline.run.owned_entries import ENTRIES, QUEUE, RUN, SETTINGS, Entry  # noqa: E402
+from app.pipeline.run.owned_entries import CACHE, ENTRIES, QUEUE, RUN, SETTINGS, Entry  # noqa: E402
 
 KINDS = ("fifo", "folder", "symlink", "hardlink", "unreadable", "missing")
 CASE_TIMEOUT_S = 60.0
 OUTSIDE_TEXT = "the user's own file, outside the data folder\n"
+CACHE_KEY = "0" * 64
 
 
 @dataclass(frozen=True)
@@ -117,13 +118,20 @@ def run_case(case: Case, work: Path, world: World) -> str | None:
         (job,) = queue.add([spec])
         run_dir = queue.run_dir_of(job.id)
         create_run(paths.runs_dir, spec, run_dir)
-        base = {RUN: run_dir, QUEUE: queue.dir, SETTINGS: paths.config_dir}[case.entry.folder]
+        base = {
+            RUN: run_dir,
+            QUEUE: queue.dir,
+            SETTINGS: paths.config_dir,
+            CACHE: paths.stage_cache_dir,
+        }[case.entry.folder]
     finally:
         if old is None:
             os.environ.pop("STEPWISE_HOME", None)
         else:
             os.environ["STEPWISE_HOME"] = old
-    where = base / case.entry.path
+    # A cache entry's folder is named by its key (any well-formed one: without an engine no
+    # stage runs, so the case checks that the commands' scans of the cache survive it).
+    where = base / case.entry.path.replace("<key>", f"{CACHE_KEY[:2]}/{CACHE_KEY}")
     _plant(where, case.kind, outside)
     if case.entry.path == "queue.db":
         for suffix in ("-wal", "-shm"):

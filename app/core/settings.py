@@ -156,7 +156,10 @@ def load_settings(path: Path) -> Settings:
         return Settings()
     try:
         data = json.loads(read_bytes(path, limit=MAX_SETTINGS_BYTES).decode("utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, SafeFileError) as exc:
+    except SafeFileError as exc:  # a folder, FIFO, link…: not ours to move; left where it is
+        log.warning("Settings file %s cannot be read (%s); using defaults.", path, exc)
+        return Settings()
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         log.warning(
             "Settings file %s is damaged (%s); using defaults. The damaged copy is kept as %s.bad",
             path,
