@@ -12,7 +12,7 @@ from typing import Any
 from app.cli.commands import _pipeline, job_spec
 from app.cli.execute import ctrl_c_suspends, print_event
 from app.cli.exits import Exit
-from app.core.errors import error_text
+from app.core.errors import StepwiseError, error_text
 from app.core.paths import app_paths
 from app.pipeline import (
     CANCELLED,
@@ -23,13 +23,13 @@ from app.pipeline import (
     JobQueue,
     JobView,
     QueuedJob,
+    check_new_jobs,
     prompt_lines,
     run_queue,
     variations,
 )
 from app.pipeline import events as ev
 from app.pipeline.control import RunControl
-from app.pipeline.job import preflight
 
 
 def _queue() -> JobQueue:
@@ -47,12 +47,14 @@ def cmd_add(args: argparse.Namespace) -> int:
     spec = job_spec(args, pipeline)
     try:
         catalog = pipeline.catalog()
-    except Exception:  # no engine now: the worker checks again and says so
-        catalog = None
+        devices: list[str] | None = [d.name for d in pipeline.devices()]
+    except StepwiseError:  # no engine now: the worker checks again and says so
+        catalog, devices = None, None
     prompts = prompt_lines(args.prompts) if args.prompts else None
     specs, tags = variations(spec, args.variations, args.random_seeds, prompts)
-    for one in specs:
-        preflight.check_job(one, catalog)  # a bad value is said now, not at 3 in the morning
+    # What `run` checks before any stage, the pictures included, once per distinct job: a bad
+    # value is said now, not at 3 in the morning (issue 29, defects 3, 4, 11).
+    check_new_jobs(specs, catalog, devices)
     photo = Path(spec.image).name if spec.image else None  # the run's title, as `run` has it
     queue = _queue()
     added = queue.add(specs, tags, photo_name=photo)

@@ -22,7 +22,7 @@ from app.jobs.job_inputs import InputFiles, write_inputs
 from app.jobs.run_session import make_pipeline
 from app.jobs.run_state import log_error, user_text
 from app.jobs.workers import AppThread, suspend_and_wait
-from app.pipeline import JobQueue, JobView, QueuedJob, run_queue, variations
+from app.pipeline import JobQueue, JobView, QueuedJob, check_new_jobs, run_queue, variations
 from app.pipeline import events as ev
 from app.pipeline.api import PipelineAPI
 from app.pipeline.control import RunControl
@@ -99,6 +99,7 @@ class QueueAdder(AppThread):
             if image is not None or refs:
                 files = write_inputs(self._folder, image, mask, refs)
             specs, tags = variations(self._spec_of(files), self._count, self._random, None)
+            check_new_jobs(specs)  # what a run checks before any stage, as `queue add` does
             added = self._queue.add(specs, tags, photo_name=self._photo_name)
         except Exception as exc:  # said to the user with the file named
             log_error(log, "adding to the queue failed", exc)

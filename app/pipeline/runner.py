@@ -59,7 +59,13 @@ from app.pipeline.run.folder import (
     new_run_id,
     open_run,
 )
-from app.pipeline.run.inputs import check_spec_inputs, copy_inputs, copy_inputs_from, verify_inputs
+from app.pipeline.run.inputs import (
+    check_new_job,
+    check_spec_inputs,
+    copy_inputs,
+    copy_inputs_from,
+    verify_inputs,
+)
 from app.pipeline.run.lock import RunLock
 
 log = logging.getLogger(__name__)
@@ -186,10 +192,8 @@ class Pipeline:
         """A new run folder under paths.runs_dir (or `run_dir`) holding copies of the inputs;
         `photo_name`: the name the user knows the picture by (inputs.copy_inputs)."""
         # before the seed is drawn; the devices too, when there is an engine to ask
-        preflight.check_job(spec, self._catalog_if_any(), self.device_names_if_any())
+        check_new_job(spec, self._catalog_if_any(), self.device_names_if_any())
         spec = _with_seed(spec)
-        check_spec_inputs(spec)
-        preflight.check_frame_fits(spec)
         preflight.check_run_folder(run_dir if run_dir is not None else self.paths.runs_dir, spec)
         folder = Path(run_dir) if run_dir is not None else self.paths.runs_dir / new_run_id()
         check_new_folder(folder)  # a folder of the user's own files: refused, left untouched

@@ -39,6 +39,7 @@ from app.pipeline.job.identity import ModelFileError
 from app.pipeline.job.output_file import check_output_file as check_output_file
 from app.pipeline.job.run_space import NO_ROOM_MESSAGE, expected_run_bytes
 from app.pipeline.job.spec import JobSpec, values_from_spec
+from app.pipeline.job.unused_values import check_unused_values
 
 GGUF_MAGIC = b"GGUF"
 ZIP_MAGIC = b"PK\x03\x04"  # a PyTorch .ckpt/.pt
@@ -48,6 +49,11 @@ DEVICE_ROWS = (P.LLM_DEVICE, P.DIFFUSION_DEVICE, P.VAE_DEVICE)
 # The engine's limits (native/src/sd_stage.hpp MAX_REF_LATENTS, checks.cpp MAX_PROMPT_TOKENS
 # and MAX_PROMPT_BYTES); the engine checks them again, this only says so before any stage.
 MAX_REFERENCE_IMAGES = 16
+TOO_MANY_WITH_PHOTO_MESSAGE = (
+    "The job has {count} reference images: the photo (--source-ref) and the --ref-image "
+    "pictures; the engine takes at most {maximum}."
+)
+TOO_MANY_WITH_PHOTO_FIX = "Remove {extra} of the --ref-image pictures, or leave --source-ref out."
 MAX_PROMPT_TOKENS = 512
 MAX_PROMPT_BYTES = 64 * 1024
 TEMPLATE_TOKENS = 8  # "<|im_start|>user\n … <|im_end|>\n<|im_start|>assistant\n<think>…": ≥ 8
@@ -84,6 +90,7 @@ def check_job(
     check_values(spec)
     check_engine_limits(spec)
     check_frame_values(spec)
+    check_unused_values(spec)
     if catalog is not None:
         check_catalog(spec, catalog)
     if devices is not None:
@@ -95,16 +102,19 @@ def check_engine_limits(spec: JobSpec) -> None:
     """The engine's own limits, before any stage: how many reference images it takes and how
     long a prompt its text encoder takes (a lower bound on the tokens: the exact count needs
     the engine's tokenizer, which refuses in llm-encode what this lets through)."""
-    if len(spec.refs) > MAX_REFERENCE_IMAGES:
+    count = spec.reference_count  # the photo is one when it is the source reference
+    if count > MAX_REFERENCE_IMAGES:
+        values = {"count": count, "maximum": MAX_REFERENCE_IMAGES}
+        values["extra"] = count - MAX_REFERENCE_IMAGES
+        if spec.uses_source_ref:  # issue 29, defect 3: the fix said to remove the photo's count
+            raise InputError(
+                TOO_MANY_WITH_PHOTO_MESSAGE, fix=TOO_MANY_WITH_PHOTO_FIX, values=values
+            )
         raise InputError(
             "The job has {count} reference images (--ref-image); the engine takes at most "
             "{maximum}.",
             fix="Remove {extra} of them.",
-            values={
-                "count": len(spec.refs),
-                "maximum": MAX_REFERENCE_IMAGES,
-                "extra": len(spec.refs) - MAX_REFERENCE_IMAGES,
-            },
+            values=values,
         )
     texts = [(P.PROMPT, spec.prompt)]
     if float(spec.cfg_scale) != 1.0:  # the negative prompt is encoded only then
