@@ -133,9 +133,11 @@ def run_case(case: Case, work: Path, world: World) -> str | None:
     # stage runs, so the case checks that the commands' scans of the cache survive it).
     where = base / case.entry.path.replace("<key>", f"{CACHE_KEY[:2]}/{CACHE_KEY}")
     _plant(where, case.kind, outside)
-    if case.entry.path == "queue.db":
+    if case.entry.path.startswith("queue.db"):
         for suffix in ("-wal", "-shm"):
-            Path(str(where) + suffix).unlink(missing_ok=True)
+            side = base / f"queue.db{suffix}"
+            if side != where:
+                side.unlink(missing_ok=True)
     args = {
         "status": ["status", str(run_dir)],
         "resume": ["resume", str(run_dir), "--engine", str(world.engine)],

@@ -24,6 +24,7 @@ from app.pipeline.queue.records import QueuedJob
 log = logging.getLogger(__name__)
 
 QUEUE_FILE = queue_db.DB_FILE
+SIDE_FILES = ("-wal", "-shm", "-journal")  # SQLite's, beside queue.db (checked as it is)
 LOCK_WAIT_S = 30.0
 T = TypeVar("T")
 
@@ -52,6 +53,8 @@ class QueueStore:
     # --- the database
     def _open(self) -> sqlite3.Connection:
         check_entry(self.file)  # a FIFO, folder or link at queue.db: a message, not a hang
+        for side in SIDE_FILES:  # SQLite's journal and its lock (-shm), written in place
+            check_entry(self.dir / (QUEUE_FILE + side), in_place=True)
         self.dir.mkdir(parents=True, exist_ok=True)
         conn = queue_db.connect(self.file, LOCK_WAIT_S)
         try:

@@ -39,6 +39,8 @@ ENTRIES: tuple[Entry, ...] = (
     Entry(RUN, f"{CHECKPOINT_DIR}/metadata.json", "read", ("status", "resume")),
     Entry(RUN, f"{PREPARED_DIR}/prepare.json", "whole", ("status", "resume")),
     Entry(QUEUE, "queue.db", "database", ("queue list", "queue run", "queue add")),
+    Entry(QUEUE, "queue.db-wal", "in-place", ("queue list", "queue add")),  # SQLite's journal
+    Entry(QUEUE, "queue.db-shm", "in-place", ("queue list", "queue run")),  # and its lock
     Entry(SETTINGS, "settings.json", "whole", ("queue list", "status")),
     Entry(CACHE, "<key>/entry.json", "whole", ("resume", "queue run")),
 )

@@ -35,5 +35,25 @@
         <source>Remove {extra} of the --ref-image pictures, or leave --source-ref out.</source>
         <translation>请移除 {extra} 张 --ref-image 图片，或去掉 --source-ref。</translation>
     </message>
+    <message>
+        <source>The lock {path} is held by another Stepwise process.</source>
+        <translation>锁 {path} 正被另一个 Stepwise 进程持有。</translation>
+    </message>
+    <message>
+        <source>The lock {path} cannot be made (a read-only place).</source>
+        <translation>无法创建锁 {path}（位置只读）。</translation>
+    </message>
+    <message>
+        <source>Check that its folder is writable.</source>
+        <translation>请检查它所在的文件夹可写。</translation>
+    </message>
+    <message>
+        <source>The lock {path} cannot be opened: {reason}.</source>
+        <translation>无法打开锁 {path}：{reason}。</translation>
+    </message>
+    <message>
+        <source>Check that its folder exists and is writable.</source>
+        <translation>请检查它所在的文件夹存在且可写。</translation>
+    </message>
 </context>
 </TS>
