@@ -131,7 +131,10 @@ def values_from_args(
             values={
                 "preset": chosen,
                 "template": template,
-                "example": SLOT.sub("a red bicycle", template),
+                # "a [describe the object]" → "a red bicycle", not "a a red bicycle"
+                "example": SLOT.sub(
+                    "red bicycle" if "a [" in template else "a beach at dusk", template
+                ),
             },
         )
     missing = [p.flags[0] for p in MODEL_PARAMS if not values[p.name]]
