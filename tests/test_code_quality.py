@@ -8,14 +8,13 @@ import ast
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from tests.script_module import load_script
-
-import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 # A generous cap: the size gate is ruff's C901 (a function's branches, pyproject.toml), so a
