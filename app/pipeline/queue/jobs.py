@@ -37,8 +37,7 @@ from app.engine.tensorfile import file_sha256
 from app.pipeline.job.spec import JobSpec
 from app.pipeline.queue import db as queue_db
 from app.pipeline.queue.lock import JobClaim
-from app.pipeline.queue.records import (  # noqa: F401 - re-exported: the queue's names
-    STATES,
+from app.pipeline.queue.records import (
     JobView,
     Outcome,
     QueuedInput,

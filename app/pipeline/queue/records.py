@@ -20,7 +20,6 @@ QUEUE_FORMAT = 1  # queue.json (before the database); read once to import it
 JOB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
 # A stored input is inputs/<its sha256><suffix>: nothing else in the queue names a file.
 INPUT_NAME = re.compile(r"([0-9a-f]{64})(\.[A-Za-z0-9_-]{1,16})?")
-STATES = ("queued", "running", "interrupted", "done", "failed")
 
 
 @dataclass(frozen=True)
@@ -201,12 +200,3 @@ def verify_queue(raw: bytes) -> dict[str, Any] | None:
     if data.get("checksum") != checksum(data) or not isinstance(data.get("jobs"), list):
         return None
     return data
-
-
-def state_of(data: dict[str, Any]) -> QueueState:
-    if not isinstance(data["paused"], bool) or not isinstance(data["jobs"], list):
-        raise TypeError("queue")
-    jobs = tuple(QueuedJob.from_json(j) for j in data["jobs"])
-    if len({j.id for j in jobs}) != len(jobs):
-        raise ValueError("duplicate job ids")
-    return QueueState(data["paused"], jobs)
