@@ -8,6 +8,9 @@ from app.jobs import workers
 
 _ = object()
 
+# logging calls a handler's handleError (app/core/logs.py).
+_.handleError
+
 # Qt event handlers and filters: Qt calls them.
 _.mouseMoveEvent
 _.mouseReleaseEvent

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import re
+from typing import NoReturn
 
 from app.cli.run_flags import add_compat_flags, add_param_flags
 from app.pipeline.job import params as P
@@ -11,8 +13,20 @@ from app.pipeline.job.presets import PRESET_NAMES
 COMMANDS = ("prepare", "composite", "run", "resume", "status", "selftest", "queue", "measure")
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, with a hint where its message leaves the user stuck (its subparsers
+    are of this class too)."""
+
+    def error(self, message: str) -> NoReturn:
+        found = re.fullmatch(r"argument (?:\S+/)?(--\S+): expected one argument", message)
+        if found:  # "--context -5,0,64,64": argparse takes -5,… for a flag (issue 29, defect 12)
+            flag = found.group(1)
+            message += f" (a value that starts with '-' is written {flag}=VALUE, e.g. {flag}=-5…)"
+        super().error(message)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="stepwise",
         description="Stepwise: FLUX.2 [klein] inpainting and text-to-image, one stage at a time. "
         "With no command the app opens.",

@@ -13,11 +13,12 @@ from app.cli.commands import _pipeline, job_spec
 from app.cli.execute import ctrl_c_suspends, print_event
 from app.cli.exits import Exit
 from app.cli.work_texts import policy_text, waiting_text
-from app.core.errors import InputError
+from app.core.errors import InputError, StepwiseError, error_text
 from app.core.paths import app_paths
 from app.core.settings import load_settings
 from app.pipeline import (
     CANCELLED,
+    NO_ROOM,
     PAUSED,
     RESULT_FILE,
     SUSPENDED,
@@ -26,6 +27,7 @@ from app.pipeline import (
     QueuedJob,
     Sources,
     WorkGate,
+    check_new_jobs,
     prompt_lines,
     read_status,
     run_queue,
@@ -33,7 +35,6 @@ from app.pipeline import (
 )
 from app.pipeline import events as ev
 from app.pipeline.control import RunControl
-from app.pipeline.job import preflight
 from app.pipeline.work_policy import IDLE, Verdict, WorkPolicy, policy_from_settings, policy_of
 
 NO_IDLE_MESSAGE = "This computer cannot tell how long it has been idle"
@@ -47,19 +48,29 @@ def _queue() -> JobQueue:
     return JobQueue(app_paths())
 
 
+def say_notices(queue: JobQueue) -> None:
+    """Every queue command says what the store kept aside or refused (until the user acts)."""
+    for notice in queue.notices():
+        print(f"warning: {error_text(notice)}", file=sys.stderr)
+
+
 def cmd_add(args: argparse.Namespace) -> int:
     pipeline = _pipeline(args)
     spec = job_spec(args, pipeline)
     try:
         catalog = pipeline.catalog()
-    except Exception:  # no engine now: the worker checks again and says so
-        catalog = None
+        devices: list[str] | None = [d.name for d in pipeline.devices()]
+    except StepwiseError:  # no engine now: the worker checks again and says so
+        catalog, devices = None, None
     prompts = prompt_lines(args.prompts) if args.prompts else None
     specs, tags = variations(spec, args.variations, args.random_seeds, prompts)
-    for one in specs:
-        preflight.check_job(one, catalog)  # a bad value is said now, not at 3 in the morning
+    # What `run` checks before any stage, the pictures included, once per distinct job: a bad
+    # value is said now, not at 3 in the morning (issue 29, defects 3, 4, 11).
+    check_new_jobs(specs, catalog, devices)
     photo = Path(spec.image).name if spec.image else None  # the run's title, as `run` has it
-    added = _queue().add(specs, tags, photo_name=photo)
+    queue = _queue()
+    added = queue.add(specs, tags, photo_name=photo)
+    say_notices(queue)
     if args.json:
         print(json.dumps([_job_json(job) for job in added], indent=1, ensure_ascii=False))
         return Exit.OK
@@ -104,7 +115,9 @@ def view_json(view: JobView, position: int) -> dict[str, Any]:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    paused, views = _queue().views()
+    queue = _queue()
+    paused, views = queue.views()
+    say_notices(queue)
     if args.json:
         print(json.dumps([view_json(v, n) for n, v in enumerate(views, 1)], indent=1))
         return Exit.OK
@@ -182,10 +195,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         with ctrl_c_suspends(control):
             report = run_queue(pipeline, queue, control, on_event, gate=gate)
     except KeyboardInterrupt:
+        say_notices(queue)
         print("stopped; `python -m app queue run` resumes the job", file=sys.stderr)
         return Exit.CANCELLED
     finally:
         gate.close()
+    say_notices(queue)
     done, failed = len(report.finished), len(report.failed)
     print(f"queue worker: {done} finished, {failed} failed", flush=True)
     if report.reason == PAUSED:
@@ -195,28 +210,51 @@ def cmd_run(args: argparse.Namespace) -> int:
         return Exit.SUSPENDED
     if report.reason == CANCELLED:
         return Exit.CANCELLED
+    if report.reason == NO_ROOM:
+        print(
+            "the disk is full: the queue stopped and its jobs stay queued; free some space, "
+            "then: python -m app queue run",
+            file=sys.stderr,
+        )
+        return Exit.FAILED
     return Exit.FAILED if failed else Exit.OK
 
 
 def cmd_remove(args: argparse.Namespace) -> int:
-    job = _queue().remove(args.job_id)
+    queue = _queue()
+    if args.refused:
+        count = queue.remove_refused()
+        print(f"removed {count} refused job(s) from the queue")
+        say_notices(queue)
+        return Exit.OK
+    if not args.job_id:
+        print("error: give the job's ID (`queue list` shows them), or --refused", file=sys.stderr)
+        return Exit.USAGE
+    job = queue.remove(args.job_id)
     print(f"removed {job.id} from the queue")
+    say_notices(queue)
     return Exit.OK
 
 
 def cmd_move(args: argparse.Namespace) -> int:
-    _queue().move(args.job_id, args.position - 1)
-    print(f"moved {args.job_id} to place {max(1, args.position)}")
+    queue = _queue()
+    place = queue.move(args.job_id, args.position - 1)
+    print(f"moved {args.job_id} to place {place + 1}")
+    say_notices(queue)
     return Exit.OK
 
 
 def cmd_pause(args: argparse.Namespace) -> int:
-    _queue().set_paused(True)
+    queue = _queue()
+    queue.set_paused(True)
     print("paused: a worker stops after its current job")
+    say_notices(queue)
     return Exit.OK
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
-    _queue().set_paused(False)
+    queue = _queue()
+    queue.set_paused(False)
     print("resumed: `python -m app queue run` runs the jobs")
+    say_notices(queue)
     return Exit.OK

@@ -72,7 +72,10 @@ def add_queue(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler="queue_run")
 
     p = qs.add_parser("remove", help="take a job out of the queue (its run folder stays)")
-    p.add_argument("job_id", metavar="ID")
+    p.add_argument("job_id", metavar="ID", nargs="?")
+    p.add_argument(
+        "--refused", action="store_true", help="remove every job the queue refuses to read"
+    )
     p.set_defaults(handler="queue_remove")
 
     p = qs.add_parser("move", help="move a job to another place in the queue")

@@ -122,14 +122,19 @@ def values_from_args(
                     },
                 )
             values[p.name] = value
-    if chosen and values[P.PROMPT.name] == preset(chosen).prompt and slot(preset(chosen).prompt):
+    template = preset(chosen).prompt if chosen else ""
+    prompt = str(values[P.PROMPT.name])
+    if slot(template) and (prompt == template or not prompt.strip()):  # -p "" too (issue 29)
         raise StepwiseError(
             "The preset {preset} needs words for its prompt: {template}",
             fix='Give --prompt, e.g. --prompt "{example}".',
             values={
                 "preset": chosen,
-                "template": preset(chosen).prompt,
-                "example": SLOT.sub("a red bicycle", preset(chosen).prompt),
+                "template": template,
+                # "a [describe the object]" → "a red bicycle", not "a a red bicycle"
+                "example": SLOT.sub(
+                    "red bicycle" if "a [" in template else "a beach at dusk", template
+                ),
             },
         )
     missing = [p.flags[0] for p in MODEL_PARAMS if not values[p.name]]

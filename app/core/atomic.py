@@ -11,12 +11,17 @@ from pathlib import Path
 from typing import BinaryIO
 
 from app.core import platform
-from app.core.errors import OutputError
+from app.core.errors import DiskFullError, OutputError
+
+
+def disk_full_message() -> str:
+    """The template a write that found the disk full raises with (the queue worker waits)."""
+    return _explain(OSError(errno.ENOSPC, "No space left on device"), Path(".")).message
 
 
 def _explain(exc: OSError, path: Path) -> OutputError:
     if exc.errno == errno.ENOSPC:
-        return OutputError(
+        return DiskFullError(
             "The disk is full while writing {path}.",
             path=path,
             fix="Free some space or choose another folder, then try again.",

@@ -122,5 +122,9 @@ class OutputError(StepwiseError):
     """An output could not be written (unwritable folder, disk full)."""
 
 
+class DiskFullError(OutputError):
+    """No room on the disk for what must be written (a queue worker stops, the job waits)."""
+
+
 class DamagedFileError(StepwiseError):
     """A file we wrote earlier fails verification (truncated, wrong hash, bad format)."""

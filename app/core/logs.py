@@ -2,12 +2,32 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import logging.handlers
+import sys
 from pathlib import Path
 
 LOG_FILE_BYTES = 2 * 1024 * 1024
 LOG_FILE_COUNT = 3
+
+
+class LogFileHandler(logging.handlers.RotatingFileHandler):
+    """The log file; a write that fails (a full disk, a removed folder) is said once, in one
+    line, never as logging's traceback per record (issue 29, defect 6)."""
+
+    failed = False
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        if not self.failed:
+            self.failed = True
+            why = sys.exc_info()[1]
+            reason = getattr(why, "strerror", None) or why or "unknown"
+            with contextlib.suppress(Exception):
+                sys.stderr.write(
+                    f"warning: the log file {self.baseFilename} cannot be written "
+                    f"({reason}); further failures are not shown.\n"
+                )
 
 
 def setup_logging(log_dir: Path, *, verbose: bool = False) -> Path:
@@ -18,7 +38,7 @@ def setup_logging(log_dir: Path, *, verbose: bool = False) -> Path:
     for handler in list(root.handlers):
         if getattr(handler, "_stepwise", False):
             root.removeHandler(handler)
-    file_handler = logging.handlers.RotatingFileHandler(
+    file_handler = LogFileHandler(
         log_file, maxBytes=LOG_FILE_BYTES, backupCount=LOG_FILE_COUNT, encoding="utf-8"
     )
     file_handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))

@@ -20,11 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.core.atomic import write_text_atomic
+from app.core.safe_files import SafeFileError, read_bytes
 
 SETTINGS_VERSION = 3
 # Defaults that version 3 changed: a version-2 `job` entry with the old value is dropped, so the
 # new default applies (a version-2 file cannot tell a choice from the default it saved).
 V2_OLD_DEFAULTS: dict[str, object] = {"color_match": True}
+MAX_SETTINGS_BYTES = 16 * 1024 * 1024  # far more than any settings file
 # Version 1's place of each generation parameter -> its name in `job` (Param.name).
 V1_TO_JOB: dict[tuple[str, str], str] = {
     ("models", "diffusion_model"): "diffusion_model",
@@ -184,7 +186,10 @@ def load_settings(path: Path) -> Settings:
     if not path.exists():
         return Settings()
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_bytes(path, limit=MAX_SETTINGS_BYTES).decode("utf-8"))
+    except SafeFileError as exc:  # a folder, FIFO, link…: not ours to move; left where it is
+        log.warning("Settings file %s cannot be read (%s); using defaults.", path, exc)
+        return Settings()
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         log.warning(
             "Settings file %s is damaged (%s); using defaults. The damaged copy is kept as %s.bad",

@@ -21,6 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from app.core import platform
+from app.core.safe_files import open_in_place
 from app.engine import children
 from app.engine.errors import EngineError, EngineStopped, ProtocolError, error_for_exit
 from app.engine.events import (
@@ -87,7 +88,9 @@ class StageProcess:
 
         children.refuse_if_stopped()  # the worker's owner stopped it: start nothing
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        self._log_file = open(self.log_path, "ab")  # closed by the stderr thread
+        # Appended in place: never through a link, a FIFO or a second name (issue 29, defect 9).
+        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_BINARY", 0)
+        self._log_file = os.fdopen(open_in_place(self.log_path, flags), "ab")
         self._log_file.write(f"# argv: {json.dumps(self.argv)}\n".encode())
         self._log_file.flush()
 

@@ -209,6 +209,8 @@ class PrepareRecord:
             or record.expansion.grown(record.source_size) != record.original_size
         ):
             raise ValueError("the expansion does not match the picture's size")
+        if not 0 <= record.feather_px <= MAX_FEATHER_PX:  # a forged record (issue 29, 12)
+            raise ValueError(f"the feather {record.feather_px} is out of range")
         whole = Rect(0, 0, *record.original_size)
         if record.region.is_empty() or record.region.intersect(whole) != record.region:
             raise ValueError("the region lies outside the picture")

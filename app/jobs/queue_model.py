@@ -28,6 +28,7 @@ from app.pipeline import (
     QueuedJob,
     Sources,
     WorkGate,
+    check_new_jobs,
     run_queue,
     variations,
 )
@@ -134,6 +135,7 @@ class QueueAdder(AppThread):
             if image is not None or refs:
                 files = write_inputs(self._folder, image, mask, refs)
             specs, tags = variations(self._spec_of(files), self._count, self._random, None)
+            check_new_jobs(specs)  # what a run checks before any stage, as `queue add` does
             added = self._queue.add(specs, tags, photo_name=self._photo_name)
         except Exception as exc:  # said to the user with the file named
             log_error(log, "adding to the queue failed", exc)

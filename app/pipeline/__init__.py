@@ -54,10 +54,12 @@ if TYPE_CHECKING:  # the one list of the names handed out; __getattr__ reads it
     from app.pipeline.queue.work_gate import WorkGate as WorkGate
     from app.pipeline.queue.work_gate import read_status as read_status
     from app.pipeline.queue.worker import CANCELLED as CANCELLED
+    from app.pipeline.queue.worker import NO_ROOM as NO_ROOM
     from app.pipeline.queue.worker import PAUSED as PAUSED
     from app.pipeline.queue.worker import SUSPENDED as SUSPENDED
     from app.pipeline.queue.worker import run_queue as run_queue
     from app.pipeline.run.folder import STAGES as STAGES
+    from app.pipeline.run.inputs import check_new_jobs as check_new_jobs
     from app.pipeline.run.inputs import copy_atomic as copy_atomic
     from app.pipeline.run.records import CHECKPOINT_DIR as CHECKPOINT_DIR
     from app.pipeline.run.records import DECODED as DECODED

@@ -60,7 +60,13 @@ from app.pipeline.run.folder import (
     new_run_id,
     open_run,
 )
-from app.pipeline.run.inputs import check_spec_inputs, copy_inputs, copy_inputs_from, verify_inputs
+from app.pipeline.run.inputs import (
+    check_new_job,
+    check_spec_inputs,
+    copy_inputs,
+    copy_inputs_from,
+    verify_inputs,
+)
 from app.pipeline.run.lock import RunLock
 
 log = logging.getLogger(__name__)
@@ -192,10 +198,8 @@ class Pipeline:
         if prompt != spec.prompt:
             spec = dataclasses.replace(spec, prompt=prompt)
         # before the seed is drawn; the devices too, when there is an engine to ask
-        preflight.check_job(spec, self._catalog_if_any(), self.device_names_if_any())
+        check_new_job(spec, self._catalog_if_any(), self.device_names_if_any())
         spec = _with_seed(spec)
-        check_spec_inputs(spec)
-        preflight.check_frame_fits(spec)
         preflight.check_run_folder(run_dir if run_dir is not None else self.paths.runs_dir, spec)
         folder = Path(run_dir) if run_dir is not None else self.paths.runs_dir / new_run_id()
         check_new_folder(folder)  # a folder of the user's own files: refused, left untouched

@@ -162,3 +162,16 @@ def test_engine_cells_show_the_mask_the_engine_repaints() -> None:
     assert np.all(cells[16:32, 32:50] == 255)  # the partial cell at the right edge too
     assert np.all(cells[32:, :] == 0)
     assert np.array_equal(engine_cells(mask.astype(np.float32) / 255.0), cells)
+
+
+def test_a_record_whose_feather_is_out_of_range_is_refused() -> None:
+    """Issue 29, defect 12: a forged feather_px of 10^7 in prepare.json was used unchecked."""
+    photo = make_picture(400, 300, seed=2)
+    prepared = prep.prepare(
+        photo, rect_mask(400, 300, 100, 100, 40, 30), prep.PrepareOptions(only_masked=True)
+    )
+    data = prepared.record.to_json()
+    for feather in (10**7, -1):
+        with pytest.raises(ValueError, match="feather"):
+            PrepareRecord.from_json(data | {"feather_px": feather})
+    assert PrepareRecord.from_json(data | {"feather_px": 256}).feather_px == 256

@@ -1,11 +1,9 @@
 """The queue store (app/pipeline/queue/jobs.py) without the engine: order, pause, inputs by
-content hash, verification of queue.json, the per-job lock, the variations of `queue add`."""
+content hash, the per-job claim, the variations of `queue add`. The database's damage, forged
+rows and the import of queue.json: tests/pipeline/test_queue_db.py."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,15 +13,9 @@ from PIL import Image
 from app.core.errors import DamagedFileError, InputError
 from app.core.paths import app_paths
 from app.pipeline.job.spec import JobSpec, ModelFiles
-from app.pipeline.queue.jobs import (
-    QUEUE_BACKUP,
-    QUEUE_FILE,
-    JobQueue,
-    QueueBusy,
-)
+from app.pipeline.queue.jobs import JobQueue, QueueBusy
 from app.pipeline.queue.variations import variations
 from app.pipeline.queue.worker import make_run_folder
-from tests.cli.conftest import REPO_ROOT
 
 
 def _spec(prompt: str = "a red house", seed: int = 7, **kw) -> JobSpec:
@@ -92,38 +84,6 @@ def test_a_missing_input_is_refused_at_add(queue: JobQueue, tmp_path: Path) -> N
     assert queue.read().jobs == ()
 
 
-def test_damaged_queue_file_uses_the_backup_then_says_so(queue: JobQueue) -> None:
-    queue.add([_spec("a")])
-    queue.add([_spec("b")])  # queue.json.bak now holds the queue with "a" alone
-    queue.file.write_text(queue.file.read_text().replace('"b"', '"x"'))  # checksum breaks
-    assert [j.spec.prompt for j in queue.read().jobs] == ["a"]
-    (queue.dir / QUEUE_BACKUP).write_text("{")
-    with pytest.raises(DamagedFileError, match="queue file .* is damaged"):
-        queue.read()
-
-
-def test_damaged_queue_file_is_a_message_not_a_traceback(queue: JobQueue) -> None:
-    queue.add([_spec("a")])
-    data = json.loads(queue.file.read_text())
-    data["jobs"][0]["spec"]["steps"] = "four"  # wrong type, checksum made to match
-    from app.pipeline.run.format import checksum
-
-    data["checksum"] = checksum(data)
-    queue.file.write_text(json.dumps(data))
-    (queue.dir / QUEUE_BACKUP).unlink(missing_ok=True)
-    done = subprocess.run(
-        [sys.executable, "-m", "app", "queue", "list"],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 1
-    assert "Traceback" not in done.stderr
-    assert f"The queue file {queue.file} is damaged." in done.stderr
-    assert "to start an empty queue" in done.stderr
-
-
 def test_a_claimed_job_is_not_claimed_again_nor_removed(queue: JobQueue) -> None:
     a, b = queue.add([_spec("a"), _spec("b")])
     first = queue.claim_next()
@@ -187,20 +147,13 @@ def test_variations_seeds() -> None:
     assert specs[0].seed >= 0 and specs[1].seed == specs[0].seed + 1
 
 
-def test_queue_file_is_written_atomically_with_a_checksum(queue: JobQueue) -> None:
-    queue.add([_spec("a")])
-    data = json.loads((queue.dir / QUEUE_FILE).read_text())
-    assert data["format"] == 1 and len(data["checksum"]) == 64
-    assert not [p for p in queue.dir.rglob("*.tmp")]
-
-
 def test_a_jobs_photo_name_is_kept_and_titles_its_run(
     queue: JobQueue,
     tmp_path: Path,
     tiny_models,
 ) -> None:
     """The GUI queues a copy of the picture (its name says nothing); the name the user knows it
-    by is kept in queue.json and recorded in the job's run, as `run` records it."""
+    by is kept in the queue and recorded in the job's run, as `run` records it."""
     from app.pipeline.control import RunControl
     from app.pipeline.queue.worker import yield_job
     from app.pipeline.runner import Pipeline
@@ -211,7 +164,7 @@ def test_a_jobs_photo_name_is_kept_and_titles_its_run(
     job_spec = JobSpec(models=models, prompt="a red house", image=str(image))
     (job,) = queue.add([job_spec], photo_name="holiday 海边.jpg")
     (text_job,) = queue.add([_spec()], photo_name="ignored.png")  # no picture: no name
-    again = {j.id: j for j in JobQueue(app_paths()).read().jobs}  # read back from queue.json
+    again = {j.id: j for j in JobQueue(app_paths()).read().jobs}  # read back from queue.db
     assert again[job.id].photo_name == "holiday 海边.jpg"
     assert again[text_job.id].photo_name is None
     pipeline = Pipeline(app_paths(), engine=tmp_path / "no-engine", cache_limit_mb=16)

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from app.core.atomic import write_text_atomic, write_with_atomic
+from app.core.safe_files import SafeFileError, read_bytes
 from app.engine.tensorfile import file_sha256
 
 log = logging.getLogger(__name__)
@@ -175,7 +176,7 @@ class StageCache:
 
     def _read_meta(self, folder: Path) -> dict | None:
         try:
-            meta = json.loads((folder / ENTRY_FILE).read_text(encoding="utf-8"))
+            meta = json.loads(read_bytes(folder / ENTRY_FILE).decode("utf-8"))
             if meta.get("format") != CACHE_FORMAT or not isinstance(meta.get("files"), dict):
                 raise ValueError("format")
             for name, rec in meta["files"].items():
@@ -190,7 +191,7 @@ class StageCache:
             return meta
         except FileNotFoundError:
             return None
-        except (OSError, ValueError, AttributeError, TypeError) as exc:
+        except (OSError, ValueError, AttributeError, TypeError, SafeFileError) as exc:
             if folder.exists():
                 log.warning("cache entry %s is damaged (%s); deleting it", folder.name, exc)
                 shutil.rmtree(folder, ignore_errors=True)

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol
 
-from app.core.errors import StepwiseError
+from app.core.errors import StepwiseError, error_text
 from app.engine.errors import Cancelled, EngineError, Suspended
 from app.engine.tensorfile import file_sha256
 from app.pipeline import events as ev
@@ -115,6 +115,8 @@ def record_failure(run: Run, failure: Failure) -> None:
         )
         run.failure = failure
         run.save()
+    except StepwiseError as exc:  # already failing; the event matters more (one line, no trace)
+        log.warning("could not record the failure: %s", error_text(exc))
     except Exception:  # already failing; the event matters more
         log.exception("could not record the failure")
 

@@ -21,7 +21,7 @@ def check_frame_values(spec: JobSpec) -> None:
     if parse_expand(options.expand) is not None and spec.image is None:
         raise InputError(
             "The canvas expansion {value} needs a picture to expand.",
-            fix="Open or pass an image (--image), or leave --expand out.",
+            fix="Open or pass an image (-i/--init-img), or leave --expand out.",
             values={"value": repr(options.expand)},
         )
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from app.core.errors import InputError, OutputError, StepwiseError
+from app.core.errors import DiskFullError, InputError, OutputError, StepwiseError
 from app.engine.errors import DeviceError
 from app.engine.model_kind import model_kind
 from app.imaging.io import load_mask
@@ -38,11 +38,10 @@ from app.pipeline.job.frame_checks import (  # noqa: F401 - re-exported: the fra
 from app.pipeline.job.identity import ModelFileError
 from app.pipeline.job.output_file import check_output_file as check_output_file
 from app.pipeline.job.presets import unfilled_slot
+from app.pipeline.job.run_space import NO_ROOM_MESSAGE, expected_run_bytes
 from app.pipeline.job.spec import JobSpec, values_from_spec
+from app.pipeline.job.unused_values import check_unused_values
 
-LATENT_CHANNELS = 128  # FLUX.2 latent channels per 16 px cell
-FLOAT_BYTES = 4
-DISK_MARGIN_BYTES = 64 * 1024 * 1024  # logs, previews, run.json, the cache's copies
 GGUF_MAGIC = b"GGUF"
 ZIP_MAGIC = b"PK\x03\x04"  # a PyTorch .ckpt/.pt
 MAX_SAFETENSORS_HEADER = 100 * 1024 * 1024
@@ -51,6 +50,11 @@ DEVICE_ROWS = (P.LLM_DEVICE, P.DIFFUSION_DEVICE, P.VAE_DEVICE)
 # The engine's limits (native/src/sd_stage.hpp MAX_REF_LATENTS, checks.cpp MAX_PROMPT_TOKENS
 # and MAX_PROMPT_BYTES); the engine checks them again, this only says so before any stage.
 MAX_REFERENCE_IMAGES = 16
+TOO_MANY_WITH_PHOTO_MESSAGE = (
+    "The job has {count} reference images: the photo (--source-ref) and the --ref-image "
+    "pictures; the engine takes at most {maximum}."
+)
+TOO_MANY_WITH_PHOTO_FIX = "Remove {extra} of the --ref-image pictures, or leave --source-ref out."
 MAX_PROMPT_TOKENS = 512
 MAX_PROMPT_BYTES = 64 * 1024
 TEMPLATE_TOKENS = 8  # "<|im_start|>user\n … <|im_end|>\n<|im_start|>assistant\n<think>…": ≥ 8
@@ -88,6 +92,7 @@ def check_job(
     check_prompt_slots(spec)
     check_engine_limits(spec)
     check_frame_values(spec)
+    check_unused_values(spec)
     if catalog is not None:
         check_catalog(spec, catalog)
     if devices is not None:
@@ -111,16 +116,19 @@ def check_engine_limits(spec: JobSpec) -> None:
     """The engine's own limits, before any stage: how many reference images it takes and how
     long a prompt its text encoder takes (a lower bound on the tokens: the exact count needs
     the engine's tokenizer, which refuses in llm-encode what this lets through)."""
-    if len(spec.refs) > MAX_REFERENCE_IMAGES:
+    count = spec.reference_count  # the photo is one when it is the source reference
+    if count > MAX_REFERENCE_IMAGES:
+        values = {"count": count, "maximum": MAX_REFERENCE_IMAGES}
+        values["extra"] = count - MAX_REFERENCE_IMAGES
+        if spec.uses_source_ref:  # issue 29, defect 3: the fix said to remove the photo's count
+            raise InputError(
+                TOO_MANY_WITH_PHOTO_MESSAGE, fix=TOO_MANY_WITH_PHOTO_FIX, values=values
+            )
         raise InputError(
             "The job has {count} reference images (--ref-image); the engine takes at most "
             "{maximum}.",
             fix="Remove {extra} of them.",
-            values={
-                "count": len(spec.refs),
-                "maximum": MAX_REFERENCE_IMAGES,
-                "extra": len(spec.refs) - MAX_REFERENCE_IMAGES,
-            },
+            values=values,
         )
     texts = [(P.PROMPT, spec.prompt)]
     if float(spec.cfg_scale) != 1.0:  # the negative prompt is encoded only then
@@ -381,16 +389,6 @@ def model_magic_ok(head: bytes) -> bool:
     return False
 
 
-def expected_run_bytes(spec: JobSpec) -> int:
-    """A generous estimate of what a run writes: a latent per step checkpoint, the encoded
-    image and references, the decoded and composited PNGs (as raw RGBA), plus a margin."""
-    cells = max(spec.width // P.ALIGN_PX, 1) * max(spec.height // P.ALIGN_PX, 1)
-    latent = LATENT_CHANNELS * cells * FLOAT_BYTES
-    latents = (max(spec.steps, 0) + 3 + spec.reference_count) * latent
-    pictures = 4 * spec.width * spec.height * 4
-    return latents + pictures + DISK_MARGIN_BYTES
-
-
 def check_run_folder(folder: Path, spec: JobSpec | None = None) -> None:
     """`folder` is (or can become) a writable folder with room for the run (OutputError)."""
     folder = Path(folder)
@@ -421,8 +419,8 @@ def check_run_folder(folder: Path, spec: JobSpec | None = None) -> None:
         return  # the write itself reports it
     need = expected_run_bytes(spec)
     if free < need:
-        raise OutputError(
-            "The disk of {path} has {free_mb} MB free; the run needs about {need_mb} MB.",
+        raise DiskFullError(
+            NO_ROOM_MESSAGE,
             path=folder,
             fix="Free some space or choose a run folder on another disk (--run-dir).",
             values={"free_mb": free // 2**20, "need_mb": need // 2**20},

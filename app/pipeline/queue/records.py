@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,8 +15,11 @@ from app.pipeline.job.spec import JobSpec, spec_from_dict, spec_to_dict
 from app.pipeline.run.format import checksum
 
 SEED_MODES = ("given", "consecutive", "random")
-QUEUE_FORMAT = 1
-MAX_QUEUE_BYTES = 16 * 1024 * 1024
+QUEUE_FORMAT = 1  # queue.json (before the database); read once to import it
+# A job id names its run folder (runs/<id>): letters, digits, - and _ only, at most 128.
+JOB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
+# A stored input is inputs/<its sha256><suffix>: nothing else in the queue names a file.
+INPUT_NAME = re.compile(r"([0-9a-f]{64})(\.[A-Za-z0-9_-]{1,16})?")
 
 
 @dataclass(frozen=True)
@@ -31,10 +35,15 @@ class QueuedInput:
 
     @staticmethod
     def from_json(data: Any) -> QueuedInput:
-        file, digest = str(data["file"]), str(data["sha256"])
-        if "/" in file or "\\" in file or file.startswith(".") or not file:
-            raise ValueError(f"bad input file name {file!r}")
-        return QueuedInput(file, digest, str(data.get("source", "")))
+        file, digest, source = data["file"], data["sha256"], data.get("source", "")
+        if not isinstance(file, str) or not isinstance(source, str):
+            raise TypeError("an input's file and source are text")
+        name = INPUT_NAME.fullmatch(file)
+        if name is None or name.group(1) != digest:
+            raise ValueError(f"the input {file[:80]!r} is not a file of the queue's inputs/")
+        if "\0" in source:
+            raise ValueError("an input's source holds a NUL")
+        return QueuedInput(file, digest, source)
 
 
 @dataclass(frozen=True)
@@ -60,7 +69,7 @@ class Variation:
             None if data.get("prompt_line") is None else int(data["prompt_line"]),
         )
         if v.seeds not in SEED_MODES:
-            raise ValueError(f"bad seed mode {v.seeds!r}")
+            raise ValueError(f"the seed mode {v.seeds[:40]!r} is unknown")
         return v
 
 
@@ -83,7 +92,7 @@ class Outcome:
             str(data.get("finished", "")),
         )
         if out.state not in ("done", "failed"):
-            raise ValueError(f"bad outcome {out.state!r}")
+            raise ValueError(f"the state {out.state[:40]!r} is not done or failed")
         return out
 
 
@@ -124,9 +133,9 @@ class QueuedJob:
 
     @staticmethod
     def from_json(data: Any) -> QueuedJob:
-        job_id = str(data["id"])
-        if not job_id or "/" in job_id or "\\" in job_id or job_id.startswith("."):
-            raise ValueError(f"bad job id {job_id!r}")
+        job_id = data["id"]
+        if not isinstance(job_id, str) or JOB_ID.fullmatch(job_id) is None:
+            raise ValueError("the job id is not one Stepwise makes (letters, digits, - and _)")
         inputs = data["inputs"]
         spec = spec_from_dict(data["spec"])
         if spec.image is not None or spec.mask is not None or spec.refs:
@@ -147,8 +156,8 @@ class QueuedJob:
 def _photo_name(value: Any) -> str | None:
     if value is None:
         return None
-    if not isinstance(value, str) or "/" in value or "\\" in value:
-        raise ValueError(f"bad photo name {value!r}")
+    if not isinstance(value, str) or any(c in value for c in "/\\\0") or len(value) > 255:
+        raise ValueError("the photo name is not a file name")
     return value or None
 
 
@@ -181,27 +190,13 @@ class JobView:
 
 
 def verify_queue(raw: bytes) -> dict[str, Any] | None:
-    if len(raw) > MAX_QUEUE_BYTES:
-        return None
+    """queue.json's data when its checksum holds (its jobs are checked one by one on import)."""
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
     if not isinstance(data, dict) or data.get("format") != QUEUE_FORMAT:
         return None
-    if data.get("checksum") != checksum(data):
-        return None
-    try:
-        state_of(data)
-    except (KeyError, TypeError, ValueError, AttributeError, ImportError):
+    if data.get("checksum") != checksum(data) or not isinstance(data.get("jobs"), list):
         return None
     return data
-
-
-def state_of(data: dict[str, Any]) -> QueueState:
-    if not isinstance(data["paused"], bool) or not isinstance(data["jobs"], list):
-        raise TypeError("queue")
-    jobs = tuple(QueuedJob.from_json(j) for j in data["jobs"])
-    if len({j.id for j in jobs}) != len(jobs):
-        raise ValueError("duplicate job ids")
-    return QueueState(data["paused"], jobs)

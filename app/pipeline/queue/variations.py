@@ -14,6 +14,7 @@ from app.pipeline.runner import SEED_RANGE  # the seeds the pipeline draws for -
 
 MAX_VARIATIONS = 1000
 MAX_PROMPT_LINES = 1000
+MAX_JOBS_PER_ADD = 100_000  # one `add` is one transaction; bench/queue_scale.py measures it
 
 
 def prompt_lines(path: str) -> list[tuple[int, str]]:
@@ -60,6 +61,13 @@ def variations(
         [(None, spec.prompt)] if prompts is None else list(prompts)
     )
     total = len(lines) * count
+    if total > MAX_JOBS_PER_ADD:
+        raise InputError(
+            "{lines} prompt(s) × --variations {count} make {total} jobs; one add queues at most "
+            "{most}.",
+            fix="Add fewer variations per prompt, or split the prompt list.",
+            values={"lines": len(lines), "count": count, "total": total, "most": MAX_JOBS_PER_ADD},
+        )
     if total == 1:
         return [spec], [None]
     set_id = secrets.token_hex(4)

@@ -18,12 +18,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.core import platform
-from app.core.errors import StepwiseError, error_text
+from app.core.atomic import disk_full_message
+from app.core.errors import DiskFullError, OutputError, StepwiseError, error_text
+from app.core.safe_files import check_entry
 from app.pipeline import events as ev
 from app.pipeline.api import PipelineAPI
 from app.pipeline.control import RunControl
 from app.pipeline.execute.failure_kinds import failure_for
 from app.pipeline.failures import FailureKind
+from app.pipeline.job.preflight import NO_ROOM_MESSAGE
 from app.pipeline.job.spec import JobSpec
 from app.pipeline.queue.jobs import JobQueue, Outcome, QueuedJob
 from app.pipeline.queue.work_gate import WorkGate
@@ -43,6 +46,15 @@ EMPTY = "empty"  # no job left to run (the others are done, failed or held by an
 PAUSED = "paused"  # the queue was paused: it stopped after the job in hand
 SUSPENDED = "suspended"  # the job in hand was suspended (resumes with the next worker)
 CANCELLED = "cancelled"
+NO_ROOM = "no-room"  # the disk is full: the job in hand and the rest stay queued
+
+
+def no_room(event: ev.Event | None) -> bool:
+    """A failure because the disk is full (the job is not at fault: it waits for room)."""
+    return isinstance(event, ev.RunFailed) and event.template in (
+        NO_ROOM_MESSAGE,
+        disk_full_message(),
+    )
 
 
 @dataclass
@@ -88,6 +100,9 @@ def run_queue(
             report.seconds[job.id] = report.seconds.get(job.id, 0) + time.monotonic() - started
             if isinstance(terminal, ev.RunFinished):
                 report.finished.append(job.id)
+            elif no_room(terminal):
+                report.reason = NO_ROOM
+                return report
             elif isinstance(terminal, ev.RunFailed):
                 report.failed.append(job.id)
                 if terminal.kind in LEFT_TO_RESUME:
@@ -124,9 +139,12 @@ def yield_job(
             lambda spec, folder: pipeline.create_run(spec, folder, photo_name=job.photo_name),
         )
     except StepwiseError as exc:
-        # The job cannot become a run (an input changed, a bad value, no room): it failed.
+        # The job cannot become a run (an input changed, a bad value): it failed. No room on
+        # the disk is not the job's fault: it stays queued and the worker stops.
         failure = failure_for(exc, "prepare")
         failed = ev.RunFailed.of(failure)
+        if isinstance(exc, DiskFullError):
+            return failed
         queue.record(job.id, Outcome("failed", "", f"{failure.kind}: {error_text(exc)}", _now()))
         say(None, failed)
         return failed
@@ -143,7 +161,11 @@ def yield_job(
             close()
     if isinstance(terminal, ev.RunFinished):
         queue.record(job.id, Outcome("done", str(run_dir), None, _now()))
-    elif isinstance(terminal, ev.RunFailed) and terminal.kind not in LEFT_TO_RESUME:
+    elif (
+        isinstance(terminal, ev.RunFailed)
+        and terminal.kind not in LEFT_TO_RESUME
+        and not no_room(terminal)
+    ):
         detail = f"{terminal.kind}: {terminal.message}" if terminal.message else str(terminal.kind)
         queue.record(job.id, Outcome("failed", str(run_dir), detail, _now()))
     return terminal
@@ -160,14 +182,31 @@ def make_run_folder(
     staging/ and renamed into the runs folder whole. `create(spec, folder)` makes a run
     (Pipeline.create_run). Call it only while holding the job's claim."""
     final = queue.run_dir_of(job.id)
-    if (final / RUN_FILE).exists() or (final / f"{RUN_FILE}.bak").exists():
-        return final
+    if os.path.isdir(final) and not os.path.islink(final):
+        if check_entry(final / RUN_FILE) or check_entry(final / f"{RUN_FILE}.bak"):
+            return final
     staging = queue.staging_dir_of(job.id)
-    shutil.rmtree(staging, ignore_errors=True)  # a kill in the middle of making it
-    if final.exists():  # an empty folder left by hand: nothing of ours is in it
-        shutil.rmtree(final, ignore_errors=True)
+    shutil.rmtree(staging, ignore_errors=True)  # ours: a kill in the middle of making it
+    if os.path.lexists(final):
+        _clear_place(final)
     create(queue.job_spec(job), staging)
     final.parent.mkdir(parents=True, exist_ok=True)
     os.replace(staging, final)
     platform.fsync_dir(final.parent)
     return final
+
+
+def _clear_place(final: Path) -> None:
+    """The job's run folder's place holds something without a run: an empty folder is removed
+    (nothing is lost); anything else is the user's and stays (the job fails, saying so)."""
+    if os.path.isdir(final) and not os.path.islink(final):
+        try:
+            os.rmdir(final)
+            return
+        except OSError:
+            pass
+    raise OutputError(
+        "{path} already holds files that are not a Stepwise run; the job's run folder goes there.",
+        path=final,
+        fix="Move that folder or file away (Stepwise never deletes it), then run the queue again.",
+    )

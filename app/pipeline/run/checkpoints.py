@@ -9,6 +9,7 @@ from typing import Any
 
 from app.core.atomic import write_text_atomic
 from app.core.errors import InputError, StepwiseError
+from app.core.safe_files import read_bytes
 from app.engine.tensorfile import file_sha256
 from app.pipeline.run.folder import CHECKPOINT_DIR, Run
 from app.pipeline.run.inputs import copy_atomic
@@ -39,8 +40,8 @@ def metadata(run_dir: Path) -> dict[str, Any] | None:
     try:
         if path.stat().st_size > MAX_METADATA_BYTES:
             return None
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError):
+        data = json.loads(read_bytes(path, limit=MAX_METADATA_BYTES).decode("utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError, StepwiseError):
         return None
     return data if isinstance(data, dict) else None
 

@@ -66,7 +66,8 @@ from pathlib import Path
 from typing import Any
 
 from app.core.atomic import write_text_atomic
-from app.core.errors import DamagedFileError
+from app.core.errors import DamagedFileError, StepwiseError
+from app.core.safe_files import SafeFileError, read_bytes
 from app.pipeline.failures import Failure, FailureKind, json_values
 from app.pipeline.job.spec import JobSpec, spec_from_dict, spec_to_dict
 from app.pipeline.run.entries import (  # noqa: F401 - re-exported: run folder entries
@@ -301,8 +302,8 @@ class Run:
                 previous = target.read_bytes()
                 if verify_bytes(previous, self.dir) is not None:
                     write_text_atomic(self.dir / BACKUP_FILE, previous.decode("utf-8"))
-            except OSError:
-                pass
+            except (OSError, StepwiseError):
+                pass  # the backup is a second copy: a folder or link in its place keeps none
         write_text_atomic(target, text)
 
 
@@ -356,7 +357,11 @@ def open_run(run_dir: Path) -> Run:
         )
     for candidate in (main, backup):
         try:
-            raw = candidate.read_bytes()
+            raw = read_bytes(candidate)  # a FIFO or device here is a message, never a hang
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except SafeFileError:
+            raise
         except OSError:
             continue
         data = verify_bytes(raw, run_dir)

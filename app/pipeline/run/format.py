@@ -8,6 +8,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from app.core.errors import StepwiseError
+from app.core.safe_files import read_bytes
 from app.pipeline.failures import FailureKind
 from app.pipeline.job.spec import spec_from_dict
 from app.pipeline.run.records import (
@@ -71,10 +73,10 @@ def _upgrade_from_1(data: dict[str, Any], folder: Path) -> None:
 def _v1_region(folder: Path) -> list[int] | None:
     """The only-masked region format 1 did not record, from prepared/prepare.json."""
     try:
-        record = json.loads((folder / PREPARED_DIR / "prepare.json").read_text(encoding="utf-8"))
+        record = json.loads(read_bytes(folder / PREPARED_DIR / "prepare.json").decode("utf-8"))
         if record.get("only_masked"):
             return [int(v) for v in record["region"]][:4]
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, StepwiseError):
         pass
     return None
 

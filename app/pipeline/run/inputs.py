@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
+from collections.abc import Iterable
 from pathlib import Path
 from typing import BinaryIO
 
 from app.core.atomic import write_with_atomic
 from app.core.errors import DamagedFileError, InputError, StepwiseError
 from app.engine.tensorfile import file_sha256
+from app.pipeline.job import preflight
+from app.pipeline.job.catalog import EngineCatalog
 from app.pipeline.job.spec import JobSpec
 from app.pipeline.run.folder import INPUTS_DIR, InputFile, Run, RunInputs
 
@@ -24,6 +28,46 @@ def copy_atomic(src: Path, dest: Path) -> None:
         write_with_atomic(dest, writer)
     except FileNotFoundError as exc:
         raise InputError("The file {path} does not exist.", path=src) from exc
+
+
+def check_new_job(
+    spec: JobSpec, catalog: EngineCatalog | None = None, devices: Iterable[str] | None = None
+) -> None:
+    """Everything a run checks before its folder is made, the pictures included: the values,
+    the engine's limits, the models, the input files and the frame against the picture (the
+    sampler and devices against the engine's when `catalog` / `devices` are given). The one
+    preflight of Pipeline.create_run and of `queue add` (CLI and GUI: JobQueue.add)."""
+    preflight.check_job(spec, catalog, devices)
+    check_spec_inputs(spec)
+    preflight.check_frame_fits(spec)
+
+
+def check_new_jobs(
+    specs: Iterable[JobSpec],
+    catalog: EngineCatalog | None = None,
+    devices: Iterable[str] | None = None,
+) -> None:
+    """check_new_job once per distinct job of `specs` (N seeds of one job: once)."""
+    names = None if devices is None else list(devices)
+    seen: set[object] = set()
+    for spec in specs:
+        key = _all_but_the_seed(spec)
+        if key not in seen:
+            seen.add(key)
+            check_new_job(spec, catalog, names)
+
+
+_BUT_THE_SEED = tuple(f.name for f in dataclasses.fields(JobSpec) if f.name != "seed")
+
+
+def _all_but_the_seed(spec: JobSpec) -> object:
+    """What tells two jobs apart for the checks (100,000 seeds of one job: about 1 s here)."""
+    key = tuple(getattr(spec, name) for name in _BUT_THE_SEED)
+    try:
+        hash(key)
+    except TypeError:  # a list where a tuple belongs: compared by its text
+        return repr(key)
+    return key
 
 
 def check_spec_inputs(spec: JobSpec) -> None:

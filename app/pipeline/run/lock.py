@@ -2,63 +2,52 @@
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 from pathlib import Path
-from types import TracebackType
 
 from app.core import platform
 from app.core.errors import DamagedFileError, OutputError, StepwiseError
+from app.core.file_lock import FileLock, LockBusy
+from app.core.safe_files import SafeFileError
 
 LOCK_FILE = ".lock"
 ORPHAN_WAIT_S = 5.0
 
 
-class RunBusy(StepwiseError):
+class RunBusy(LockBusy):
     """Another Stepwise process is executing this run."""
 
 
-class RunLock:
-    """An exclusive advisory lock on RUN/.lock, released when the process ends (even by a crash)."""
+class RunLock(FileLock):
+    """The one file lock (core/file_lock) on RUN/.lock, its messages naming the run."""
 
     def __init__(self, run_dir: Path) -> None:
-        self.path = Path(run_dir) / LOCK_FILE
-        self._fd: int | None = None
+        super().__init__(Path(run_dir) / LOCK_FILE)
 
     def __enter__(self) -> RunLock:
-        # O_NOFOLLOW: a linked .lock must not create or touch its target (issue 17, 7).
-        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-        try:
-            self._fd = os.open(self.path, flags, 0o644)
-        except OSError as exc:
-            raise _open_error(self.path, exc) from exc
-        try:
-            _lock(self._fd)
-        except OSError as exc:
-            os.close(self._fd)
-            self._fd = None
-            raise RunBusy(
-                "The run {path} is being executed by another Stepwise process.",
-                path=self.path.parent,
-                fix="Wait for it to finish or stop it first.",
-            ) from exc
+        super().__enter__()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if self._fd is not None:
-            with contextlib.suppress(OSError):
-                _unlock(self._fd)
-            os.close(self._fd)
-            self._fd = None
+    def _refused(self, exc: SafeFileError) -> StepwiseError:
+        # A linked .lock must not create or touch its target (issue 17, 7); a FIFO, a device or
+        # a second name of another file is refused too (issue 29).
+        if os.path.islink(self.path) or os.path.isdir(self.path):
+            return _open_error(self.path, exc)
+        return exc
+
+    def _open_error(self, exc: OSError) -> StepwiseError:
+        return _open_error(self.path, exc)
+
+    def _busy(self) -> StepwiseError:
+        return RunBusy(
+            "The run {path} is being executed by another Stepwise process.",
+            path=self.path.parent,
+            fix="Wait for it to finish or stop it first.",
+        )
 
 
-def _open_error(path: Path, exc: OSError) -> StepwiseError:
+def _open_error(path: Path, exc: OSError | SafeFileError) -> StepwiseError:
     """Why RUN/.lock cannot be opened, as a message (a read-only place, a folder, a link)."""
     if path.is_symlink():
         return DamagedFileError(
@@ -75,7 +64,7 @@ def _open_error(path: Path, exc: OSError) -> StepwiseError:
             fix="Remove that folder (it is not part of a run) and try again.",
             values={"entry": LOCK_FILE},
         )
-    if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+    if isinstance(exc, OSError) and exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
         return OutputError(
             "The run folder {folder} cannot be written (read-only): its lock {path} cannot be "
             "made.",
@@ -87,16 +76,8 @@ def _open_error(path: Path, exc: OSError) -> StepwiseError:
         "The run's lock {path} cannot be opened: {reason}.",
         path=path,
         fix="Check that the run folder exists and is writable.",
-        values={"reason": exc.strerror or exc},
+        values={"reason": exc.strerror if isinstance(exc, OSError) else exc},
     )
-
-
-def _lock(fd: int) -> None:
-    platform.lock_fd(fd)
-
-
-def _unlock(fd: int) -> None:
-    platform.unlock_fd(fd)
 
 
 def stop_orphan_engine(pid: int | None, run_dir: Path, started: float | None = None) -> bool:

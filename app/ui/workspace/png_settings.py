@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Mapping
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 from typing import Any
 
 import numpy as np
@@ -49,7 +49,8 @@ def shareable(spec: JobSpec) -> JobSpec:
     m = spec.models
 
     def name(path: str | None) -> str | None:
-        return Path(path).name if path else path
+        # Either system's folders go (C:\\Users\\alice\\… saved on Linux too: issue 29, defect 13).
+        return PureWindowsPath(path).name if path else path
 
     return dataclasses.replace(
         spec,

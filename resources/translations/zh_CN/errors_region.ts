@@ -24,7 +24,7 @@
         <translation>请让 X + W 不超过 {width}，Y + H 不超过 {height}。</translation>
     </message>
     <message>
-        <source>Open or pass an image (--image), or leave --expand out.</source>
+        <source>Open or pass an image (-i/--init-img), or leave --expand out.</source>
         <translation>请打开或传入一张图片（--image），或去掉 --expand。</translation>
     </message>
     <message>

@@ -1,0 +1,296 @@
+"""The queue's database: one SQLite file (queue/queue.db), its rows, a damaged file moved aside.
+
+Why SQLite (the standard library's sqlite3) and not a JSON file: every change is one
+transaction (WAL journal, synchronous FULL), so an `add` of 100,000 jobs or a kill in the middle
+of one leaves all of it or none, and no change rewrites the whole queue. Format 2:
+
+    meta(key TEXT PRIMARY KEY, value TEXT)   "format" = "2", "paused" = "0" | "1"
+    jobs(id TEXT PRIMARY KEY,                the job id (also the run folder's name)
+         position INTEGER,                   queue order (ascending; gaps allowed)
+         doc BLOB, copy BLOB,                the job (QueuedJob.to_json) as zlib'd JSON, twice:
+                                             a flipped byte in one copy loses nothing
+         sha256 TEXT,                        of doc (and copy): which copy is good
+         open INTEGER,                       1 until an outcome is recorded (a helper index;
+                                             the doc's outcome is the truth)
+         files TEXT)                         the inputs/ names the job uses, space-separated
+    claims(job_id TEXT PRIMARY KEY, pid INTEGER, started REAL, token TEXT)
+                                             the worker running a job: its pid and its process's
+                                             start time; a claim whose process is gone (or whose
+                                             pid is another process now) is released
+
+A row is read through `decode`: a copy whose checksum fails is skipped, a job whose fields are
+refused (an id `..`, a NUL, an input outside inputs/, an unknown state) is a `RowRefused` with
+its reason, said by every command and never run. A database SQLite finds damaged is never
+written again: `quarantine` moves it (with its -wal and -shm) into queue/damaged/<time>/,
+copies every row it can still read into a new database and leaves a note there, which every
+queue command shows (`notices`) until the user deletes that folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import time
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from app.core.errors import DamagedFileError, StepwiseError
+from app.pipeline.queue.records import QueuedJob
+
+DB_FILE = "queue.db"
+DAMAGED = "damaged"
+NOTE_FILE = "note.json"
+DB_FORMAT = "2"
+MAX_DOC_BYTES = 4 * 1024 * 1024  # one job, decompressed (a JobSpec is a few KiB)
+MAX_SALVAGE_ROWS = 10_000_000
+DAMAGED_NOTE_MESSAGE = (
+    "The queue's database was damaged; it was moved to {path} and {count} job(s) were salvaged "
+    "from it."
+)
+LEGACY_NOTE_MESSAGE = (
+    "The old queue file was damaged; it is kept in {path} and {count} job(s) were read from it."
+)
+NOTE_FIX = (
+    "Check the queue with `python -m app queue list`; once it is right, delete {path} to stop "
+    "this message."
+)
+
+SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS jobs(id TEXT PRIMARY KEY, position INTEGER NOT NULL, "
+    "doc BLOB NOT NULL, copy BLOB NOT NULL, sha256 TEXT NOT NULL, open INTEGER NOT NULL, "
+    "files TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS jobs_order ON jobs(position)",
+    "CREATE TABLE IF NOT EXISTS claims(job_id TEXT PRIMARY KEY, pid INTEGER NOT NULL, "
+    "started REAL NOT NULL, token TEXT NOT NULL)",
+)
+JOB_COLUMNS = "id, doc, copy, sha256"
+
+
+class RowRefused(ValueError):
+    """A stored row that is not a job this queue runs (damaged both times, or forged)."""
+
+
+@dataclass(frozen=True)
+class Encoded:
+    id: str
+    doc: bytes
+    sha256: str
+    open: int
+    files: str
+
+
+def encode(job: QueuedJob) -> Encoded:
+    raw = json.dumps(job.to_json(), ensure_ascii=False, sort_keys=True).encode("utf-8")
+    doc = zlib.compress(raw, 1)
+    files = " ".join(f.file for f in job.inputs())
+    return Encoded(job.id, doc, hashlib.sha256(doc).hexdigest(), int(job.outcome is None), files)
+
+
+def encode_raw(row_id: str, data: Any) -> Encoded:
+    """A legacy entry kept as it was read (refused again, with its reason, when read)."""
+    raw = json.dumps(data, ensure_ascii=False, sort_keys=True, default=str).encode("utf-8")
+    doc = zlib.compress(raw, 1)
+    return Encoded(row_id, doc, hashlib.sha256(doc).hexdigest(), 1, "")
+
+
+def decode(row_id: object, doc: object, copy: object, digest: object) -> QueuedJob:
+    """The job of one row, or RowRefused saying why not."""
+    blob = next(
+        (
+            b
+            for b in (doc, copy)
+            if isinstance(b, bytes) and hashlib.sha256(b).hexdigest() == digest
+        ),
+        None,
+    )
+    if blob is None:
+        raise RowRefused("both stored copies are damaged")
+    try:
+        unzip = zlib.decompressobj()
+        raw = unzip.decompress(blob, MAX_DOC_BYTES)
+        if unzip.unconsumed_tail:
+            raise RowRefused("the job is larger than any job Stepwise writes")
+        data = json.loads(raw.decode("utf-8"))
+    except (zlib.error, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise RowRefused(f"the job cannot be read ({type(exc).__name__})") from exc
+    try:
+        job = QueuedJob.from_json(data)
+    except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as exc:
+        raise RowRefused(_reason(exc)) from exc
+    if job.id != row_id:
+        raise RowRefused("the row's id is not its job's id")
+    return job
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, KeyError):
+        return f"the field {exc.args[0]!r} is missing"
+    text = str(exc) or type(exc).__name__
+    return text if len(text) <= 200 else text[:200] + "…"
+
+
+def shown_id(row_id: object) -> str:
+    """A row's id as a message may show it: printable, at most 80 characters."""
+    text = ascii(row_id) if not isinstance(row_id, str) else row_id
+    if not text.isprintable() or len(text) > 80:
+        text = ascii(text)[:80] + ("…" if len(ascii(text)) > 80 else "")
+    return text
+
+
+# ---------------------------------------------------------------------------- connections
+
+
+def is_corrupt(exc: sqlite3.Error) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
+        return True
+    text = str(exc).lower()
+    return "malformed" in text or "not a database" in text
+
+
+def is_busy(exc: sqlite3.Error) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or "locked" in str(exc).lower()
+
+
+def connect(path: Path, timeout_s: float) -> sqlite3.Connection:
+    """A connection in autocommit mode (transactions are explicit), WAL, synchronous FULL."""
+    conn = sqlite3.connect(str(path), timeout=timeout_s, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL").fetchall()
+        conn.execute("PRAGMA synchronous=FULL")
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def make_schema(conn: sqlite3.Connection) -> bool:
+    """Creates the tables inside the caller's transaction; True when the database was new."""
+    for statement in SCHEMA:
+        conn.execute(statement)
+    found = conn.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+    if found is None:
+        conn.execute("INSERT INTO meta VALUES ('format', ?), ('paused', '0')", (DB_FORMAT,))
+        return True
+    if found[0] != DB_FORMAT:
+        raise DamagedFileError(
+            "The queue {path} has format {found}, which this Stepwise does not know.",
+            fix="Use the Stepwise that made it, or move the queue folder away.",
+            values={"found": shown_id(found[0])},
+        )
+    return False
+
+
+def insert(conn: sqlite3.Connection, rows: list[Encoded], first: int) -> None:
+    conn.executemany(
+        "INSERT INTO jobs VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [(r.id, first + n, r.doc, r.doc, r.sha256, r.open, r.files) for n, r in enumerate(rows)],
+    )
+
+
+def next_position(conn: sqlite3.Connection) -> int:
+    found = conn.execute("SELECT max(position) FROM jobs").fetchone()[0]
+    return 0 if found is None else int(found) + 1
+
+
+# ---------------------------------------------------------------------------- damage
+
+
+def notes(folder: Path) -> list[StepwiseError]:
+    """One message per damaged file kept in queue/damaged/ (said until the user removes it)."""
+    damaged = folder / DAMAGED
+    try:
+        names = sorted(os.listdir(damaged))
+    except OSError:
+        return []
+    out: list[StepwiseError] = []
+    for name in names:
+        where = damaged / name
+        try:
+            note = json.loads((where / NOTE_FILE).read_text(encoding="utf-8"))
+            count, kind = int(note["salvaged"]), str(note["kind"])
+        except (OSError, ValueError, KeyError, TypeError):
+            count, kind = 0, "database"
+        message = LEGACY_NOTE_MESSAGE if kind == "legacy" else DAMAGED_NOTE_MESSAGE
+        out.append(
+            DamagedFileError(
+                message,
+                path=where,
+                fix=NOTE_FIX,
+                values={"count": count},
+            )
+        )
+    return out
+
+
+def aside_folder(folder: Path) -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    for n in range(1000):
+        where = folder / DAMAGED / (stamp if n == 0 else f"{stamp}-{n}")
+        try:
+            where.mkdir(parents=True)
+            return where
+        except FileExistsError:
+            continue
+    raise FileExistsError(str(folder / DAMAGED))
+
+
+def write_note(where: Path, kind: str, salvaged: int) -> None:
+    from app.core.atomic import write_text_atomic
+
+    write_text_atomic(where / NOTE_FILE, json.dumps({"kind": kind, "salvaged": salvaged}))
+
+
+def move_aside(db: Path) -> Path:
+    """Moves the database and its journal files into a new damaged/<time>/ folder."""
+    where = aside_folder(db.parent)
+    for suffix in ("", "-wal", "-shm"):
+        src = db.with_name(db.name + suffix)
+        if os.path.lexists(src):
+            os.replace(src, where / src.name)
+    return where
+
+
+def salvage(old: Path) -> tuple[bool | None, list[tuple[str, bytes, bytes, str]]]:
+    """What can still be read from a damaged database: paused (None when unreadable) and its
+    job rows (id, doc, copy, sha256) in queue order. Never writes to it."""
+    uri = f"file:{old.as_posix()}?mode=ro"
+    rows: list[tuple[str, bytes, bytes, str]] = []
+    paused: bool | None = None
+    try:
+        conn = sqlite3.connect(uri, uri=True, timeout=1.0, isolation_level=None)
+    except sqlite3.Error:
+        return None, rows
+    try:
+        try:
+            found = conn.execute("SELECT value FROM meta WHERE key = 'paused'").fetchone()
+            paused = None if found is None else found[0] == "1"
+        except sqlite3.Error:
+            paused = None
+        try:
+            rows = conn.execute(f"SELECT {JOB_COLUMNS} FROM jobs ORDER BY position").fetchall()
+            return paused, rows
+        except sqlite3.Error:
+            rows = []
+        try:
+            last = int(conn.execute("SELECT max(rowid) FROM jobs").fetchone()[0] or 0)
+        except (sqlite3.Error, TypeError, ValueError):
+            return paused, rows
+        for rowid in range(1, min(last, MAX_SALVAGE_ROWS) + 1):
+            try:
+                one = conn.execute(
+                    f"SELECT {JOB_COLUMNS} FROM jobs WHERE rowid = ?", (rowid,)
+                ).fetchone()
+            except sqlite3.Error:
+                continue
+            if one is not None:
+                rows.append(one)
+    finally:
+        conn.close()
+    return paused, rows

@@ -1,0 +1,212 @@
+"""The queue's store under JobQueue (app/pipeline/queue/jobs.py): the database opened (made,
+queue.json imported), one transaction per operation, a damaged database moved aside and
+salvaged, rows read with the refused ones said, workers' claims by pid and start time."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TypeVar
+
+from app.core import platform
+from app.core.errors import DamagedFileError, StepwiseError
+from app.core.paths import AppPaths
+from app.core.safe_files import check_entry
+from app.pipeline.queue import db as queue_db
+from app.pipeline.queue import legacy_json as queue_import
+from app.pipeline.queue.records import QueuedJob
+
+log = logging.getLogger(__name__)
+
+QUEUE_FILE = queue_db.DB_FILE
+SIDE_FILES = ("-wal", "-shm", "-journal")  # SQLite's, beside queue.db (checked as it is)
+LOCK_WAIT_S = 30.0
+T = TypeVar("T")
+
+
+class QueueBusy(StepwiseError):
+    """Another process holds the queue (or one job) longer than a moment."""
+
+
+class QueueStore:
+    """The database of one installation's queue (AppPaths.data_dir / "queue")."""
+
+    def __init__(self, paths: AppPaths) -> None:
+        self.paths = paths
+        self.dir = paths.data_dir / "queue"
+        self.refused: list[StepwiseError] = []  # the rows the last read refused, one each
+
+    @property
+    def file(self) -> Path:
+        return self.dir / QUEUE_FILE
+
+    def notices(self) -> list[StepwiseError]:
+        """What every command says until the user acts: damaged files kept in damaged/, and
+        each job row the last read refused."""
+        return queue_db.notes(self.dir) + list(self.refused)
+
+    # --- the database
+    def _open(self) -> sqlite3.Connection:
+        check_entry(self.file)  # a FIFO, folder or link at queue.db: a message, not a hang
+        for side in SIDE_FILES:  # SQLite's journal and its lock (-shm), written in place
+            check_entry(self.dir / (QUEUE_FILE + side), in_place=True)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        conn = queue_db.connect(self.file, LOCK_WAIT_S)
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            made = queue_db.make_schema(conn)
+            imported = queue_import.import_legacy(conn, self.dir) if made else None
+            if imported is not None:
+                conn.execute("INSERT INTO meta VALUES ('imported', ?)", (imported[0],))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.close()
+            raise
+        leftover = queue_import.legacy_files(self.dir)
+        if leftover:  # imported (now or by a process killed before it renamed them)
+            found = conn.execute("SELECT value FROM meta WHERE key = 'imported'").fetchone()
+            if found is not None:
+                count = conn.execute("SELECT count(*) FROM jobs").fetchone()[0]
+                queue_import.put_aside(self.dir, str(found[0]), int(count))
+        return conn
+
+    def _do(self, work: Callable[[sqlite3.Connection], T], *, write: bool = True) -> T:
+        """`work` in one transaction; a damaged database is moved aside, salvaged, and `work`
+        done again on the salvaged one."""
+        for attempt in (1, 2):
+            try:
+                conn = self._open()
+            except sqlite3.Error as exc:
+                if attempt == 1 and queue_db.is_corrupt(exc):
+                    self._quarantine()
+                    continue
+                raise self._sqlite_error(exc) from exc
+            try:
+                conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+                result = work(conn)
+                conn.execute("COMMIT")
+                return result
+            except sqlite3.Error as exc:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+                conn.close()
+                if attempt == 1 and queue_db.is_corrupt(exc):
+                    self._quarantine()
+                    continue
+                raise self._sqlite_error(exc) from exc
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+                raise
+            finally:
+                conn.close()
+        raise AssertionError("unreachable")
+
+    def _sqlite_error(self, exc: sqlite3.Error) -> StepwiseError:
+        if queue_db.is_busy(exc):
+            return QueueBusy(
+                "The queue {path} is held by another Stepwise process.",
+                path=self.file,
+                fix="Wait a moment and try again.",
+            )
+        return DamagedFileError(
+            "The queue {path} cannot be used: {reason}.",
+            path=self.file,
+            fix="Check that the data folder is writable and has free space.",
+            values={"reason": str(exc)},
+        )
+
+    def _quarantine(self) -> None:
+        """The damaged database moved aside (never written again); what it still holds copied
+        into a new one; a note that every command shows."""
+        where = queue_db.move_aside(self.file)
+        log.warning("the queue database was damaged; moved to %s", where)
+        paused, rows = queue_db.salvage(where / QUEUE_FILE)
+        conn = self._open()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            kept: dict[str, tuple[str, bytes, bytes, str]] = {}
+            for row in rows:
+                kept.setdefault(row[0], row)  # one row per id, the first in queue order
+            conn.executemany(
+                "INSERT OR IGNORE INTO jobs VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(*row[:1], n, *row[1:], *_index_of(row)) for n, row in enumerate(kept.values())],
+            )
+            if paused is not False:  # unreadable: paused, so nothing runs before the user looks
+                conn.execute("UPDATE meta SET value = '1' WHERE key = 'paused'")
+            conn.execute("COMMIT")
+        finally:
+            conn.close()
+        queue_db.write_note(where, "database", len(kept))
+
+    def _jobs(
+        self, conn: sqlite3.Connection, where: str = "", params: tuple[object, ...] = ()
+    ) -> Iterator[QueuedJob]:
+        """The readable jobs in queue order; each refused row said once in `self.refused`."""
+        self.refused = []
+        query = f"SELECT {queue_db.JOB_COLUMNS} FROM jobs {where} ORDER BY position"
+        for row_id, doc, copy, digest in conn.execute(query, params):
+            try:
+                yield queue_db.decode(row_id, doc, copy, digest)
+            except queue_db.RowRefused as exc:
+                self.refused.append(
+                    DamagedFileError(
+                        "The queue's job {id} is refused: {reason}.",
+                        path=self.file,
+                        fix="Remove the refused jobs with `python -m app queue remove "
+                        "--refused` (the other jobs stay).",
+                        values={"id": queue_db.shown_id(row_id), "reason": str(exc)},
+                    )
+                )
+
+    @staticmethod
+    def _paused(conn: sqlite3.Connection) -> bool:
+        found = conn.execute("SELECT value FROM meta WHERE key = 'paused'").fetchone()
+        return found is None or found[0] != "0"  # unreadable: paused, the safe side
+
+    # --- reading
+    def _live_claims(self, conn: sqlite3.Connection, *, release: bool = False) -> set[str]:
+        """The jobs a live worker holds; with `release`, the claims of gone workers are taken
+        away (a pid whose process started at another time is another process)."""
+        live: set[str] = set()
+        gone: list[tuple[str]] = []
+        for job_id, pid, started in conn.execute("SELECT job_id, pid, started FROM claims"):
+            info = platform.process_info(int(pid))
+            if info is not None and platform.same_start(info.started, float(started)):
+                live.add(job_id)
+            else:
+                gone.append((job_id,))
+        if release and gone:
+            conn.executemany("DELETE FROM claims WHERE job_id = ?", gone)
+        return live
+
+    def _unclaim(self, job_id: str, token: str) -> None:
+        self._do(
+            lambda c: c.execute(
+                "DELETE FROM claims WHERE job_id = ? AND token = ?", (job_id, token)
+            )
+        )
+
+
+def _index_of(row: tuple[str, bytes, bytes, str]) -> tuple[int, str]:
+    """A salvaged row's helper columns (open, files) from its job; a refused row uses none."""
+    try:
+        job = queue_db.decode(*row)
+    except queue_db.RowRefused:
+        return 1, ""
+    return int(job.outcome is None), " ".join(f.file for f in job.inputs())
+
+
+_START: list[float] = []
+
+
+def my_start() -> float:
+    """This process's start time (with its pid, the identity a claim records)."""
+    if not _START:
+        _START.append(platform.process_started(os.getpid()) or time.time())
+    return _START[0]

@@ -1,0 +1,58 @@
+"""A queued job's state as `queue list` and the Queue dock show it, derived from its run folder."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+from app.core.errors import DamagedFileError, StepwiseError
+from app.core.safe_files import check_entry
+from app.pipeline.queue.records import JobView, QueuedJob
+from app.pipeline.run.folder import RUN_FILE, open_run, remove_leftover_temps
+from app.pipeline.run.lock import RunBusy, RunLock
+
+
+def _has_run(folder: Path) -> bool:
+    """A run.json (or its .bak) is there; one that is not a regular file is a message."""
+    if not folder.is_dir() or folder.is_symlink():
+        return False
+    return check_entry(folder / RUN_FILE) or check_entry(folder / f"{RUN_FILE}.bak")
+
+
+def finished_run(folder: Path) -> Path | None:
+    """`folder` when it holds a finished run with its result (its leftover temps removed); a
+    damaged or forged one is not (the worker's make_run_folder says what is wrong)."""
+    try:
+        if not _has_run(folder):
+            return None
+        run = open_run(folder)
+    except (DamagedFileError, OSError):
+        return None
+    if not (run.finished and run.result is not None and run.result.is_file()):
+        return None
+    with contextlib.suppress(RunBusy), RunLock(folder):
+        remove_leftover_temps(folder)
+    return folder
+
+
+def view_of(job: QueuedJob, folder: Path, held: bool, made: bool = True) -> JobView:
+    """The job's state: its outcome, else what its run folder says (`made`: it exists), else
+    whether it is held."""
+    run = None
+    with contextlib.suppress(StepwiseError, OSError):
+        if made and _has_run(folder):
+            run = open_run(folder)
+    steps = run.steps if run is not None else None
+    last = run.last_completed_step if run is not None else 0
+    accepted = run.accepted_step if run is not None else None
+    if job.outcome is not None:
+        state = job.outcome.state
+    elif run is not None and run.finished:
+        state = "done"
+    elif held:
+        state = "running"
+    elif run is not None:
+        state = "interrupted"
+    else:
+        state = "queued"
+    return JobView(job, state, folder if run is not None else None, steps, last, accepted)
