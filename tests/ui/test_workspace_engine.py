@@ -142,7 +142,8 @@ def test_step_previews_land_on_the_canvas_inside_the_mask(qtbot, window) -> None
     assert "Result" in win.workspace_area.bar.caption.text()
     # The run had colour match off (the default): the bar's toggle has nothing to show.
     assert win.generation_panel.model.run.spec.prepare.color_match == "off"
-    assert not win.workspace_area.bar.color_match.isEnabled()
+    box = win.workspace_area.bar.color_match
+    assert not box.isEnabled() and not box.isChecked()
 
 
 def test_before_after_use_as_new_image_undo_and_save(qtbot, window, tmp_path, dialogs) -> None:
@@ -155,7 +156,7 @@ def test_before_after_use_as_new_image_undo_and_save(qtbot, window, tmp_path, di
     result = load_image(run.result)
     view, bar = win.canvas_view, win.workspace_area.bar
     assert np.array_equal(on_screen(win), result)
-    assert bar.color_match.isEnabled()  # this run used colour match: its before/after is there
+    assert bar.color_match.isEnabled() and bar.color_match.isChecked()  # used: shown with it
 
     # Hold \: the photo; let go: the result again.
     view.setFocus()

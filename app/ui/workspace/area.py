@@ -82,7 +82,13 @@ class WorkspaceBar(QWidget):
             widget.setEnabled(shown)
         self.use.setEnabled(shown and usable)
         self.raw.setEnabled(shown and has_photo)
-        self.color_match.setEnabled(shown and has_photo and blended)
+        # Ticked exactly while it means something: what is shown has the run's colour match in it.
+        matched = shown and has_photo and blended
+        if matched != self.color_match.isEnabled():
+            self.color_match.setEnabled(matched)
+            blocked = self.color_match.blockSignals(True)
+            self.color_match.setChecked(matched)
+            self.color_match.blockSignals(blocked)
         self.split.setEnabled(shown and has_photo)
 
 

@@ -285,7 +285,8 @@ class WorkspaceController(QObject):
             decoded = Path(shown.run.dir) / DECODED if shown.run else None
             # Raw: the decoded picture as the model made it; colour match unchecked: the result
             # composited again without it (result.png has the run's colour match in it).
-            plain = not self.area.bar.color_match.isChecked()
+            box = self.area.bar.color_match
+            plain = box.isEnabled() and not box.isChecked()
             if (raw or plain) and decoded is not None:
                 try:
                     picture = load_image(decoded)
