@@ -45,6 +45,7 @@ class WorkspaceBar(QWidget):
             _tr("Uncheck to see the result as generated, without its colour match and seam blend")
         )
         # Enabled only for a result whose run used colour match or seam blend (off by default).
+        self.matched = True
         self.split = QCheckBox(_tr("Before / after"), self)
         self.split.setObjectName("workspace_split")
         self.split.setToolTip(
@@ -84,7 +85,8 @@ class WorkspaceBar(QWidget):
         self.raw.setEnabled(shown and has_photo)
         # Ticked exactly while it means something: what is shown has the run's colour match in it.
         matched = shown and has_photo and blended
-        if matched != self.color_match.isEnabled():
+        if matched != self.matched:
+            self.matched = matched
             self.color_match.setEnabled(matched)
             blocked = self.color_match.blockSignals(True)
             self.color_match.setChecked(matched)

@@ -286,7 +286,7 @@ class WorkspaceController(QObject):
             # Raw: the decoded picture as the model made it; colour match unchecked: the result
             # composited again without it (result.png has the run's colour match in it).
             box = self.area.bar.color_match
-            plain = box.isEnabled() and not box.isChecked()
+            plain = self.area.bar.matched and not box.isChecked()
             if (raw or plain) and decoded is not None:
                 try:
                     picture = load_image(decoded)
