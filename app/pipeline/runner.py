@@ -38,7 +38,12 @@ from app.pipeline.api import (
     SamplerInfo,
     StageSnapshot,
 )
-from app.pipeline.cache.key_sources import build_stamp_key, job_keys, run_keys
+from app.pipeline.cache.key_sources import (
+    KNOWN_BUILDS_FILE,
+    engine_key_version,
+    job_keys,
+    run_keys,
+)
 from app.pipeline.cache.store import StageCache
 from app.pipeline.control import RunControl
 from app.pipeline.execute import accept, scheduler
@@ -172,11 +177,12 @@ class Pipeline:
     def engine_version(self, engine: Path) -> str:
         """What the engine computes with: native/build.py's input hash (source, patches, our
         native code, options) when the binary has its build stamp, so a rebuild of the same
-        inputs keeps every key; else the binary's sha256 (an engine built elsewhere)."""
+        inputs keeps every key; a stamp-less copy of a build seen here keeps that build's keys;
+        else the binary's sha256 (an engine built elsewhere)."""
         memo = _file_memo(engine)
         if memo not in self._engine_versions:
-            stamp = build_stamp_key(engine)
-            version = f"build:{stamp}" if stamp else self._binary_version(engine)
+            known = self.paths.data_dir / KNOWN_BUILDS_FILE
+            version = engine_key_version(engine, lambda: file_sha256(engine), known)
             self._engine_versions[memo] = version
         return self._engine_versions[memo]
 

@@ -18,6 +18,7 @@ from app.core.paths import app_paths
 from app.engine.argv import build_argv
 from app.pipeline import events as ev
 from app.pipeline.cache import keys
+from app.pipeline.cache.key_sources import KNOWN_BUILDS_FILE
 from app.pipeline.control import RunControl
 from app.pipeline.execute.stages import STAGE_OBJECTS
 from app.pipeline.failures import FailureKind
@@ -107,6 +108,28 @@ def test_a_rebuild_of_the_same_inputs_keeps_the_engine_version(tmp_path: Path) -
     assert Pipeline(app_paths(), cache_limit_mb=16).engine_version(bare) == (
         "sha256:" + hashlib.sha256(b"x").hexdigest()
     )
+
+
+def test_a_copy_of_a_build_without_its_stamp_keeps_the_builds_keys(tmp_path: Path) -> None:
+    """Issue 29, defect 5: the same bytes copied away from their stamp (an installed bundle)
+    keep the build's version, so a suspended run resumes instead of starting over."""
+    paths = app_paths()
+    exe = _fake_build(tmp_path / "b", "inputs-hash-1", b"the binary of build 1")
+    assert Pipeline(paths, cache_limit_mb=16).engine_version(exe) == "build:inputs-hash-1"
+    copy = tmp_path / "bundle" / "sd-stage"
+    copy.parent.mkdir()
+    copy.write_bytes(exe.read_bytes())
+    assert Pipeline(paths, cache_limit_mb=16).engine_version(copy) == "build:inputs-hash-1"
+    # Other bytes without a stamp are their own hash; a damaged memory is a bare hash, no error.
+    other = tmp_path / "bundle2" / "sd-stage"
+    other.parent.mkdir()
+    other.write_bytes(b"another binary")
+    digest = hashlib.sha256(b"another binary").hexdigest()
+    assert Pipeline(paths, cache_limit_mb=16).engine_version(other) == "sha256:" + digest
+    known = paths.data_dir / KNOWN_BUILDS_FILE
+    known.write_text("{not json")
+    expected = "sha256:" + hashlib.sha256(exe.read_bytes()).hexdigest()
+    assert Pipeline(paths, cache_limit_mb=16).engine_version(copy) == expected
 
 
 def _models(tmp_path: Path) -> ModelFiles:
