@@ -3,7 +3,9 @@ folder (written by the previous version) resumes."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -87,3 +89,26 @@ def test_a_suspended_format_1_run_resumes(sd_stage: Path, tiny_models) -> None:
     assert [e.step for e in resumed if isinstance(e, ev.StepProgressed)] == list(range(step + 1, 7))
     assert (run.dir / "result.png").read_bytes() == (reference.dir / "result.png").read_bytes()
     assert json.loads((run.dir / RUN_FILE).read_text())["format"] == 2
+
+
+def test_a_run_suspended_under_a_build_resumes_under_its_stamp_less_copy(
+    sd_stage: Path, tiny_models, tmp_path: Path
+) -> None:
+    """Issue 29, defect 5: the same engine bytes without their build stamp (a copy, an installed
+    bundle) resume the run from its checkpoint; no step is computed again."""
+    models = ModelFiles(str(tiny_models.diffusion), str(tiny_models.llm), str(tiny_models.vae))
+    spec = JobSpec(models=models, prompt="copied engine", width=64, height=64, steps=5)
+    built = Pipeline(app_paths(), sd_stage, cache_limit_mb=16)
+    run = built.create_run(dataclasses.replace(spec, preview="none"))
+    events = suspend_at(built, run.dir, 2)
+    assert isinstance(events[-1], ev.RunSuspended), events[-3:]
+    copy = tmp_path / "bundle" / sd_stage.name
+    copy.parent.mkdir()
+    shutil.copy2(sd_stage, copy)  # no stepwise-build.json beside it
+    bundled = Pipeline(app_paths(), copy, cache_limit_mb=16)
+    assert bundled.engine_version(copy) == built.engine_version(sd_stage)
+    assert bundled.snapshot(run.dir).resumable
+    resumed = list(bundled.execute(run.dir, RunControl()))
+    assert isinstance(resumed[-1], ev.RunFinished), resumed[-3:]
+    done = [e.step for e in resumed if isinstance(e, ev.StepProgressed)]
+    assert done == list(range(events[-1].step + 1, 6))
