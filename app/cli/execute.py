@@ -15,6 +15,7 @@ from app.cli.texts import failure_text
 from app.pipeline import events as ev
 from app.pipeline.api import PipelineAPI
 from app.pipeline.control import RunControl
+from app.pipeline.failures import FailureKind
 
 
 @contextmanager
@@ -75,6 +76,8 @@ def print_event(event: ev.Event, run_dir: Path, out: TextIO) -> Exit | None:
                 say(f"  {message}", err=True)
             if log_path:
                 say(f"engine log: {log_path}", err=True)
+            if kind == FailureKind.ENGINE_CRASHED:  # the run folder, whoever started it
+                say(f"continue from its last checkpoint: python -m app resume {run_dir}", err=True)
             return Exit.FAILED
         case ev.RunSuspended(step=step):
             say(f"suspended after step {step}; continue with: python -m app resume {run_dir}")

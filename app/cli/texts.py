@@ -19,8 +19,7 @@ FAILURE_TEXTS: dict[FailureKind, str] = {
     FailureKind.OUTPUT: "An output could not be written (disk full or a read-only folder?).",
     FailureKind.ENGINE_MISSING: "The sd-stage engine was not found. Build it (native/build.py) "
     "or pass --engine PATH.",
-    FailureKind.ENGINE_CRASHED: "The engine stopped unexpectedly. `resume` continues from the "
-    "last checkpoint.",
+    FailureKind.ENGINE_CRASHED: "The engine stopped unexpectedly; the steps it finished are kept.",
     FailureKind.DEVICE: "The chosen device is not there or was lost. `python -m app selftest` "
     "lists what runs where.",
     FailureKind.BUSY: "Another Stepwise process is working on this run.",

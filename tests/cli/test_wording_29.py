@@ -54,3 +54,20 @@ def test_a_shared_png_keeps_file_names_of_windows_and_posix_paths() -> None:
     assert (shared.models.diffusion, shared.models.llm) == ("klein.gguf", "llm.gguf")
     assert shared.models.vae == "vae.st" and shared.image == "holiday.png"
     assert shared.refs == ("ref.png", "ref2.png")
+
+
+def test_an_engine_crash_names_the_run_folder_to_resume(tmp_path, capsys) -> None:
+    """Defect 12: in `queue run` too, the crash says which run folder `resume` continues (the
+    queue shows the job done once its run folder has a result)."""
+    import io
+
+    from app.cli.execute import print_event
+    from app.pipeline import events as ev
+    from app.pipeline.failures import FailureKind
+
+    out = io.StringIO()
+    crash = ev.RunFailed("diffuse", FailureKind.ENGINE_CRASHED, "exit code -11", None)
+    print_event(crash, tmp_path / "runs" / "job-7", out)
+    text = out.getvalue() + capsys.readouterr().err
+    assert f"python -m app resume {tmp_path / 'runs' / 'job-7'}" in text, text
+    assert "`resume`" not in text
