@@ -31,6 +31,7 @@ from app.pipeline import (
     prompt_lines,
     read_status,
     run_queue,
+    used_seeds,
     variations,
 )
 from app.pipeline import events as ev
@@ -63,12 +64,14 @@ def cmd_add(args: argparse.Namespace) -> int:
     except StepwiseError:  # no engine now: the worker checks again and says so
         catalog, devices = None, None
     prompts = prompt_lines(args.prompts) if args.prompts else None
-    specs, tags = variations(spec, args.variations, args.random_seeds, prompts)
+    queue = _queue()
+    # Variations skip the seeds jobs of the same settings already have (one read of the queue).
+    used = used_seeds(spec, queue.read().jobs) if args.variations > 1 else set()
+    specs, tags = variations(spec, args.variations, args.random_seeds, prompts, used)
     # What `run` checks before any stage, the pictures included, once per distinct job: a bad
     # value is said now, not at 3 in the morning (issue 29, defects 3, 4, 11).
     check_new_jobs(specs, catalog, devices)
     photo = Path(spec.image).name if spec.image else None  # the run's title, as `run` has it
-    queue = _queue()
     added = queue.add(specs, tags, photo_name=photo)
     say_notices(queue)
     if args.json:

@@ -10,7 +10,7 @@ shared through its folder); the GPU is free between jobs, every stage being its 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +30,7 @@ from app.pipeline import (
     WorkGate,
     check_new_jobs,
     run_queue,
+    used_seeds,
     variations,
 )
 from app.pipeline import events as ev
@@ -121,12 +122,14 @@ class QueueAdder(AppThread):
         random_seeds: bool,
         parent: QObject | None = None,
         photo_name: str | None = None,
+        queued: Sequence[QueuedJob] = (),
     ) -> None:
         super().__init__(parent)
         self.setObjectName("QueueAdder")
         self._photo_name = photo_name
         self._queue, self._folder, self._pictures = queue, folder, pictures
         self._spec_of, self._count, self._random = spec_of, count, random_seeds
+        self._queued = queued  # the jobs in the queue as last read: their seeds are taken
 
     def run(self) -> None:  # QThread entry point
         image, mask, refs = self._pictures
@@ -134,7 +137,9 @@ class QueueAdder(AppThread):
             files = None
             if image is not None or refs:
                 files = write_inputs(self._folder, image, mask, refs)
-            specs, tags = variations(self._spec_of(files), self._count, self._random, None)
+            spec = self._spec_of(files)
+            used = used_seeds(spec, self._queued) if self._count > 1 else set()
+            specs, tags = variations(spec, self._count, self._random, None, used)
             check_new_jobs(specs)  # what a run checks before any stage, as `queue add` does
             added = self._queue.add(specs, tags, photo_name=self._photo_name)
         except Exception as exc:  # said to the user with the file named
@@ -169,6 +174,7 @@ class QueueModel(QObject):
         self.queue = JobQueue(paths)
         self._engine = engine
         self.views: list[JobView] = []
+        self._read_once = False
         self.paused = False
         self.progress: Progress | None = None
         self.step_seconds: dict[tuple[object, ...], float] = {}  # by size_key(spec)
@@ -181,6 +187,7 @@ class QueueModel(QObject):
 
     # --- reading
     def refresh(self) -> None:
+        self._read_once = True
         try:
             self.paused, self.views = self.queue.views()
         except Exception as exc:  # a damaged queue file: said, not raised
@@ -192,6 +199,13 @@ class QueueModel(QObject):
     @property
     def running(self) -> bool:
         return self.worker is not None
+
+    def job_ids(self) -> set[str]:
+        """The ids of the jobs in the queue (each job's run folder is named by its id), as
+        last read; read now when the queue was never read."""
+        if not self._read_once:
+            self.refresh()
+        return {v.job.id for v in self.views}
 
     def unfinished(self) -> list[JobView]:
         return [v for v in self.views if v.state in ("queued", "interrupted")]
@@ -232,7 +246,15 @@ class QueueModel(QObject):
         their runs are titled by."""
         folder = self.paths.cache_dir / QUEUE_INPUTS_FOLDER
         adder = QueueAdder(
-            self.queue, folder, pictures, spec_of, count, random_seeds, self, photo_name
+            self.queue,
+            folder,
+            pictures,
+            spec_of,
+            count,
+            random_seeds,
+            self,
+            photo_name,
+            [v.job for v in self.views],
         )
         adder.added.connect(self._added)
         adder.failed.connect(self.failed)

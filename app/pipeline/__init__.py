@@ -49,6 +49,7 @@ if TYPE_CHECKING:  # the one list of the names handed out; __getattr__ reads it
     from app.pipeline.queue.jobs import QueuedJob as QueuedJob
     from app.pipeline.queue.variations import MAX_VARIATIONS as MAX_VARIATIONS
     from app.pipeline.queue.variations import prompt_lines as prompt_lines
+    from app.pipeline.queue.variations import used_seeds as used_seeds
     from app.pipeline.queue.variations import variations as variations
     from app.pipeline.queue.work_gate import Sources as Sources
     from app.pipeline.queue.work_gate import WorkGate as WorkGate

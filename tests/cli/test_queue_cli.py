@@ -217,3 +217,17 @@ def test_accept_step_without_a_checkpoint_is_a_clear_message(
     assert "Traceback" not in done.stderr
     assert "no valid checkpoint for step 9" in done.stderr
     assert status_json(run_dir)["accepted_step"] is None
+
+
+def test_queue_add_variations_skip_the_seeds_queued_jobs_of_the_same_settings_have(
+    model_args, inputs
+) -> None:
+    """Issue 30 (8): `--seed 10 --variations 2` twice queued seeds 10 and 11 twice."""
+    image, mask = inputs
+    job = [*model_args, "--steps", "2", "-p", "a red house", "-i", image, "--mask", mask]
+    for _ in range(2):
+        added = run_cli("queue", "add", *job, "--seed", "10", "--variations", "2")
+        assert added.returncode == 0, added.stderr
+    other = run_cli("queue", "add", *job, "--steps", "3", "--seed", "10", "--variations", "2")
+    assert other.returncode == 0, other.stderr
+    assert [j["seed"] for j in _queue_list()] == [10, 11, 12, 13, 10, 11]

@@ -14,7 +14,7 @@ from app.core.errors import DamagedFileError, InputError
 from app.core.paths import app_paths
 from app.pipeline.job.spec import JobSpec, ModelFiles
 from app.pipeline.queue.jobs import JobQueue, QueueBusy
-from app.pipeline.queue.variations import variations
+from app.pipeline.queue.variations import used_seeds, variations
 from app.pipeline.queue.worker import make_run_folder
 
 
@@ -145,6 +145,39 @@ def test_variations_seeds() -> None:
         variations(spec, 0, False, None)
     specs, _ = variations(_spec(seed=-1), 2, False, None)
     assert specs[0].seed >= 0 and specs[1].seed == specs[0].seed + 1
+
+
+def test_variations_never_take_a_seed_a_job_of_the_same_settings_has(
+    queue: JobQueue, tmp_path: Path
+) -> None:
+    """Issue 30 (8): a finished job's seed, loaded back into the form, was queued again by
+    "Add to queue × 3". The seeds of queued jobs with the same settings are skipped, per
+    prompt; other settings, other prompts and other photos keep theirs."""
+    photo = tmp_path / "p.png"
+    Image.fromarray(np.zeros((8, 8, 3), np.uint8)).save(photo)
+    done = _spec(seed=10, image=str(photo))
+    queue.add([done, _spec(seed=12, image=str(photo)), _spec(seed=11, steps=9, image=str(photo))])
+    jobs = queue.read().jobs
+    used = used_seeds(done, jobs)
+    assert used == {("a red house", 10), ("a red house", 12)}  # steps 9 is other settings
+    specs, _ = variations(done, 3, False, None, used)
+    assert [s.seed for s in specs] == [11, 13, 14]
+    specs, _ = variations(done, 2, False, [(1, "a red house"), (2, "a blue house")], used)
+    assert [(s.prompt, s.seed) for s in specs] == [
+        ("a red house", 11),
+        ("a red house", 13),
+        ("a blue house", 10),
+        ("a blue house", 11),
+    ]
+    other = tmp_path / "q.png"
+    Image.fromarray(np.ones((8, 8, 3), np.uint8)).save(other)
+    assert used_seeds(_spec(seed=10, image=str(other)), jobs) == set()  # another photo
+    same_copy = tmp_path / "copy.png"
+    same_copy.write_bytes(photo.read_bytes())  # the same photo by content: the same settings
+    assert used_seeds(_spec(seed=3, image=str(same_copy)), jobs) == used
+    many = {("a red house", s) for s in range(1000)}
+    specs, _ = variations(_spec(seed=5), 50, True, None, many)
+    assert not {s.seed for s in specs} & set(range(1000)) and len({s.seed for s in specs}) == 50
 
 
 def test_a_jobs_photo_name_is_kept_and_titles_its_run(

@@ -65,3 +65,20 @@ def test_the_paused_state_is_exact(qtbot) -> None:
     assert "paused after the job in hand" not in panel.summary.text()
     assert "paused" in panel.summary.text()
     assert panel.run_button.isEnabled() and not panel.pause_button.isEnabled()
+
+
+def test_add_to_queue_variations_skip_the_seeds_of_queued_jobs(qtbot, tiny_models) -> None:
+    """Issue 30 (8): Resume put a finished job's seed back in the form and "Add to queue × 3"
+    queued that seed again. The GUI's add skips the seeds the queue (as last read) holds."""
+    files = ModelFiles(str(tiny_models.diffusion), str(tiny_models.llm), str(tiny_models.vae))
+    spec = JobSpec(models=files, prompt=PROMPT, seed=10, width=64, height=64)
+    model = QueueModel(app_paths())
+    model.queue.add([spec])
+    model.refresh()
+    said: list[object] = []
+    model.failed.connect(said.append)
+    model.added.connect(said.append)
+    model.add((None, None, ()), lambda _files: spec, count=3)
+    qtbot.waitUntil(lambda: bool(said), timeout=60_000)
+    assert said == [3]
+    assert [v.job.spec.seed for v in model.views] == [10, 11, 12, 13]

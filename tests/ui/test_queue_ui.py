@@ -203,3 +203,36 @@ def test_accept_this_step_finishes_the_run_from_the_selected_step(qtbot, sd_stag
     (result,) = [e for e in entries_of(run) if e.kind == "result"]
     assert result.step == k and result.caption() == f"Result, accepted at step {k}"
     window.generation_panel.shutdown()
+
+
+def test_start_up_offers_a_queue_job_once_and_a_paused_queue_not_at_all(
+    qtbot, sd_stage, tiny_models, dialogs
+) -> None:
+    """Issue 30 (7): after a kill mid-queue the job's run was offered twice (as an unfinished
+    run and as a queue job); a queue the user paused was offered at every start."""
+    from tests.engine.pause_hook import suspend_at
+    from tests.ui.runs_fixtures import pipeline, spec
+
+    job = dataclasses.replace(spec(tiny_models, "a gate", 4), width=64, height=64, seed=5)
+    queue = JobQueue(app_paths())
+    [queued] = queue.add([job])
+    engine = pipeline(sd_stage)
+    for folder in (queue.run_dir_of(queued.id), None):  # the queue's run, then one of the user's
+        run = engine.create_run(job, folder)
+        suspend_at(engine, run.dir, 1)
+    own = run.dir
+    dialogs.answers.append(QMessageBox.StandardButton.No)
+    window = main_window(qtbot, sd_stage, tiny_models)
+    runs = window.runs_controller
+    qtbot.waitUntil(lambda: runs.dialog is not None and bool(dialogs.shown), timeout=60_000)
+    assert [Path(r.entry.dir) for r in runs.dialog.list_view.rows] == [own]
+    _kind, title, text = dialogs.shown[0]
+    assert title == "Continue the queue?" and "1 unfinished jobs" in text
+    runs.dialog.close()
+
+    queue.set_paused(True)  # the user paused it: the next start asks nothing
+    dialogs.shown.clear()
+    window.queue_controller.offer_to_continue()
+    assert dialogs.shown == []
+    assert window.queue_controller.model.paused
+    window.generation_panel.shutdown()

@@ -142,7 +142,8 @@ class QueueController(QObject):
     def offer_to_continue(self) -> None:
         self.model.refresh()
         unfinished = self.model.unfinished()
-        if not unfinished or self.model.running:
+        # A queue the user paused stays paused: it is not offered at every start.
+        if not unfinished or self.model.running or self.model.paused:
             return
         answer = QMessageBox.question(
             self.window if isinstance(self.window, QWidget) else None,

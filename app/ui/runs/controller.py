@@ -67,6 +67,10 @@ class RunsController(QObject):
         lister.start()
 
     def _offer(self, entries: list[RunEntry]) -> None:
+        # A queue job's run is the queue's to offer (or to keep paused): offering it here too
+        # would start it twice, the second start refused by the run's own lock.
+        queued = self._queue_runs()
+        entries = [e for e in entries if Path(e.dir).name not in queued]
         if not entries or self.model.state.busy:
             return
         if self.dialog is not None:
@@ -75,6 +79,11 @@ class RunsController(QObject):
         self.dialog = UnfinishedRunsDialog(entries, parent)
         self.dialog.action_requested.connect(self.act)
         self.dialog.show()
+
+    def _queue_runs(self) -> set[str]:
+        """The run folder names of the jobs in the queue (none without a queue)."""
+        queue = getattr(self.window, "queue_controller", None)
+        return set() if queue is None else queue.model.job_ids()
 
     def _schedule(self) -> None:
         if not self._ended:
