@@ -54,11 +54,9 @@ def test_fast_check_passes(name: str) -> None:
 UI_DEAD_FOR_NOW = {
     "plan_view.py: unused function 'memory_change_text'",
     "sampling.py: unused function 'align_up'",
-    "setup.py: unused attribute 'generation_demo'",
     "i18n.py: unused attribute 'language_code'",
     "i18n.py: unused variable 'disambiguation'",
     "main_actions.py: unused variable 'HISTORY_LABELS'",
-    "main_window.py: unused variable 'generation_demo'",
     "main_window.py: unused attribute 'status_fields'",
     "settings_dialog.py: unused variable 'SWITCHES'",
     "canvas_layer.py: unused function 'split_cursor'",
@@ -86,6 +84,61 @@ def test_vulture_finds_no_dead_code_in_app() -> None:
         if not (line.startswith("app/ui/") and key in UI_DEAD_FOR_NOW):
             found.append(line)
     assert found == [], "\n".join(found)
+
+
+def import_circles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles of a graph (module -> the modules it imports): each set of two or
+    more modules that reach one another (Tarjan's strongly connected components)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles: list[list[str]] = []
+    for start in sorted(edges):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(edges[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        while work:
+            node, rest = work[-1]
+            nxt = next(rest, None)
+            if nxt is not None:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    work.append((nxt, iter(sorted(edges.get(nxt, ())))))
+                elif nxt in stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                circle = []
+                while True:
+                    member = stack.pop()
+                    circle.append(member)
+                    if member == node:
+                        break
+                if len(circle) > 1:
+                    circles.append(sorted(circle))
+    return circles
+
+
+def test_the_circle_check_finds_what_it_should() -> None:
+    edges = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set(), "e": {"d"}, "f": {"g"}}
+    edges["g"] = {"f"}
+    assert sorted(import_circles(edges)) == [["a", "b", "c"], ["f", "g"]]
+    assert import_circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_circle_across_files_in_app() -> None:
+    """Issue 28: no two modules of app/ import each other, even only for type checking (a
+    feature talks to the window through ui/window_host.py, never by importing it)."""
+    grimp = pytest.importorskip("grimp")
+    graph = grimp.build_graph("app", exclude_type_checking_imports=False, cache_dir=None)
+    edges = {m: set(graph.find_modules_directly_imported_by(m)) for m in graph.modules}
+    assert import_circles(edges) == []
 
 
 def test_no_app_module_is_too_long() -> None:

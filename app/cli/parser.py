@@ -39,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_resume_status_selftest(sub)
     from app.cli.queue_parser import add_queue
 
-    add_queue(sub)
+    add_queue(sub, add_job_flags)
     from app.cli.measure_command import add_measure
 
     add_measure(sub)

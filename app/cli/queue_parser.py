@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 
-def add_queue(sub: argparse._SubParsersAction) -> None:
-    from app.cli.parser import add_job_flags
+def add_queue(
+    sub: argparse._SubParsersAction, add_job_flags: Callable[[argparse.ArgumentParser], None]
+) -> None:
+    """`queue` and its actions; `add_job_flags`: the flags of `run` (cli/parser.py), which
+    `queue add` takes too."""
     from app.pipeline.work_policy import DEFAULT_IDLE_MINUTES
 
     q = sub.add_parser(

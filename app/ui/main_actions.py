@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSize, Qt
 from PySide6.QtGui import QAction, QActionGroup, QIcon, QKeySequence
-from PySide6.QtWidgets import QToolBar
+from PySide6.QtWidgets import QMainWindow, QToolBar
 
 from app.canvas.tools import ToolKind
 from app.ui.canvas_view import ViewMode
 from app.ui.i18n import LANGUAGES
 
 if TYPE_CHECKING:
-    from app.ui.main_window import MainWindow
+    from app.ui.window_host import ShellWindow
 
 TR_CONTEXT = "MainWindow"
 ICONS_DIR = Path(__file__).resolve().parents[2] / "resources" / "icons"
@@ -68,7 +68,8 @@ def icon(name: str) -> QIcon:
 
 
 def _action(
-    window: MainWindow,
+    window: ShellWindow,
+    owner: QMainWindow,
     name: str,
     text: str,
     slot,
@@ -77,7 +78,7 @@ def _action(
     tip: str = "",
     checkable: bool = False,
 ) -> QAction:
-    action = QAction(text, window)
+    action = QAction(text, owner)
     action.setObjectName(f"action_{name}")
     if icon_name:
         action.setIcon(icon(icon_name))
@@ -90,13 +91,14 @@ def _action(
         action.setStatusTip(tip)
     action.setCheckable(checkable)
     action.triggered.connect(slot)
-    window.addAction(action)  # shortcuts work even when a menu is hidden
+    owner.addAction(action)  # shortcuts work even when a menu is hidden
     window.actions_by_name[name] = action
     return action
 
 
-def create_actions(window: MainWindow) -> None:
-    a = functools.partial(_action, window)
+def create_actions(window: ShellWindow, owner: QMainWindow) -> None:
+    """The window's actions; `owner`: the Qt window that holds them (the window itself)."""
+    a = functools.partial(_action, window, owner)
     view, state = window.canvas_view, window.paint_state
     a(
         "open_image",
@@ -147,7 +149,7 @@ def create_actions(window: MainWindow) -> None:
         "apply",
         _tr("Blend a generated image back into the original"),
     )
-    a("quit", _tr("&Quit"), window.close, QKeySequence.StandardKey.Quit)
+    a("quit", _tr("&Quit"), owner.close, QKeySequence.StandardKey.Quit)
 
     a(
         "undo",
@@ -194,7 +196,7 @@ def create_actions(window: MainWindow) -> None:
         _tr("Soften the mask edge"),
     )
 
-    tools = QActionGroup(window)
+    tools = QActionGroup(owner)
     for kind, name, text, key, tip in (
         (ToolKind.BRUSH, "tool_brush", _tr("Brush"), "B", _tr("Paint the mask")),
         (ToolKind.ERASER, "tool_eraser", _tr("Eraser"), "E", _tr("Erase the mask")),
@@ -263,7 +265,7 @@ def create_actions(window: MainWindow) -> None:
         "zoom-100",
         _tr("Show the picture at 100 %"),
     )
-    modes = QActionGroup(window)
+    modes = QActionGroup(owner)
     for mode, name, text, key in (
         (ViewMode.COMPOSITE, "view_composite", _tr("Image and Mask"), "F2"),
         (ViewMode.IMAGE_ONLY, "view_image", _tr("Image Only"), "F3"),
@@ -284,9 +286,9 @@ def create_actions(window: MainWindow) -> None:
         window.actions_by_name[name].setIconText(short)
 
 
-def create_menus(window: MainWindow) -> None:
+def create_menus(window: ShellWindow, owner: QMainWindow) -> None:
     n = window.actions_by_name
-    bar = window.menuBar()
+    bar = owner.menuBar()
     file_menu = bar.addMenu(_tr("&File"))
     file_menu.addAction(n["open_image"])
     window.recent_menu = file_menu.addMenu(_tr("Open &Recent"))
@@ -324,7 +326,7 @@ def create_menus(window: MainWindow) -> None:
     view.addSeparator()
     window.panels_menu = view.addMenu(_tr("&Panels"))
     language = view.addMenu(_tr("&Language"))
-    group = QActionGroup(window)
+    group = QActionGroup(owner)
     choices = [("", _tr("System Default"))] + list(LANGUAGES.items())
     for code, name in choices:
         act = language.addAction(name)
@@ -337,7 +339,7 @@ def create_menus(window: MainWindow) -> None:
     window.help_menu.setObjectName("help_menu")
 
 
-def create_toolbar(window: MainWindow) -> None:
+def create_toolbar(window: ShellWindow, owner: QMainWindow) -> None:
     bar = QToolBar(_tr("Main"))
     bar.setObjectName("MainToolBar")
     bar.setMovable(False)
@@ -354,4 +356,4 @@ def create_toolbar(window: MainWindow) -> None:
         for name in group:
             bar.addAction(n[name])
         bar.addSeparator()
-    window.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
+    owner.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)

@@ -57,7 +57,6 @@ from app.ui.workspace.png_settings import offer_png_settings
 
 if TYPE_CHECKING:
     from app.ui.generation.panel import GenerationPanel
-    from app.ui.generation.setup import DemoController
     from app.ui.help_menu import HelpMenu
     from app.ui.queue.controller import QueueController
     from app.ui.runs.controller import RunsController
@@ -77,7 +76,6 @@ class MainWindow(QMainWindow):
     help_menu: QMenu
     # set by the features the composition root installs (typed: no getattr in the wiring)
     generation_panel: GenerationPanel
-    generation_demo: DemoController
     runs_controller: RunsController
     help_actions: HelpMenu
     queue_controller: QueueController
@@ -111,9 +109,9 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.workspace_area)
         self.setAcceptDrops(True)
         self.setDockNestingEnabled(True)
-        create_actions(self)
-        create_menus(self)
-        create_toolbar(self)
+        create_actions(self, self)
+        create_menus(self, self)
+        create_toolbar(self, self)
         self.brush_panel = BrushPanel(self.paint_state, self.canvas_view)
         self.mask_panel = MaskPanel(self.actions_by_name)
         self.prepare_panel = PreparePanel(self.actions_by_name, self.job_form)

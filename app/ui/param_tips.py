@@ -10,12 +10,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication
 
+from app.ui.i18n import QT_TRANSLATE_NOOP
+
 TR_CONTEXT = "ParamTips"
-
-
-def QT_TRANSLATE_NOOP(context: str, source: str) -> str:  # noqa: N802 - Qt's name, typed
-    """Marks `source` for translation in `context` (tests find the call); returns it as is."""
-    return source
 
 
 TIPS: dict[str, str] = {

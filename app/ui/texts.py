@@ -14,12 +14,7 @@ from PySide6.QtCore import QCoreApplication
 
 from app.core.errors import ERROR_CONTEXT, fill_template
 from app.pipeline.failures import Failure, FailureKind, Note, NoteCode, json_values
-
-
-def QT_TRANSLATE_NOOP(context: str, source: str) -> str:  # noqa: N802 - Qt's name, typed
-    """Marks `source` for translation in `context` (the i18n test collects these)."""
-    return source
-
+from app.ui.i18n import QT_TRANSLATE_NOOP
 
 # (title, what to try next) per kind
 _FAILURES: dict[FailureKind, tuple[str, str]] = {

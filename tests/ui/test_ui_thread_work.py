@@ -297,7 +297,7 @@ def test_the_canvas_reads_an_opened_runs_result_off_the_ui_thread(
     def finished(folder: Path) -> SimpleNamespace:
         return SimpleNamespace(
             dir=folder, finished=True, result=folder / "result.png", steps=4,
-            spec=SimpleNamespace(image=None, steps=4),
+            spec=SimpleNamespace(image=None, steps=4, prepare=None),
         )  # fmt: skip
 
     workspace._run_changed(finished(old_run))

@@ -76,7 +76,9 @@ def _own_texts(widget: QWidget, where: str) -> Iterator[tuple[str, str]]:
     if is_window and widget.windowTitle():
         yield f"{where} title", widget.windowTitle()
     if isinstance(widget, QLabel | QAbstractButton) and widget.text():
-        yield f"{where} text", widget.text()
+        # An eliding label shows its whole text cut at the width ("d.ggu…"): its whole text is
+        # what was written (and translated), so that is what is checked.
+        yield f"{where} text", getattr(widget, "full_text", None) or widget.text()
     if isinstance(widget, QGroupBox) and widget.title():
         yield f"{where} title", widget.title()
     if isinstance(widget, QLineEdit | QPlainTextEdit) and widget.placeholderText():

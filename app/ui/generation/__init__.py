@@ -22,6 +22,13 @@ __all__ = ["GenerationPanel", "install_generation_panel"]
 def install_generation_panel(
     window: MainWindow, paths: AppPaths, settings: Settings
 ) -> GenerationPanel:
+    """Installs the generation panel with the Runs and Queue docks and keeps them in the
+    window's typed slots (this is the composition root's side: the features see the window
+    only as a WindowHost)."""
     from app.ui.generation.setup import install
 
-    return install(window, paths, settings)
+    made = install(window, window, paths, settings)
+    window.generation_panel = made.panel
+    window.runs_controller = made.runs
+    window.queue_controller = made.queue
+    return made.panel

@@ -435,12 +435,20 @@ class RunView(QWidget):
             self.result_view.load_result(Path(run.dir), Path(run.result))
 
     def save_result_dialog(self) -> None:
-        from app.ui.generation.run_save import save_result_dialog
+        from app.ui.generation.run_save import ask_target
 
-        save_result_dialog(self)
+        run = self.model.run
+        if run is None or run.result is None:
+            return
+        target = ask_target(self)
+        if target is not None:
+            self.save_result(target)
 
     def save_result(self, target: Path) -> Path | None:
         """The result PNG with its parameters inside (A1111 text + Stepwise JSON), atomically."""
         from app.ui.generation.run_save import save_result
 
-        return save_result(self, target)
+        saved = save_result(self.model.run, target, self.status.emit)
+        if saved is not None:
+            self.result_saved.emit(str(saved))
+        return saved

@@ -5,6 +5,7 @@ quits."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,7 +38,9 @@ from app.ui.queue import install_queue
 from app.ui.runs import install_runs
 
 if TYPE_CHECKING:
-    from app.ui.main_window import MainWindow
+    from app.ui.queue.controller import QueueController
+    from app.ui.runs.controller import RunsController
+    from app.ui.window_host import WindowHost
 
 PANEL_OBJECT_NAME = "GenerationDock"
 MASK_SETTLE_MS = 300
@@ -167,11 +170,24 @@ def remember_sections(panel: GenerationPanel, settings: Settings) -> None:
     panel.setup_tab.section_toggled.connect(toggled)
 
 
-def install(window: MainWindow, paths: AppPaths, settings: Settings) -> GenerationPanel:
+@dataclass(frozen=True)
+class GenerationFeatures:
+    """What `install` made: the composition root keeps them (MainWindow's typed slots)."""
+
+    panel: GenerationPanel
+    runs: RunsController
+    queue: QueueController
+
+
+def install(
+    window: WindowHost, owner: QObject, paths: AppPaths, settings: Settings
+) -> GenerationFeatures:
+    """The generation panel, the Runs and Queue docks and the demo, installed into `window`;
+    `owner`: the Qt object that owns what is made here (the window itself)."""
     form = window.job_form
     engine = Path(settings.engine_path) if settings.engine_path else None
-    session = RunSession(paths, engine=engine, parent=window)
-    model = GenerationModel(form, session, window)
+    session = RunSession(paths, engine=engine, parent=owner)
+    model = GenerationModel(form, session, owner)
     panel = GenerationPanel(model)
     remember_sections(panel, settings)
     dock = window.add_side_panel(panel, _tr("Generate"), object_name=PANEL_OBJECT_NAME)
@@ -182,8 +198,9 @@ def install(window: MainWindow, paths: AppPaths, settings: Settings) -> Generati
     canvas_view = window.canvas_view
     demo = DemoController(panel, paths, document, lambda _path: canvas_view.zoom_to_fit())
     runs = install_runs(window, panel, dock)
-    install_queue(window, panel, paths)
-    previews = DecodedPreviews(model, window)
+    queue = install_queue(window, panel, paths)
+    runs.queue_runs = queue.model.job_ids  # the queue offers its own jobs' runs
+    previews = DecodedPreviews(model, owner)
     workspace = window.workspace
     # The canvas shows the model's step previews, decoded steps and results.
     workspace.attach(model, step_strip=panel.run_view.strip)
@@ -221,10 +238,7 @@ def install(window: MainWindow, paths: AppPaths, settings: Settings) -> Generati
     session = panel.model.session
     install_measure_action(window, panel.model.form, paths, settings, lambda: session.engine)
     window.close_guards.append(lambda: confirm_quit_during_run(panel))
-    window.generation_panel = panel
-    window.generation_demo = demo
-    window.runs_controller = runs
-    return panel
+    return GenerationFeatures(panel, runs, queue)
 
 
 def confirm_quit_during_run(panel: GenerationPanel) -> bool:

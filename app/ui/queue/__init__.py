@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from app.core.paths import AppPaths
     from app.ui.generation.panel import GenerationPanel
-    from app.ui.main_window import MainWindow
     from app.ui.queue.controller import QueueController
+    from app.ui.window_host import WindowHost
 
 
-def install_queue(window: MainWindow, panel: GenerationPanel, paths: AppPaths) -> QueueController:
+def install_queue(window: WindowHost, panel: GenerationPanel, paths: AppPaths) -> QueueController:
     from app.ui.queue.controller import install
 
     return install(window, panel, paths)

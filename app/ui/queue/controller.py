@@ -27,7 +27,7 @@ from app.ui.guards import FirstShow
 
 if TYPE_CHECKING:
     from app.ui.generation.panel import GenerationPanel
-    from app.ui.main_window import MainWindow
+    from app.ui.window_host import WindowHost
 from app.ui.queue.compare import CompareDialog
 from app.ui.queue.panel import QueuePanel
 
@@ -41,7 +41,7 @@ def _tr(text: str) -> str:
 
 
 class QueueController(QObject):
-    def __init__(self, window: MainWindow, panel: GenerationPanel, paths: AppPaths) -> None:
+    def __init__(self, window: WindowHost, panel: GenerationPanel, paths: AppPaths) -> None:
         super().__init__(panel)
         self.window, self.panel = window, panel
         self.generation = panel.model
@@ -231,7 +231,7 @@ class QueueController(QObject):
         return self.model.shutdown()
 
 
-def install(window: MainWindow, panel: GenerationPanel, paths: AppPaths) -> QueueController:
+def install(window: WindowHost, panel: GenerationPanel, paths: AppPaths) -> QueueController:
     """The Queue dock, "Add to queue" beside Run all, and the start-up offer."""
     controller = QueueController(window, panel, paths)
     controller.dock = window.add_side_panel(
@@ -242,7 +242,6 @@ def install(window: MainWindow, panel: GenerationPanel, paths: AppPaths) -> Queu
     app = QCoreApplication.instance()
     if app is not None:
         app.aboutToQuit.connect(controller.shutdown)
-    window.queue_controller = controller
     remember_random_seeds(controller, window.settings, panel)
     return controller
 

@@ -10,12 +10,12 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QDockWidget
 
     from app.ui.generation.panel import GenerationPanel
-    from app.ui.main_window import MainWindow
     from app.ui.runs.controller import RunsController
+    from app.ui.window_host import WindowHost
 
 
 def install_runs(
-    window: MainWindow, panel: GenerationPanel, dock: QDockWidget | None = None
+    window: WindowHost, panel: GenerationPanel, dock: QDockWidget | None = None
 ) -> RunsController:
     from app.ui.runs.controller import install
 

@@ -6,6 +6,7 @@ thread."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,7 +20,7 @@ from app.ui.guards import FirstShow
 
 if TYPE_CHECKING:
     from app.ui.generation.panel import GenerationPanel
-    from app.ui.main_window import MainWindow
+    from app.ui.window_host import WindowHost
 from app.ui.messages import show_error
 from app.ui.runs.entry import DISCARD, OPEN, RESUME, SHOW_RESULT
 from app.ui.runs.runs_panel import RunsPanel
@@ -39,11 +40,12 @@ def _tr(text: str) -> str:
 class RunsController(QObject):
     """Binds the start-up dialog and the Runs panel to the generation model and the canvas."""
 
-    def __init__(self, window: MainWindow, panel: GenerationPanel, runs_panel: RunsPanel) -> None:
+    def __init__(self, window: WindowHost, panel: GenerationPanel, runs_panel: RunsPanel) -> None:
         super().__init__(panel)
         self.window, self.panel, self.runs_panel = window, panel, runs_panel
         self.model: GenerationModel = panel.model
         self.dialog: UnfinishedRunsDialog | None = None
+        self.queue_runs: Callable[[], set[str]] = set
         self.generate_dock: QDockWidget | None = None
         self.runs_dock: QDockWidget | None = None
         self._listing = False
@@ -81,9 +83,9 @@ class RunsController(QObject):
         self.dialog.show()
 
     def _queue_runs(self) -> set[str]:
-        """The run folder names of the jobs in the queue (none without a queue)."""
-        queue = getattr(self.window, "queue_controller", None)
-        return set() if queue is None else queue.model.job_ids()
+        """The run folder names of the jobs in the queue (`queue_runs`, set by the composition
+        root when the window has a queue)."""
+        return self.queue_runs()
 
     def _schedule(self) -> None:
         if not self._ended:
@@ -235,7 +237,7 @@ class RunsController(QObject):
 
 
 def install(
-    window: MainWindow, panel: GenerationPanel, generate_dock: QDockWidget | None = None
+    window: WindowHost, panel: GenerationPanel, generate_dock: QDockWidget | None = None
 ) -> RunsController:
     """The Runs dock beside the side panels, the controller, and the start-up offer."""
     runs_panel = RunsPanel()
