@@ -587,6 +587,7 @@ def print_path(args: argparse.Namespace, root: Path, sd_src: Path | None) -> int
         variants = [(False, True)]
     else:
         variants = [(True, False)] if args.vulkan else [(True, False), (False, False)]
+    running = build_progress.running_build(root / "build")
     for vulkan, cuda in variants:
         try:
             probe = argparse.Namespace(
@@ -600,9 +601,10 @@ def print_path(args: argparse.Namespace, root: Path, sd_src: Path | None) -> int
             exe = build(probe, root, tree, source_id, pin)
         except NotBuilt:
             continue
+        if running is not None:  # a build runs beside this one (a faster engine): said too
+            print(f"build.py: building now: {running.get('text', '')}", file=sys.stderr)
         print(exe.resolve())
         return 0
-    running = build_progress.running_build(root / "build")
     if running is not None:
         # Said on stderr and by the exit code: Stepwise tells its user instead of failing.
         print(f"build.py: building now: {running.get('text', '')}", file=sys.stderr)

@@ -58,6 +58,9 @@ APT_TEST = [
 APT_LOCK_WAIT_S = 120
 # A child's stdout goes to our stderr (file descriptor 2): stdout is the command's (run.sh).
 TO_STDERR = 2
+# The faster engine built in the background while the app opens on the one it has.
+BACKGROUND_LOG = VENV / "engine-build.log"  # beside the set-up's other state
+BUILDING_LINE = "build.py: building now: "  # app/engine/locate.py BUILDING_PREFIX
 
 
 def venv_python() -> Path:
@@ -186,6 +189,57 @@ def system_ready(mode: str) -> bool:
     return toolchain is None
 
 
+def _print_path(build: list[str], extra: list[str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*build, *extra, "--print-path"], cwd=ROOT, capture_output=True, text=True
+    )
+
+
+def _detached() -> dict[str, object]:
+    """Popen arguments for a child that outlives this script and its terminal's Ctrl+C."""
+    if os.name == "nt":
+        flags = getattr(subprocess, "DETACHED_PROCESS", 0) | getattr(
+            subprocess, "CREATE_NEW_PROCESS_GROUP", 0
+        )
+        return {"creationflags": flags}
+    return {"start_new_session": True}
+
+
+def spawn_detached(argv: list[str], log_path: Path) -> None:
+    """Starts `argv` in ROOT, its output appended to `log_path`, not waited for."""
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(log_path, "ab") as log:
+        subprocess.Popen(
+            argv,
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            **_detached(),  # type: ignore[call-overload]
+        )
+
+
+def build_in_background(build: list[str], extra: list[str]) -> bool:
+    """The Vulkan engine is wanted but only the CPU one is built (the Vulkan tools came later):
+    the app opens now on the CPU engine and the Vulkan one is built beside it, its output in
+    BACKGROUND_LOG; the window's status bar follows the build (native/build.py --print-path says
+    it) and the next run after it uses the faster engine. False: nothing to do here (no CPU
+    engine to open on, or the Vulkan one is built)."""
+    if _print_path(build, extra).returncode == 0:
+        return False  # the wanted engine is there
+    have = _print_path(build, [])
+    if have.returncode != 0:
+        return False  # no engine at all: the first start builds in the foreground
+    if BUILDING_LINE not in have.stderr:  # not already under way (an earlier start)
+        spawn_detached([*build, *extra], BACKGROUND_LOG)
+    say(
+        "the Vulkan engine is being built in the background (10-30 minutes; its log: "
+        f"{BACKGROUND_LOG}). Stepwise opens now on the CPU engine; the status bar follows the "
+        "build and the next run after it uses the faster engine"
+    )
+    return True
+
+
 def build_engine(py: Path, mode: str) -> None:
     """Builds sd-stage with native/build.py (cached: instant when nothing changed).
 
@@ -203,6 +257,8 @@ def build_engine(py: Path, mode: str) -> None:
         variants = [["--test-hooks"], ["--vulkan", "--test-hooks"]]
     else:
         variants = [["--vulkan"] if has_vulkan else []]
+        if has_vulkan and build_in_background(build, variants[0]):
+            return
     for extra in variants:
         name = ("Vulkan" if "--vulkan" in extra else "CPU") + (" test" if mode == "test" else "")
         done = subprocess.run([*build, *extra, "--print-path"], cwd=ROOT, capture_output=True)

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from app.core import platform
@@ -149,16 +150,16 @@ def _bundled_candidates() -> list[Path]:
     return [folder / BINARY_NAME for folder in folders]
 
 
-def _built_path() -> Path | None:
-    """Ask native/build.py where its build lives, without building (never in a bundle: there
-    sys.executable is Stepwise itself, not a Python that could run the script)."""
+def _print_path() -> subprocess.CompletedProcess[str] | None:
+    """`native/build.py --print-path`: where its build lives, without building (never in a
+    bundle: there sys.executable is Stepwise itself, not a Python that could run the script)."""
     if getattr(sys, "frozen", False):
         return None
     script = build_script()
     if not script.is_file():
         return None
     try:
-        result = subprocess.run(
+        return subprocess.run(
             [sys.executable, str(script), "--print-path"],
             cwd=repo_root(),
             capture_output=True,
@@ -166,6 +167,13 @@ def _built_path() -> Path | None:
             timeout=PRINT_PATH_TIMEOUT_S,
         )
     except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
+def _built_path() -> Path | None:
+    """The finished build's path (EngineBuilding while none is finished but one runs)."""
+    result = _print_path()
+    if result is None:
         return None
     if result.returncode == EXIT_BUILDING:
         raise EngineBuilding(building_progress(result.stderr))
@@ -183,14 +191,22 @@ def building_progress(stderr: str) -> str:
     return ""
 
 
-def build_running() -> str | None:
-    """The progress of a build of the engine that runs right now, or None (none runs, or the
-    engine is built already). Asks native/build.py, which knows its cache."""
-    try:
-        _built_path()
-    except EngineBuilding as exc:
-        return exc.progress
-    return None
+@dataclass(frozen=True)
+class BuildRunning:
+    """A build of the engine that runs right now: its progress line, and whether a finished
+    engine works meanwhile (the faster Vulkan one is built beside the CPU one)."""
+
+    progress: str
+    engine_ready: bool
+
+
+def build_running() -> BuildRunning | None:
+    """The build of the engine that runs right now, or None. Asks native/build.py, which
+    knows its cache."""
+    result = _print_path()
+    if result is None or BUILDING_PREFIX not in result.stderr:
+        return None
+    return BuildRunning(building_progress(result.stderr), result.returncode == 0)
 
 
 def engine_version(path: Path) -> str:

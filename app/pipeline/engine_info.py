@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.core.errors import StepwiseError
+from app.engine.locate import BuildRunning as BuildRunning
 from app.engine.locate import build_running, engine_version, find_sd_stage
 
 
@@ -29,6 +30,7 @@ def engine_info(explicit: Path | None = None) -> EngineInfo:
     return EngineInfo(path, engine_version(path))
 
 
-def engine_build_progress() -> str | None:
-    """The one-line progress of an engine build that runs now, or None."""
+def engine_build_progress() -> BuildRunning | None:
+    """An engine build that runs now (its progress line; whether an engine works meanwhile),
+    or None."""
     return build_running()

@@ -21,7 +21,7 @@ from app.core.paths import AppPaths, app_paths
 from app.core.settings import Settings, load_settings, save_settings
 from app.jobs.workers import AppThread, stop_every_app_thread
 from app.pipeline.api import DeviceInfo
-from app.pipeline.engine_info import engine_build_progress
+from app.pipeline.engine_info import BuildRunning, engine_build_progress
 from app.ui.generation import install_generation_panel
 from app.ui.guards import install_wheel_guard
 from app.ui.help_menu import HelpMenu, install_help_menu
@@ -117,7 +117,7 @@ class SettingsAutosave(QObject):
 
 
 class _BuildPoll(AppThread):
-    found = Signal(object)  # str | None
+    found = Signal(object)  # BuildRunning | None
 
     def run(self) -> None:  # noqa: D102 - QThread entry point
         self.found.emit(engine_build_progress())
@@ -157,21 +157,33 @@ class EngineBuildStatus(QObject):
             poll.wait()
             poll.deleteLater()
 
-    def show(self, progress: str | None) -> None:
-        was_building, self.progress = self.progress is not None, progress
+    def show(self, build: BuildRunning | None) -> None:
+        was_building = self.progress is not None
+        self.progress = None if build is None else build.progress
         bar = self.window.statusBar()
-        if progress is not None:
-            bar.showMessage(
-                QCoreApplication.translate(
+        if build is not None:
+            if build.engine_ready:  # the faster engine, built beside the one in use
+                text = QCoreApplication.translate(
+                    "Application",
+                    "A faster engine is being built in the background ({progress}); until it "
+                    "is ready, runs use the engine Stepwise has.",
+                )
+            else:
+                text = QCoreApplication.translate(
                     "Application",
                     "The engine is being built ({progress}); generating works when it is done.",
-                ).format(progress=progress)
-            )
+                )
+            bar.showMessage(text.format(progress=build.progress))
             self._timer.start()
             return
         self._timer.stop()
         if was_building:
-            bar.showMessage(QCoreApplication.translate("Application", "The engine is ready."), 8000)
+            bar.showMessage(
+                QCoreApplication.translate(
+                    "Application", "The engine is ready; the next run uses it."
+                ),
+                8000,
+            )
             if self.on_ready is not None:
                 self.on_ready()
 

@@ -127,12 +127,33 @@ def test_the_app_learns_that_the_engine_is_being_built(tmp_path: Path, monkeypat
     text = info.value.user_message()
     assert "being built right now (compile 120/340" in text and "Wait for the build" in text
     assert info.value.message == "The engine sd-stage is being built right now ({progress})."
-    assert locate.build_running() == "compile 120/340, 4:10 elapsed, about 7:40 left"
+    assert locate.build_running() == locate.BuildRunning(
+        "compile 120/340, 4:10 elapsed, about 7:40 left", engine_ready=False
+    )
+
+
+def test_a_build_beside_a_finished_engine_is_said_with_the_engine(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """The faster Vulkan engine built in the background while the CPU one works (issue 30
+    item 12): --print-path prints the CPU engine and says the build on stderr."""
+    engine = tmp_path / "sd-stage"
+    script = _script(
+        tmp_path,
+        "import sys\n"
+        "print('build.py: building now: compile 7 %, 0:30 elapsed', file=sys.stderr)\n"
+        f"print({str(engine)!r})\n",
+    )
+    monkeypatch.setattr(locate, "build_script", lambda: script)
+    assert locate.build_running() == locate.BuildRunning("compile 7 %, 0:30 elapsed", True)
 
 
 def test_no_build_running_when_built_or_not_started(tmp_path: Path, monkeypatch) -> None:
     script = _script(tmp_path, "import sys; sys.exit(1)\n")
     monkeypatch.setattr(locate, "build_script", lambda: script)
+    assert locate.build_running() is None
+    built = _script(tmp_path, "print('/opt/sd-stage')\n")
+    monkeypatch.setattr(locate, "build_script", lambda: built)
     assert locate.build_running() is None
 
 
@@ -191,3 +212,27 @@ def test_a_real_cmake_build_reports_compile_progress(
     lines = out.getvalue().splitlines()
     unit = "100 %" if generator == "Unix Makefiles" else "8/8"
     assert any(line.startswith(f"build.py: compile {unit}, ") for line in lines), lines
+
+
+def test_print_path_says_a_build_beside_a_finished_one(
+    tmp_path: Path, sd_stage_vulkan: Path
+) -> None:
+    """The real native/build.py: a finished engine is printed on stdout, and a build running
+    beside it (the faster one, in the background) is said on stderr (issue 30 item 12)."""
+    cache = tmp_path / "cache"
+    (cache / "build").mkdir(parents=True)
+    finished = sd_stage_vulkan.resolve().parents[1]  # <cache>/build/<variant>-<key>/bin/…
+    (cache / "build" / finished.name).symlink_to(finished, target_is_directory=True)
+    env = dict(os.environ, STEPWISE_BUILD_CACHE=str(cache))
+    argv = [sys.executable, str(ROOT / "native" / "build.py"), "--print-path", "--test-hooks"]
+    alone = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)
+    assert alone.returncode == 0 and "building now" not in alone.stderr
+    found = Path(alone.stdout.strip().splitlines()[-1])
+    assert found == sd_stage_vulkan.resolve()  # through the link, as build.py resolves it
+    progress = BuildProgress(cache / "build", io.StringIO(), Clock())
+    progress.stage("compile")
+    progress.compile_line("[3/20] Building CXX object a.o")
+    beside = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)
+    progress.finish(ok=False)
+    assert beside.returncode == 0 and beside.stdout == alone.stdout
+    assert "build.py: building now: compile 3/20" in beside.stderr

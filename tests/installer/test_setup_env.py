@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 from types import ModuleType
 
@@ -143,3 +144,57 @@ def test_run_sh_keeps_stdout_for_the_command(
     out, err = capfd.readouterr()
     assert out == ""
     assert "/cache/build/cpu-0123/bin/sd-stage" in err and "first start" in err
+
+
+def _fake_builds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cpu_line: str) -> ModuleType:
+    """setup_env over a native/build.py that has the CPU engine but not the Vulkan one (the
+    Vulkan tools came after the first start); its real Vulkan build writes vulkan-built."""
+    setup = _setup_env()
+    fake_build = tmp_path / "native" / "build.py"
+    fake_build.parent.mkdir()
+    fake_build.write_text(
+        "import sys, pathlib\n"
+        "vulkan = '--vulkan' in sys.argv\n"
+        "if '--print-path' in sys.argv:\n"
+        "    if vulkan: sys.exit(1)\n"
+        f"    print({cpu_line!r}, file=sys.stderr)\n"
+        "    print('/cache/build/cpu-0123/bin/sd-stage'); sys.exit(0)\n"
+        "pathlib.Path(sys.argv[0]).with_name('vulkan-built').write_text(' '.join(sys.argv[1:]))\n"
+    )
+    monkeypatch.setattr(setup, "ROOT", tmp_path)
+    monkeypatch.setattr(setup, "BACKGROUND_LOG", tmp_path / ".venv" / "engine-build.log")
+    monkeypatch.setattr(setup, "ensure_venv", lambda: Path(sys.executable))
+    monkeypatch.setattr(setup, "install", lambda py, mode: None)
+    monkeypatch.setattr(setup, "system_ready", lambda mode: True)
+    monkeypatch.setenv("VULKAN_SDK", str(tmp_path))  # the Vulkan tools are there now
+    monkeypatch.setattr(sys, "argv", ["setup_env.py", "app"])
+    return setup
+
+
+def test_a_missing_faster_engine_is_built_in_the_background(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 30 item 12: with the Vulkan tools installed after the first start, ./run.sh was a
+    silent 10-30 minute build with no window although the CPU engine worked. The app opens at
+    once; the Vulkan build runs detached, its output in the log."""
+    setup = _fake_builds(tmp_path, monkeypatch, "")
+    assert setup.main() == 0
+    out, err = capfd.readouterr()
+    assert out == "" and "built in the background" in err and "engine-build.log" in err
+    built = tmp_path / "native" / "vulkan-built"
+    deadline = time.monotonic() + 60
+    while not built.exists() and time.monotonic() < deadline:  # the detached child's outcome
+        time.sleep(0.05)
+    assert built.read_text() == "--vulkan"
+    assert (tmp_path / ".venv" / "engine-build.log").exists()
+
+
+def test_a_background_build_under_way_is_not_started_twice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    setup = _fake_builds(tmp_path, monkeypatch, "build.py: building now: compile 40 %")
+    started: list[list[str]] = []
+    monkeypatch.setattr(setup, "spawn_detached", lambda argv, log: started.append(argv))
+    assert setup.main() == 0
+    assert started == []
+    assert "built in the background" in capfd.readouterr().err

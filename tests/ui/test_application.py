@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
+import pytest
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QApplication
@@ -75,6 +76,8 @@ def test_dropping_an_image_file_opens_it(qtbot, tmp_path) -> None:
 
 CHILD = """
 import sys
+
+import pytest
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 from app.jobs.job_form import SAVE_DELAY_MS
@@ -196,17 +199,27 @@ def test_settings_ok_after_only_the_language_leaves_the_job_alone(
     assert saved["language"] == "zh_CN"  # saved at once, not at quit
 
 
-def test_the_window_says_when_the_engine_is_being_built(qtbot, tmp_path, monkeypatch) -> None:
+@pytest.mark.parametrize("engine_ready", [False, True])
+def test_the_window_says_when_the_engine_is_being_built(
+    qtbot, tmp_path, monkeypatch, engine_ready: bool
+) -> None:
+    """No engine yet: generating waits for the build. An engine already (the faster Vulkan one
+    is built in the background, issue 30 item 12): runs use the one there is meanwhile."""
     window = open_window(qtbot, tmp_path)
-    answers = ["compile 120/340, 4:10 elapsed, about 7:40 left", None]
+    progress = "compile 120/340, 4:10 elapsed, about 7:40 left"
+    answers = [application.BuildRunning(progress, engine_ready), None]
     monkeypatch.setattr(application, "engine_build_progress", lambda: answers.pop(0))
     ready: list[bool] = []
     status = application.EngineBuildStatus(window, lambda: ready.append(True))
     status.start()
     qtbot.waitUntil(lambda: status.progress is not None, timeout=10_000)
-    assert "compile 120/340" in window.statusBar().currentMessage()
-    assert "being built" in window.statusBar().currentMessage()
+    said = window.statusBar().currentMessage()
+    assert "compile 120/340" in said
+    if engine_ready:
+        assert "faster engine is being built in the background" in said
+    else:
+        assert "generating works when it is done" in said
     status.check()
     qtbot.waitUntil(lambda: ready == [True], timeout=10_000)
-    assert window.statusBar().currentMessage() == "The engine is ready."
+    assert window.statusBar().currentMessage() == "The engine is ready; the next run uses it."
     status.stop()
