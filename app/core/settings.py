@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.core.atomic import write_text_atomic
-from app.core.safe_files import SafeFileError, read_bytes
+from app.core.safe_files import SafeFileError, check_entry, read_bytes
 
 SETTINGS_VERSION = 3
 # Defaults that version 3 changed: a version-2 `job` entry with the old value is dropped, so the
@@ -191,13 +191,13 @@ def load_settings(path: Path) -> Settings:
         log.warning("Settings file %s cannot be read (%s); using defaults.", path, exc)
         return Settings()
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        kept = _keep_damaged(path)
         log.warning(
-            "Settings file %s is damaged (%s); using defaults. The damaged copy is kept as %s.bad",
+            "Settings file %s is damaged (%s); using defaults. %s",
             path,
             exc,
-            path.name,
+            f"The damaged copy is kept as {path.name}.bad" if kept else "It is left as it is.",
         )
-        _keep_damaged(path)
         return Settings()
     settings, problems = settings_from_dict(data)
     for problem in problems:
@@ -205,11 +205,16 @@ def load_settings(path: Path) -> Settings:
     return settings
 
 
-def _keep_damaged(path: Path) -> None:
+def _keep_damaged(path: Path) -> bool:
+    """A damaged settings file is kept as settings.json.bad (True); a link (read through, as a
+    user's dotfiles link) is the user's and stays where it is (False)."""
     try:
-        path.replace(path.with_name(path.name + ".bad"))
-    except OSError:
+        if check_entry(path):
+            path.replace(path.with_name(path.name + ".bad"))
+            return True
+    except (OSError, SafeFileError):
         pass
+    return False
 
 
 def save_settings(path: Path, settings: Settings) -> None:

@@ -20,6 +20,7 @@ import pytest
 from app.core import platform
 from app.engine.tensorfile import read_tensors, write_tensors
 from tests.engine.fuzz import Corpus, make_corpus
+from tests.engine.pause_hook import PAUSE_AT_STEP_ENV
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 
@@ -29,6 +30,22 @@ EXIT_CEILING_S = 120.0  # a generous ceiling for the exit after a stop; never a 
 @pytest.fixture(scope="module")
 def corpus(sd_stage: Path, tiny_models, tmp_path_factory: pytest.TempPathFactory) -> Corpus:
     return make_corpus(sd_stage, tiny_models, tmp_path_factory.mktemp("corpus"))
+
+
+_STARTED: list[subprocess.Popen] = []
+
+
+@pytest.fixture(autouse=True)
+def no_engine_outlives_its_test():
+    """A test that fails while its engine is paused keeps the engine (the traceback holds its
+    stdin open): it is killed here, so one failure does not become every later test's stray
+    child (a fresh-clone run once had 8 failures from one leaked engine)."""
+    yield
+    while _STARTED:
+        proc = _STARTED.pop()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=EXIT_CEILING_S)
 
 
 class Engine:
@@ -41,6 +58,7 @@ class Engine:
             env=None if env is None else {**os.environ, **env},
             **platform.child_popen_kwargs(),
         )  # fmt: skip
+        _STARTED.append(self.proc)
         self.events: list[dict] = []
         self._queue: queue.Queue[dict | None] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
@@ -157,11 +175,10 @@ def test_closing_stdin_while_paused_suspends_with_a_valid_checkpoint(corpus, tmp
 
     out = tmp_path / "paused"
     out.mkdir()
-    engine = Engine(corpus.diffuse_argv(out), out / "run.log")
-    # The pause is in the pipe from the start, so the first step boundary (step 0, after the
-    # engine wrote the start checkpoint) pauses: a pause sent after a `progress` event raced the
-    # tiny model's last step under load and found the pipe closed.
-    engine.send("pause")
+    # The engine pauses by itself after step 0's checkpoint (the test hook): a pause sent after
+    # a `progress` event raced the tiny model's last step under load, and even a pause in the
+    # pipe from the start was read after step 1 on a busy machine (the reader thread ran late).
+    engine = Engine(corpus.diffuse_argv(out), out / "run.log", env={PAUSE_AT_STEP_ENV: "0"})
     paused = engine.until("paused")
     assert paused["step"] == 0
     latency = _stop_latency(engine, engine.close_stdin())  # the front end dies

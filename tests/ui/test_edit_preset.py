@@ -92,15 +92,16 @@ def test_a_preset_sets_the_form_and_every_value_stays_editable(qtbot) -> None:
     assert edit.preset_combo.currentData() == "free" and not edit.source_ref_check.isChecked()
     choose(edit, "remove")
     assert form.get(FILL) == preset("remove").fill()
-    assert form.get(STRENGTH) == 1.0 and form.get(SOURCE_REF) is True
+    # No photo reference for "remove": klein leaks the old subject from it (presets.py).
+    assert form.get(STRENGTH) == 1.0 and form.get(SOURCE_REF) is False
     assert form.get(PROMPT) == "empty background, seamless continuation of the surroundings"
     assert prompt.prompt_edit.toPlainText() == form.get(PROMPT)
-    assert edit.source_ref_check.isChecked()  # the check shows the form's value
+    assert not edit.source_ref_check.isChecked()  # the check shows the form's value
     # Editing after choosing: the values are the user's, the preset does not come back.
     edit.source_ref_check.click()
     form.set(STRENGTH, 0.7)
     prompt.prompt_edit.setPlainText("a plain wall")
-    assert (form.get(SOURCE_REF), form.get(STRENGTH)) == (False, 0.7)
+    assert (form.get(SOURCE_REF), form.get(STRENGTH)) == (True, 0.7)
     assert form.get(PROMPT) == "a plain wall"
     # Free: the table's defaults for the three, the prompt left alone.
     choose(edit, "free")
@@ -178,13 +179,13 @@ def test_screenshot_of_the_edit_pane(qtbot, model, language: str) -> None:
         model.inputs.set_source(lambda: (picture, None))
         window.show()
         with qtbot.waitSignal(memory_plan.planned, timeout=10_000):
-            choose(edit, "remove")
+            choose(edit, "add")  # the preset that shows klein the photo as its reference
         qtbot.wait(50)
         if language == "zh_CN":
-            assert edit.title() == "编辑" and edit.preset_combo.currentText() == "移除物体"
+            assert edit.title() == "编辑" and edit.preset_combo.currentText() == "添加物体"
             assert "参考图" in devices.plan_view.label.text()
         else:
-            assert edit.preset_combo.currentText() == "Remove an object"
+            assert edit.preset_combo.currentText() == "Add an object"
         SHOTS.mkdir(parents=True, exist_ok=True)
         assert window.grab().save(str(SHOTS / f"edit_pane_{language}.png"))
         memory_plan.wait()
