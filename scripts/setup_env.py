@@ -52,6 +52,9 @@ APT_TEST = [
     "libfontconfig1",
     "libxkbcommon0",
     "libdbus-1-3",
+    # the 简体中文 checks render Chinese: without a CJK font every glyph is a box and a title
+    # cut to half its height ("生成" read "牛成") cannot be seen
+    "fonts-noto-cjk",
 ]
 # How long apt-get waits for the package manager's lock (held for minutes by the automatic
 # updates on a freshly booted desktop) before it gives up.

@@ -12,7 +12,7 @@ from pathlib import Path
 from types import TracebackType
 
 from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QFont, QIcon
+from PySide6.QtGui import QFont, QFontDatabase, QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from app.core.errors import StepwiseError
@@ -36,6 +36,17 @@ STYLE_FILE = RESOURCES_DIR / "style" / "dark.qss"
 ICONS_DIR = RESOURCES_DIR / "icons"
 APP_ICON_FILE = ICONS_DIR / "stepwise.svg"
 UI_FONT_PT = 10
+# In Chinese the UI font is one whose line height holds Chinese glyphs (the first installed of
+# these): with a Latin font first (DejaVu Sans, Segoe UI) Qt sizes dock title bars and tabs by
+# its metrics and clips the taller fallback glyphs to them ("生成" read "牛成", issue 30 item 5).
+CJK_UI_FAMILIES = (
+    "Microsoft YaHei UI",
+    "Microsoft YaHei",
+    "PingFang SC",
+    "Noto Sans CJK SC",
+    "Source Han Sans SC",
+    "WenQuanYi Micro Hei",
+)
 EXCEPTION_TEXT_MAX_CHARS = 300
 SAVE_SETTLE_MS = 400  # brush drags change the settings many times a second: save once after
 BUILD_POLL_MS = 3000
@@ -77,10 +88,20 @@ def make_excepthook(log_file: Path | None) -> Callable[..., None]:
     return hook
 
 
-def apply_style(app: QApplication) -> None:
-    font = QFont(app.font())
+def ui_font(base: QFont, language: str) -> QFont:
+    """The window's font: `base` at UI_FONT_PT, led in Chinese by an installed CJK UI family."""
+    font = QFont(base)
     font.setPointSize(UI_FONT_PT)
-    app.setFont(font)
+    if language.startswith("zh"):
+        installed = set(QFontDatabase.families())
+        chosen = [family for family in CJK_UI_FAMILIES if family in installed]
+        if chosen:
+            font.setFamilies([*chosen, *base.families()])
+    return font
+
+
+def apply_style(app: QApplication, language: str = "") -> None:
+    app.setFont(ui_font(app.font(), language))
     app.setStyle("Fusion")
     try:
         style = STYLE_FILE.read_text(encoding="utf-8")
@@ -235,8 +256,9 @@ def run_application(args: Sequence[str]) -> int:
     )
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
-    translator = install_translator(choose_language(settings.language))  # noqa: F841 (kept alive)
-    apply_style(app)
+    language = choose_language(settings.language)
+    translator = install_translator(language)  # noqa: F841 (kept alive)
+    apply_style(app, language)
     sys.excepthook = make_excepthook(log_file)
 
     job_form = form_from_settings(settings, paths.settings_file)  # saved when a value changes

@@ -35,10 +35,11 @@ MAX_SCREENS = 1.5
 
 
 @pytest.fixture
-def app_style(qapp):
-    """The app's own look (Fusion, its style sheet and font), as the user sees it; undone."""
+def app_style(qapp, language: str):
+    """The app's own look (Fusion, its style sheet and the font of `language`), as the user
+    sees it; undone."""
     font, style, sheet = qapp.font(), qapp.style().name(), qapp.styleSheet()
-    apply_style(qapp)
+    apply_style(qapp, language)
     yield
     qapp.setStyleSheet(sheet)
     qapp.setStyle(style)

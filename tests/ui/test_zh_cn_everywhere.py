@@ -255,12 +255,12 @@ def test_confirmations_and_save_errors_are_chinese(qtbot, chinese, tmp_path, dia
 
 @pytest.fixture
 def styled(qapp):
-    """The application's own style (Fusion, its font size, dark.qss: the paddings the titles
-    get), put back afterwards."""
+    """The application's own style in Chinese (Fusion, its font, dark.qss: the paddings the
+    titles get), put back afterwards."""
     from app.ui.application import apply_style
 
     style, sheet, font = qapp.style().name(), qapp.styleSheet(), qapp.font()
-    apply_style(qapp)
+    apply_style(qapp, "zh_CN")
     yield qapp
     qapp.setStyleSheet(sheet)
     qapp.setStyle(style)

@@ -163,6 +163,19 @@ def _ink_rows(image: QImage, rect: QRect, background: QColor) -> int:
     return rows
 
 
+def _ink_color(image: QImage, rect: QRect, background: QColor) -> QColor:
+    """The text's colour as shown: the pixel of `rect` farthest in lightness from the background
+    (the alone rendering uses it, so faint anti-aliased rows compare like with like)."""
+    best, far = QColor(Qt.GlobalColor.white), -1
+    for y in range(rect.top(), rect.bottom() + 1):
+        for x in range(rect.left(), rect.right() + 1):
+            color = QColor(image.pixel(x, y))
+            distance = abs(color.lightness() - background.lightness())
+            if distance > far:
+                best, far = color, distance
+    return best
+
+
 def _ink_rows_alone(text: str, font: QFont, ink: QColor, background: QColor) -> int:
     """Rows the text's ink takes drawn with nothing around it (fallback fonts included)."""
     metrics = QFontMetrics(font)
@@ -188,8 +201,8 @@ def clipped_titles(window: QMainWindow) -> list[str]:
         image = dock.grab(QRect(0, 0, dock.width(), content.geometry().top())).toImage()
         background = QColor(image.pixel(1, 1))
         shown = _ink_rows(image, image.rect(), background)
-        whole = _ink_rows_alone(dock.windowTitle(), dock.font(), QColor(Qt.GlobalColor.white),
-                                background)  # fmt: skip
+        ink = _ink_color(image, image.rect(), background)
+        whole = _ink_rows_alone(dock.windowTitle(), dock.font(), ink, background)
         if shown < whole:
             found.append(f"dock {dock.windowTitle()!r}: {shown} of {whole} rows")
     for bar in window.findChildren(QTabBar):
@@ -200,8 +213,8 @@ def clipped_titles(window: QMainWindow) -> list[str]:
             rect = bar.tabRect(i).adjusted(0, 0, 0, -TAB_UNDERLINE_PX)
             background = QColor(image.pixel(rect.left() + 1, rect.top() + 1))
             shown = _ink_rows(image, rect, background)
-            whole = _ink_rows_alone(bar.tabText(i), bar.font(), QColor(Qt.GlobalColor.white),
-                                    background)  # fmt: skip
+            ink = _ink_color(image, rect, background)
+            whole = _ink_rows_alone(bar.tabText(i), bar.font(), ink, background)
             if shown < whole:
                 found.append(f"tab {bar.tabText(i)!r}: {shown} of {whole} rows")
     return found
