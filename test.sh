@@ -11,4 +11,6 @@ cd "$(dirname "$0")"
 export STEPWISE_LINT_PASSED=1  # the suite skips the lint tests it would repeat
 "$PY" scripts/setup_env.py test
 export QT_QPA_PLATFORM=offscreen
-exec .venv/bin/python -m pytest "$@"
+# One worker per core (pytest-xdist), a test module's tests in one worker (its module fixtures
+# made once); STEPWISE_TEST_WORKERS=0 runs them all in this process.
+exec .venv/bin/python -m pytest -n "${STEPWISE_TEST_WORKERS:-auto}" --dist loadscope "$@"
