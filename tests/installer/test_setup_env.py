@@ -120,26 +120,35 @@ def test_all_there_is_ready(fake_system: Path, capfd: pytest.CaptureFixture[str]
     assert capfd.readouterr().err == ""
 
 
-def test_run_sh_keeps_stdout_for_the_command(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
-) -> None:
-    """`./run.sh queue list --json` is JSON: the set-up says everything on stderr, the engine
-    build's output and the path build.py prints included (issue 30, item 12)."""
+def _app_setup_over(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, build_py: str) -> ModuleType:
+    """setup_env in app mode in `tmp_path`, over a native/build.py of the test's (`build_py`),
+    the venv, the install and the system packages taken as done."""
     setup = _setup_env()
     fake_build = tmp_path / "native" / "build.py"
     fake_build.parent.mkdir()
-    # not built yet (--print-path fails), then a build that talks and prints its path
-    fake_build.write_text(
-        "import sys\n"
-        "if '--print-path' in sys.argv: sys.exit(1)\n"
-        "print('[100%] Built target sd-stage')\n"
-        "print('/cache/build/cpu-0123/bin/sd-stage')\n"
-    )
+    fake_build.write_text(build_py)
     monkeypatch.setattr(setup, "ROOT", tmp_path)
     monkeypatch.setattr(setup, "ensure_venv", lambda: Path(sys.executable))
     monkeypatch.setattr(setup, "install", lambda py, mode: None)
     monkeypatch.setattr(setup, "system_ready", lambda mode: True)
     monkeypatch.setattr(sys, "argv", ["setup_env.py", "app"])
+    return setup
+
+
+def test_run_sh_keeps_stdout_for_the_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """`./run.sh queue list --json` is JSON: the set-up says everything on stderr, the engine
+    build's output and the path build.py prints included (issue 30, item 12)."""
+    # not built yet (--print-path fails), then a build that talks and prints its path
+    setup = _app_setup_over(
+        tmp_path,
+        monkeypatch,
+        "import sys\n"
+        "if '--print-path' in sys.argv: sys.exit(1)\n"
+        "print('[100%] Built target sd-stage')\n"
+        "print('/cache/build/cpu-0123/bin/sd-stage')\n",
+    )
     assert setup.main() == 0
     out, err = capfd.readouterr()
     assert out == ""
@@ -149,25 +158,19 @@ def test_run_sh_keeps_stdout_for_the_command(
 def _fake_builds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cpu_line: str) -> ModuleType:
     """setup_env over a native/build.py that has the CPU engine but not the Vulkan one (the
     Vulkan tools came after the first start); its real Vulkan build writes vulkan-built."""
-    setup = _setup_env()
-    fake_build = tmp_path / "native" / "build.py"
-    fake_build.parent.mkdir()
-    fake_build.write_text(
+    setup = _app_setup_over(
+        tmp_path,
+        monkeypatch,
         "import sys, pathlib\n"
         "vulkan = '--vulkan' in sys.argv\n"
         "if '--print-path' in sys.argv:\n"
         "    if vulkan: sys.exit(1)\n"
         f"    print({cpu_line!r}, file=sys.stderr)\n"
         "    print('/cache/build/cpu-0123/bin/sd-stage'); sys.exit(0)\n"
-        "pathlib.Path(sys.argv[0]).with_name('vulkan-built').write_text(' '.join(sys.argv[1:]))\n"
+        "pathlib.Path(sys.argv[0]).with_name('vulkan-built').write_text(' '.join(sys.argv[1:]))\n",
     )
-    monkeypatch.setattr(setup, "ROOT", tmp_path)
     monkeypatch.setattr(setup, "BACKGROUND_LOG", tmp_path / ".venv" / "engine-build.log")
-    monkeypatch.setattr(setup, "ensure_venv", lambda: Path(sys.executable))
-    monkeypatch.setattr(setup, "install", lambda py, mode: None)
-    monkeypatch.setattr(setup, "system_ready", lambda mode: True)
     monkeypatch.setenv("VULKAN_SDK", str(tmp_path))  # the Vulkan tools are there now
-    monkeypatch.setattr(sys, "argv", ["setup_env.py", "app"])
     return setup
 
 
