@@ -311,6 +311,29 @@ def _says_a_child_exists(test: ast.expr) -> bool:
     )
 
 
+def _is_child_pid_set(node: ast.AST) -> bool:
+    """`….child_pid is not None`."""
+    return (
+        isinstance(node, ast.Compare)
+        and getattr(node.left, "attr", "") == "child_pid"
+        and isinstance(node.ops[0], ast.IsNot)
+    )
+
+
+def _waits_for_a_child(node: ast.Call | ast.While) -> bool:
+    """`waitUntil(lambda: ….child_pid is not None)` or `while ….child_pid is None:`."""
+    if isinstance(node, ast.While):
+        test = node.test
+        return (
+            isinstance(test, ast.Compare)
+            and getattr(test.left, "attr", "") == "child_pid"
+            and isinstance(test.ops[0], ast.Is)
+        )
+    return getattr(node.func, "attr", "") == "waitUntil" and any(
+        _is_child_pid_set(sub) for arg in node.args for sub in ast.walk(arg)
+    )
+
+
 def _holds(node: ast.AST) -> bool:
     for sub in ast.walk(node):
         name = sub.id if isinstance(sub, ast.Name) else getattr(sub, "attr", None)
@@ -338,6 +361,8 @@ def _stops_on_a_step(tree: ast.AST) -> list[int]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Assert) and _says_a_child_exists(node.test):
             lines.append(node.lineno)  # "the child is still there": a tiny one may be done
+        if isinstance(node, ast.Call | ast.While) and _waits_for_a_child(node):
+            lines.append(node.lineno)  # a tiny child may be gone before it is seen
         if isinstance(node, ast.If) and _names_a_step_event(node.test):
             if any(_calls_stop(stmt) for stmt in node.body):
                 lines.append(node.lineno)
@@ -380,8 +405,13 @@ def test_the_race_check_finds_what_it_should() -> None:
         "    env = {PAUSE_AT_STEP_ENV: '2'}\n"  # the engine holds after step 2: fine
         "    if isinstance(event, Progress):\n"
         "        proc.kill()\n"
+        "    qtbot.waitUntil(lambda: d.child_pid is not None)\n"  # held: fine
+        "def test_unheld():\n"  # 23
+        "    qtbot.waitUntil(lambda: d.decoder.child_pid is not None, timeout=9)\n"  # 24: found
+        "    while d.child_pid is None:\n"  # 25: found
+        "        time.sleep(0.01)\n"
     )
-    assert race_shaped(sample) == [2, 4, 6, 10, 17]
+    assert race_shaped(sample) == [2, 4, 6, 10, 17, 24, 25]
 
 
 def test_no_test_races_the_engine() -> None:

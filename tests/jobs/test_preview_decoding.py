@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PIL import Image
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QImage
 
 from app.engine.tensorfile import write_tensors
@@ -52,7 +53,11 @@ def test_latent_ready_delivers_the_decoded_image(qtbot, sd_stage, tiny_models, t
 
 
 def test_nothing_arrives_after_stop(qtbot, sd_stage, tiny_models, tmp_path) -> None:
-    decoding = PreviewDecoding(sd_stage, tiny_models.vae, tmp_path / "previews")
+    # The child holds in its VAE load until the stop ends it (the test hook): a tiny decode
+    # otherwise ended before "the child is running" was seen, on a loaded machine (a
+    # fresh clone beside two CPU loops waited 300 s for a child that was gone).
+    held = {"SD_STAGE_TEST_SLOW_LOAD": "1"}
+    decoding = PreviewDecoding(sd_stage, tiny_models.vae, tmp_path / "previews", env=held)
     arrived: list[int] = []
     decoding.decoded.connect(lambda step, path, image: arrived.append(step))
     decoding.start()
@@ -60,8 +65,8 @@ def test_nothing_arrives_after_stop(qtbot, sd_stage, tiny_models, tmp_path) -> N
     qtbot.waitUntil(lambda: decoding.decoder.child_pid is not None, timeout=DECODE_TIMEOUT_MS)
     decoding.stop()  # mid-decode (the run was cancelled)
     decoding.latent_ready(3, str(_latent(tmp_path / "x0_003.bin", 3)))
-    qtbot.wait(300)
-    assert arrived == [] and not decoding.running
+    QCoreApplication.processEvents()  # what the stopped decoder had posted is delivered now
+    assert arrived == [] and not decoding.running and decoding.decoder.child_pid is None
     assert sorted(os.listdir(tmp_path / "previews")) == ["preview-decoder.log"]
 
 
