@@ -166,3 +166,35 @@ def test_run_all_with_an_empty_mask_asks_before_repainting_everything(
     panel.all_button.click()
     wait_idle(qtbot, panel)
     assert len(dialogs.shown) == asked and model.run.spec.mask is not None
+
+
+def test_save_result_writes_the_png_with_its_settings_and_says_where(
+    qtbot, tmp_path, sd_stage, tiny_models
+) -> None:
+    """Run tab ▸ Save result: the result PNG with the run's settings inside, `result_saved`
+    with its path and "Saved …"; a place that cannot be written (a folder) is said, nothing
+    is signalled."""
+    import dataclasses
+
+    from PIL import Image
+
+    from tests.ui.runs_fixtures import finished_run, main_window, pipeline, spec
+
+    job = dataclasses.replace(spec(tiny_models, "a door", 2), width=64, height=64, seed=3)
+    run_dir = finished_run(pipeline(sd_stage), job)
+    window = main_window(qtbot, sd_stage, tiny_models, show=False)
+    view = window.generation_panel.run_view
+    assert view.model.open_run(run_dir) is not None
+    said: list[str] = []
+    saved: list[str] = []
+    view.status.connect(said.append)
+    view.result_saved.connect(saved.append)
+    target = tmp_path / "out.png"
+    assert view.save_result(target) == target
+    assert saved == [str(target)] and said[-1] == f"Saved {target}"
+    assert "a door" in Image.open(target).text.get("parameters", "")
+    folder = tmp_path / "taken.png"
+    folder.mkdir()
+    assert view.save_result(folder) is None
+    assert saved == [str(target)] and "could not be saved" in said[-1]
+    window.generation_panel.shutdown()

@@ -17,20 +17,30 @@ def _tr(text: str) -> str:
     return QCoreApplication.translate("GenerationPanel", text)
 
 
-def ask_target(parent: QWidget) -> Path | None:
-    """Where to save the result (the user's choice), or None."""
+def save_result_dialog(
+    parent: QWidget, run: RunSnapshot | None, save: Callable[[Path], object]
+) -> None:
+    """Asks where to save the run's result and hands the place to `save`."""
+    if run is None or run.result is None:
+        return
     target, _ = QFileDialog.getSaveFileName(
         parent,
         _tr("Save result"),
         str(Path.home() / "stepwise-result.png"),
         _tr("PNG image (*.png)"),
     )
-    return Path(target) if target else None
+    if target:
+        save(Path(target))
 
 
-def save_result(run: RunSnapshot | None, target: Path, say: Callable[[str], object]) -> Path | None:
+def save_result(
+    run: RunSnapshot | None,
+    target: Path,
+    say: Callable[[str], object],
+    saved_to: Callable[[str], object],
+) -> Path | None:
     """The run's result PNG with its parameters inside (A1111 text + Stepwise JSON),
-    atomically; what happened is said through `say`."""
+    atomically; what happened is said through `say`, the file written through `saved_to`."""
     from app.imaging.io import load_image
     from app.ui.workspace.png_settings import save_picture
 
@@ -46,4 +56,5 @@ def save_result(run: RunSnapshot | None, target: Path, say: Callable[[str], obje
         )
         return None
     say(_tr("Saved {path}").format(path=saved))
+    saved_to(str(saved))
     return saved

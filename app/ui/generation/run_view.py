@@ -435,20 +435,12 @@ class RunView(QWidget):
             self.result_view.load_result(Path(run.dir), Path(run.result))
 
     def save_result_dialog(self) -> None:
-        from app.ui.generation.run_save import ask_target
+        from app.ui.generation.run_save import save_result_dialog
 
-        run = self.model.run
-        if run is None or run.result is None:
-            return
-        target = ask_target(self)
-        if target is not None:
-            self.save_result(target)
+        save_result_dialog(self, self.model.run, self.save_result)
 
     def save_result(self, target: Path) -> Path | None:
         """The result PNG with its parameters inside (A1111 text + Stepwise JSON), atomically."""
         from app.ui.generation.run_save import save_result
 
-        saved = save_result(self.model.run, target, self.status.emit)
-        if saved is not None:
-            self.result_saved.emit(str(saved))
-        return saved
+        return save_result(self.model.run, target, self.status.emit, self.result_saved.emit)
