@@ -23,7 +23,7 @@ def _cli_commands() -> tuple[str, ...]:
 
 def run_gui(args: list[str]) -> int:
     """Builds paths, settings, the QApplication, translations and the main window."""
-    from app.ui.application import run_application
+    from app.ui.shell.application import run_application
 
     return run_application(args)
 

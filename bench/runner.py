@@ -79,7 +79,7 @@ def wait_idle(app: QApplication, panel, timeout_s: float = RUN_TIMEOUT_S) -> Non
 def make_panel(session, settings):
     from app.jobs.generation import GenerationModel
     from app.ui.generation import GenerationPanel
-    from app.ui.job_settings import form_from_settings
+    from app.ui.shell.job_settings import form_from_settings
 
     panel = GenerationPanel(GenerationModel(form_from_settings(settings), session))
     panel._first_show = False

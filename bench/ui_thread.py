@@ -54,8 +54,8 @@ def _photo(size: int) -> np.ndarray:
 
 def _window(settings_cls, form_cls):
     from app.core.paths import app_paths
-    from app.ui.generation import install_generation_panel
-    from app.ui.main_window import MainWindow
+    from app.ui.shell.features import install_generation_panel
+    from app.ui.shell.main_window import MainWindow
 
     settings = settings_cls()
     window = MainWindow(settings, job_form=form_cls())
@@ -68,7 +68,7 @@ def _window(settings_cls, form_cls):
 def _settle_timers(window) -> list:
     from PySide6.QtCore import QTimer
 
-    from app.ui.generation.setup import MASK_SETTLE_MS
+    from app.ui.shell.features import MASK_SETTLE_MS
 
     model = window.generation_panel.model
     return [t for t in model.findChildren(QTimer) if t.interval() == MASK_SETTLE_MS]

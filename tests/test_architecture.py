@@ -31,6 +31,10 @@ BREACHES = {
         "app/ui/breach.py",  # the UI reaching past the face into a floor
         "from app.pipeline.execute import stages\n",
     ),
+    "ui floors: each imports only the floors under it": (
+        "app/ui/painter/breach.py",  # the painter reaching up into the workspace (issue 28)
+        "import app.ui.workspace.controller\n",
+    ),
 }
 
 

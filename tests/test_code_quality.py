@@ -49,21 +49,6 @@ def test_fast_check_passes(name: str) -> None:
     assert result.returncode == 0, result.stdout[-8000:] + result.stderr[-2000:]
 
 
-# Dead in app/ui today: the UI regroup (issue 28, on other branches now) deletes them. The list
-# only shrinks; anything else vulture finds in app/ fails the test.
-UI_DEAD_FOR_NOW = {
-    "plan_view.py: unused function 'memory_change_text'",
-    "sampling.py: unused function 'align_up'",
-    "i18n.py: unused attribute 'language_code'",
-    "i18n.py: unused variable 'disambiguation'",
-    "main_actions.py: unused variable 'HISTORY_LABELS'",
-    "main_window.py: unused attribute 'status_fields'",
-    "settings_dialog.py: unused variable 'SWITCHES'",
-    "canvas_layer.py: unused function 'split_cursor'",
-    "controller.py: unused attribute 'before_after'",
-}
-
-
 def test_vulture_finds_no_dead_code_in_app() -> None:
     """Dead definitions in app/ (vulture, 60 %; what only Qt, a lookup by name or Python calls
     is named in tests/vulture_whitelist.py). tests/, bench/ and scripts/ count as users."""
@@ -75,14 +60,7 @@ def test_vulture_finds_no_dead_code_in_app() -> None:
         capture_output=True,
         text=True,
     )  # fmt: skip
-    found = []
-    for line in result.stdout.splitlines():
-        if not line.startswith("app/"):
-            continue
-        where, _, what = line.partition(": ")
-        key = f"{where.rsplit('/', 1)[-1].split(':')[0]}: {what.split(' (')[0]}"
-        if not (line.startswith("app/ui/") and key in UI_DEAD_FOR_NOW):
-            found.append(line)
+    found = [line for line in result.stdout.splitlines() if line.startswith("app/")]
     assert found == [], "\n".join(found)
 
 

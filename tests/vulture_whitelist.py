@@ -42,3 +42,13 @@ workers.running_app_threads
 
 # argv.PLACEMENT_MODULES names the fields ("te", "diffusion", "vae") that to_argv reads.
 Placement.te
+
+# Attributes that keep an object alive for the window's life (its signals are connected; the
+# attribute is the only reference), and a Qt override's parameter Qt passes.
+_.status_fields  # app/ui/shell/main_window.py: the status bar's fields
+_.before_after  # app/ui/workspace/controller.py: the `\\` before/after key
+_.disambiguation  # app/ui/words/i18n.py: QTranslator.translate's signature
+
+# Listed only so the translation files have them (context "MaskHistory"; the canvas and the mask
+# controller hand these labels over untranslated).
+_.HISTORY_LABELS

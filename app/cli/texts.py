@@ -1,5 +1,5 @@
 """The CLI's English for every failure kind and note code (the GUI's tr() texts for the same
-codes are app/ui/texts.py). Notes are formatted with their parameters."""
+codes are app/ui/words/texts.py). Notes are formatted with their parameters."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The job form: one typed field per row of app.pipeline.job.params.PARAMS, nothing hand-written.
 
 Each field has a `<name>_changed` signal (carrying the new value) and `changed(name, value)`
-fires for every one. Widgets bind to fields (app/ui/bind.py); the Prepare panel and the
+fires for every one. Widgets bind to fields (app/ui/kit/bind.py); the Prepare panel and the
 generate setup bind to the same `align`, `fill`, `only_masked`, `padding` and `feather`.
 Values that `persist` are handed to a saver, debounced, when they change.
 """

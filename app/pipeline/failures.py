@@ -1,7 +1,7 @@
 """Typed failures and notes: what went wrong (or what to know) as a code with parameters.
 
 The pipeline never writes user text for these: the UI owns code → tr() text (English and
-简体中文, app/ui/texts.py), the CLI the English text (app/cli/texts.py). `detail` is the
+简体中文, app/ui/words/texts.py), the CLI the English text (app/cli/texts.py). `detail` is the
 engine's or the OS's own one-line message (it names the file or flag), shown as is.
 """
 

@@ -21,10 +21,10 @@ if TYPE_CHECKING:
     from app.canvas.tools import PaintState
     from app.core.settings import Settings
     from app.jobs.job_form import JobForm
-    from app.ui.canvas_view import CanvasView
-    from app.ui.mask_controller import MaskController
-    from app.ui.mask_panel import MaskPanel
-    from app.ui.prepare_controller import PrepareController
+    from app.ui.painter.canvas_view import CanvasView
+    from app.ui.painter.mask_controller import MaskController
+    from app.ui.painter.mask_panel import MaskPanel
+    from app.ui.prepare.controller import PrepareController
     from app.ui.workspace.controller import WorkspaceController
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from app.core.errors import ERROR_CONTEXT, InputError
 from app.imaging.geometry import Size
 from app.imaging.io import MaskSizeError
-from app.ui.i18n import TRANSLATIONS_DIR, read_ts
+from app.ui.words.i18n import TRANSLATIONS_DIR, read_ts
 
 ROOT = Path(__file__).resolve().parents[2]
 # MaskSizeError builds its message itself (its super().__init__ call in io.py is checked).

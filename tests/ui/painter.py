@@ -10,8 +10,8 @@ from PySide6.QtTest import QTest
 
 from app.core.settings import Settings
 from app.imaging.io import save_png_atomic
-from app.ui.canvas_view import CanvasView
-from app.ui.main_window import MainWindow
+from app.ui.painter.canvas_view import CanvasView
+from app.ui.shell.main_window import MainWindow
 
 IMAGE_W, IMAGE_H = 320, 240
 

@@ -68,8 +68,8 @@ def job_form(tiny_models, prompt: str = "a new door", steps: int = 4) -> JobForm
 
 def main_window(qtbot, sd_stage: Path, tiny_models, *, show: bool = True):
     """The real main window with the generation panel (and so the Runs dock) installed."""
-    from app.ui.generation import install_generation_panel
-    from app.ui.main_window import MainWindow
+    from app.ui.shell.features import install_generation_panel
+    from app.ui.shell.main_window import MainWindow
 
     settings = Settings(engine_path=str(sd_stage))
     window = MainWindow(settings, job_form=job_form(tiny_models))

@@ -11,7 +11,7 @@ from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QApplication
 
 from app.core.paths import app_paths
-from app.ui import application
+from app.ui.shell import application
 from tests.ui.painter import IMAGE_H, IMAGE_W, open_window, write_picture
 
 
@@ -82,8 +82,8 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 from app.jobs.job_form import SAVE_DELAY_MS
 from app.pipeline.job.params import DIFFUSION_MODEL
-from app.ui import application
-from app.ui.main_window import MainWindow
+from app.ui.shell import application
+from app.ui.shell.main_window import MainWindow
 
 def window():
     found = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow)]
@@ -168,7 +168,7 @@ def test_settings_ok_after_only_the_language_leaves_the_job_alone(
 ) -> None:
     from app.jobs.job_form import JobForm
     from app.pipeline.job import params as P
-    from app.ui import settings_dialog
+    from app.ui.shell import settings_dialog
 
     settings = application.Settings()
     form = JobForm(

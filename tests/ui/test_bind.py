@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QPlainTextEdit, Q
 
 from app.jobs.job_form import JobForm
 from app.pipeline.job.params import ALIGN, ONLY_MASKED, PADDING, PROMPT, STEPS
-from app.ui.bind import bind
+from app.ui.kit.bind import bind
 
 
 def test_widget_to_form_and_back(qtbot) -> None:

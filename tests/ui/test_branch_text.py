@@ -7,7 +7,7 @@ from pathlib import Path
 
 from app.pipeline.api import RunSnapshot
 from app.pipeline.job.spec import JobSpec, ModelFiles
-from app.ui.runs.branch_dialog import BranchDialog
+from app.ui.generation.branch_dialog import BranchDialog
 
 
 def _run(tmp_path: Path, strength: float = 1.0) -> RunSnapshot:

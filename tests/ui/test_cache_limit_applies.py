@@ -6,7 +6,7 @@ from app.core.paths import app_paths
 from app.core.settings import Settings
 from app.jobs.run_session import RunSession
 from app.pipeline.runner import BYTES_PER_MB
-from app.ui.generation.setup import apply_settings
+from app.ui.shell.features import apply_settings
 
 
 def test_a_new_cache_size_applies_at_once(qtbot) -> None:

@@ -153,7 +153,7 @@ def test_the_plan_counts_the_photo_as_a_reference(qtbot, model) -> None:
 def test_screenshot_of_the_edit_pane(qtbot, model, language: str) -> None:
     from PySide6.QtWidgets import QMainWindow, QScrollArea, QVBoxLayout, QWidget
 
-    from app.ui.i18n import TsTranslator
+    from app.ui.words.i18n import TsTranslator
 
     translator = TsTranslator("zh_CN") if language == "zh_CN" else None
     if translator is not None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.core.errors import ERROR_CONTEXT
-from app.ui.i18n import TRANSLATIONS_DIR, read_ts
+from app.ui.words.i18n import TRANSLATIONS_DIR, read_ts
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = ROOT / "app"
@@ -184,8 +184,8 @@ def test_an_error_shows_in_chinese(qapp) -> None:
 
     from app.pipeline.job import preflight
     from app.pipeline.job.spec import JobSpec, ModelFiles
-    from app.ui.i18n import TsTranslator
-    from app.ui.messages import describe_error
+    from app.ui.kit.messages import describe_error
+    from app.ui.words.i18n import TsTranslator
 
     spec = JobSpec(models=ModelFiles("d", "l", "v"), prompt="p")
     try:

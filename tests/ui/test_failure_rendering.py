@@ -21,8 +21,8 @@ from app.pipeline.execute.failure_kinds import StageOrderError, failure_for
 from app.pipeline.failures import Failure, FailureKind
 from app.pipeline.job.identity import model_identity
 from app.pipeline.run.lock import RunBusy
-from app.ui import texts
-from app.ui.i18n import TsTranslator
+from app.ui.words import texts
+from app.ui.words.i18n import TsTranslator
 
 # Three ASCII words in a row: an English sentence (a name such as "FLUX.2 klein" is two).
 ENGLISH = re.compile(r"[A-Za-z][A-Za-z']*(?:\s+[A-Za-z][A-Za-z']*){2,}")
@@ -212,7 +212,7 @@ def test_a_parameter_is_named_in_the_windows_words_not_by_its_flag(zh_cn, tmp_pa
     from app.pipeline.job import params as P
     from app.pipeline.job import preflight
     from app.pipeline.job.spec import JobSpec, ModelFiles
-    from app.ui.messages import describe_error
+    from app.ui.kit.messages import describe_error
 
     gone = tmp_path / "vae.safetensors"
     missing_vae = _raised(lambda: preflight.check_model_file(P.VAE_MODEL, str(gone)))

@@ -17,8 +17,8 @@ from app.canvas.tools import ToolKind
 from app.imaging.frame import Expansion
 from app.imaging.geometry import Rect, Size
 from app.pipeline.job.params import CONTEXT, EXPAND, MASKED_TARGET, ONLY_MASKED, PADDING
-from app.ui.expand_dialog import ExpandCanvasDialog
-from app.ui.i18n import TsTranslator
+from app.ui.painter.expand_dialog import ExpandCanvasDialog
+from app.ui.words.i18n import TsTranslator
 
 from .painter import IMAGE_H, IMAGE_W, click, open_window, stroke
 

@@ -17,8 +17,8 @@ from app.pipeline.job.params import (
     VAE_DEVICE,
     VAE_MODEL,
 )
-from app.ui.generation import install_generation_panel
-from app.ui.main_window import MainWindow
+from app.ui.shell.features import install_generation_panel
+from app.ui.shell.main_window import MainWindow
 
 
 def test_try_with_demo_models(qtbot) -> None:

@@ -22,8 +22,9 @@ from app.jobs.job_form import JobForm
 from app.jobs.run_session import RunSession
 from app.jobs.run_state import RunState
 from app.pipeline.selftest import selftest_images as _selftest_images
-from app.ui.generation import GenerationPanel, install_generation_panel
-from app.ui.main_window import MainWindow
+from app.ui.generation import GenerationPanel
+from app.ui.shell.features import install_generation_panel
+from app.ui.shell.main_window import MainWindow
 from tests.engine.pause_hook import hold_session_at_step
 from tests.jobs.guard import child_pids
 from tests.models.forms import tiny_job_form

@@ -134,7 +134,7 @@ def test_size_follows_the_image_or_the_spin_boxes(panel: GenerationPanel) -> Non
 
 
 def test_settings_dialog_round_trip(qtbot, panel: GenerationPanel) -> None:
-    from app.ui.settings_dialog import SettingsDialog
+    from app.ui.shell.settings_dialog import SettingsDialog
 
     settings = Settings()
     dialog = SettingsDialog(settings, panel.model.form, panel)
@@ -180,7 +180,7 @@ def test_vae_tile_size_is_offered_with_tiling_and_reaches_the_job(panel: Generat
 def test_closing_during_a_run_asks_to_suspend(panel: GenerationPanel, dialogs, monkeypatch) -> None:
     from PySide6.QtWidgets import QMessageBox
 
-    from app.ui.generation.setup import confirm_quit_during_run
+    from app.ui.shell.features import confirm_quit_during_run
 
     suspended: list[bool] = []
     monkeypatch.setattr(panel.model, "suspend", lambda: suspended.append(True))

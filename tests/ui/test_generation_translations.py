@@ -7,13 +7,13 @@ import ast
 import re
 from pathlib import Path
 
-from app.ui.i18n import TRANSLATIONS_DIR, read_ts
+from app.ui.words.i18n import TRANSLATIONS_DIR, read_ts
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = sorted(
     [
         *(ROOT / "app" / "ui" / "generation").glob("*.py"),
-        *(ROOT / "app" / "ui").glob("settings_*.py"),
+        *(ROOT / "app" / "ui" / "shell").glob("settings_*.py"),
     ]
 )
 PLACEHOLDER = re.compile(r"\{[^{}]*\}")
@@ -66,7 +66,7 @@ def test_the_panel_speaks_chinese(qtbot) -> None:
     from app.jobs.job_form import JobForm
     from app.jobs.run_session import RunSession
     from app.ui.generation import GenerationPanel
-    from app.ui.i18n import TsTranslator
+    from app.ui.words.i18n import TsTranslator
 
     translator = TsTranslator("zh_CN")
     QCoreApplication.installTranslator(translator)
@@ -81,7 +81,7 @@ def test_the_panel_speaks_chinese(qtbot) -> None:
 
 def test_every_failure_kind_and_note_code_has_ui_words() -> None:
     from app.pipeline.failures import Failure, FailureKind, Note, NoteCode
-    from app.ui import texts
+    from app.ui.words import texts
 
     assert set(texts._FAILURES) == set(FailureKind)
     assert set(texts._NOTES) == set(NoteCode)

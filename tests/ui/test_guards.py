@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.ui.guards import confirm_replace_unsaved, install_wheel_guard
+from app.ui.kit.guards import confirm_replace_unsaved, install_wheel_guard
 from tests.ui.painter import open_window
 
 NOTCH = 120

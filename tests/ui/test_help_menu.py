@@ -10,7 +10,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from app.core import platform
 from app.core.paths import app_paths
 from app.pipeline.api import DeviceInfo
-from app.ui.help_menu import (
+from app.ui.shell.help_menu import (
     AboutDialog,
     ShortcutsDialog,
     install_help_menu,
@@ -38,7 +38,7 @@ def test_the_engine_version_line_is_read() -> None:
 
 
 def test_a_device_line_says_its_memory_and_allocation_limit() -> None:
-    from app.ui.help_menu import device_line
+    from app.ui.shell.help_menu import device_line
 
     gib = 2**30
     rx590 = DeviceInfo("vulkan0", "AMD Radeon RX 590", 8 * gib, 7 * gib, 2 * gib)
@@ -48,7 +48,7 @@ def test_a_device_line_says_its_memory_and_allocation_limit() -> None:
 
 
 def test_menu_texts_lose_their_mnemonics() -> None:
-    from app.ui.help_menu import _plain
+    from app.ui.shell.help_menu import _plain
 
     assert _plain("&Open Image…") == "Open Image…"
     assert _plain("打开图像(&O)…") == "打开图像…"
@@ -137,7 +137,7 @@ def test_open_folder_runs_the_desktops_opener(tmp_path, monkeypatch) -> None:
 
 def test_settings_show_the_folders_with_open_buttons(qtbot, monkeypatch) -> None:
     from app.jobs.job_form import JobForm
-    from app.ui.settings_dialog import SettingsDialog
+    from app.ui.shell.settings_dialog import SettingsDialog
 
     opened: list[Path] = []
     monkeypatch.setattr(platform, "open_folder", lambda folder: opened.append(Path(folder)))

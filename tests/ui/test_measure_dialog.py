@@ -13,7 +13,7 @@ from app.core.paths import app_paths
 from app.core.settings import Settings
 from app.pipeline.job import params as P
 from app.pipeline.measure.session import make_setup
-from app.ui.measure_dialog import MeasureDialog
+from app.ui.shell.measure_dialog import MeasureDialog
 
 pytestmark = pytest.mark.timeout(900)
 

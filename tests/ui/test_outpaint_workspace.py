@@ -19,7 +19,7 @@ from app.pipeline.job.params import (
     ONLY_MASKED,
     PADDING,
 )
-from app.ui.expand_dialog import ExpandCanvasDialog
+from app.ui.painter.expand_dialog import ExpandCanvasDialog
 from app.ui.workspace.png_settings import form_values_of
 from tests.ui.painter import stroke
 from tests.ui.test_workspace_engine import PHOTO_H, PHOTO_W, photo, run_all

@@ -199,7 +199,7 @@ def test_without_models_or_engine_it_says_why(qtbot, tmp_path: Path) -> None:
 def test_screenshot_of_the_pane(qtbot, model, language: str) -> None:
     from PySide6.QtWidgets import QMainWindow, QScrollArea
 
-    from app.ui.i18n import TsTranslator
+    from app.ui.words.i18n import TsTranslator
 
     translator = TsTranslator("zh_CN") if language == "zh_CN" else None
     if translator is not None:

@@ -8,7 +8,7 @@ from PIL import Image
 
 from app.imaging import prepare as prep
 from app.pipeline.job.params import COLOR_MATCH, COLOR_MATCH_STRENGTH, FILL, SEAM_BLEND
-from app.ui.prepare_preview import PreparePreviewDialog
+from app.ui.prepare.preview import PreparePreviewDialog
 
 from .painter import IMAGE_H, IMAGE_W, open_window
 

@@ -10,7 +10,7 @@ import numpy as np
 from app.imaging.mask_ops import engine_cells
 from app.imaging.soft_mask import soft_engine_mask
 from app.pipeline.job.params import CONTEXT, EXPAND, HEIGHT, MASK_MODE, ONLY_MASKED, WIDTH
-from app.ui.prepare_preview import PreparePreviewDialog
+from app.ui.prepare.preview import PreparePreviewDialog
 
 from .painter import IMAGE_H, IMAGE_W, open_window
 

@@ -55,7 +55,7 @@ def test_the_dock_waits_while_the_user_is_at_the_computer(qtbot, sd_stage, tiny_
 
 
 def test_the_dock_waiting_in_chinese(qtbot, sd_stage, tiny_models) -> None:
-    from app.ui.i18n import TsTranslator
+    from app.ui.words.i18n import TsTranslator
 
     translator = TsTranslator("zh_CN")
     QCoreApplication.installTranslator(translator)
@@ -75,7 +75,7 @@ def test_the_dock_waiting_in_chinese(qtbot, sd_stage, tiny_models) -> None:
 
 def test_settings_dialog_remembers_the_policy(qtbot, tiny_form) -> None:
     from app.core.settings import Settings
-    from app.ui.settings_dialog import SettingsDialog
+    from app.ui.shell.settings_dialog import SettingsDialog
 
     settings = Settings(work=WorkSettings(mode="hours", hours="23:00-06:00"))
     dialog = SettingsDialog(settings, tiny_form())
@@ -94,7 +94,7 @@ def test_every_reason_to_wait_has_its_words(qapp, reason: str) -> None:
     """Each reason the gate gives is said in the CLI's English and the window's English and
     简体中文, not as a bare "waiting"."""
     from app.cli import work_texts as cli_words
-    from app.ui.i18n import TsTranslator
+    from app.ui.words.i18n import TsTranslator
 
     now = wp.Verdict(False, reason, until="01:00")
     english = ui_words.waiting_text(now)

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from app.core.paths import app_paths
 from app.pipeline.queue.jobs import JobQueue
-from app.ui.i18n import TRANSLATIONS_DIR, read_ts
+from app.ui.words.i18n import TRANSLATIONS_DIR, read_ts
 from tests.ui import test_generation_translations as scan
 from tests.ui.runs_fixtures import main_window
 
@@ -144,7 +144,7 @@ def test_start_up_offers_to_continue_an_unfinished_queue(qtbot, sd_stage, tiny_m
 
 
 def test_queue_dock_and_compare_view_in_chinese(qtbot, sd_stage, tiny_models) -> None:
-    from app.ui.i18n import TsTranslator
+    from app.ui.words.i18n import TsTranslator
     from tests.ui.runs_fixtures import finished_run, pipeline, spec
 
     translator = TsTranslator("zh_CN")

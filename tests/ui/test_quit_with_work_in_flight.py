@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from app.imaging.io import save_png_atomic
-from app.ui import application
+from app.ui.shell import application
 
 pytestmark = pytest.mark.slow
 
@@ -29,8 +29,8 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 from app.core.settings import Settings
 from app.imaging.io import load_image
-from app.ui import application
-from app.ui.main_window import MainWindow
+from app.ui.shell import application
+from app.ui.shell.main_window import MainWindow
 from tests.models.forms import tiny_job_form
 from tests.models.generate import ModelSet
 

@@ -9,9 +9,9 @@ from app.core.settings import Settings, load_settings
 
 
 def _window(qtbot, settings: Settings):
-    from app.ui.generation import install_generation_panel
-    from app.ui.job_settings import form_from_settings
-    from app.ui.main_window import MainWindow
+    from app.ui.shell.features import install_generation_panel
+    from app.ui.shell.job_settings import form_from_settings
+    from app.ui.shell.main_window import MainWindow
 
     form = form_from_settings(settings, app_paths().settings_file)
     window = MainWindow(settings, job_form=form)

@@ -222,7 +222,7 @@ def test_a_decode_leaves_no_decoding_text_and_resume_needs_a_stopped_run(
 
 
 def test_settings_ok_leaves_the_devices_alone(qtbot, tiny_models) -> None:
-    from app.ui.settings_dialog import SettingsDialog
+    from app.ui.shell.settings_dialog import SettingsDialog
 
     form = job_form(tiny_models)
     form.set(VAE_DEVICE, "cpu")

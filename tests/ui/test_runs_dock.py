@@ -22,8 +22,8 @@ from app.pipeline.job.spec import JobSpec, ModelFiles
 from app.pipeline.run.folder import open_run
 from app.pipeline.run.records import RunInputs
 from app.pipeline.runner import Pipeline
-from app.ui import texts
-from app.ui.i18n import TsTranslator
+from app.ui.words import texts
+from app.ui.words.i18n import TsTranslator
 from tests.engine.pause_hook import suspend_at
 from tests.ui.runs_fixtures import main_window, pipeline, spec, write_photo
 

@@ -1,5 +1,5 @@
-"""Every string of the runs UI (app/ui/runs/) has a finished 简体中文 translation with the same
-{placeholders}; the runs' error templates too (context "errors")."""
+"""Every string of the runs UI (app/ui/runs/, the branch dialog) has a finished 简体中文
+translation with the same {placeholders}; the runs' error templates too (context "errors")."""
 
 from __future__ import annotations
 
@@ -7,10 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from app.ui.i18n import TRANSLATIONS_DIR, read_ts
+from app.ui.words.i18n import TRANSLATIONS_DIR, read_ts
 from tests.ui import test_generation_translations as scan
 
 ROOT = Path(__file__).resolve().parents[2]
+# The Run tab opens it; its words are the runs' (context "Runs").
+BRANCH_DIALOG = ROOT / "app" / "ui" / "generation" / "branch_dialog.py"
 ERROR_TEMPLATES = (
     "{path} is not a run in the runs folder {root}.",
     "The run folder {path} could not be deleted: {reason}.",
@@ -26,7 +28,8 @@ def _table() -> dict[tuple[str, str], str]:
 
 
 def test_every_runs_string_has_a_chinese_translation(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(scan, "FILES", sorted((ROOT / "app" / "ui" / "runs").glob("*.py")))
+    runs_ui = [*(ROOT / "app" / "ui" / "runs").glob("*.py"), BRANCH_DIALOG]
+    monkeypatch.setattr(scan, "FILES", sorted(runs_ui))
     sources = scan._sources()
     assert len(sources) > 30 and all(context == "Runs" for context, _ in sources)
     table = _table()

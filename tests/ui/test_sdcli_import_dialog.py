@@ -21,7 +21,7 @@ from app.pipeline.job.params import (
     VAE_MODEL,
 )
 from app.ui.generation import GenerationPanel
-from app.ui.settings_sdcli_import import SdCliImportDialog
+from app.ui.generation.sdcli_import_dialog import SdCliImportDialog
 
 
 def test_import_sets_the_form_and_explains_in_words(qtbot) -> None:
@@ -45,7 +45,7 @@ def test_import_sets_the_form_and_explains_in_words(qtbot) -> None:
 def test_the_import_notes_speak_chinese(qtbot) -> None:
     from PySide6.QtCore import QCoreApplication
 
-    from app.ui.i18n import TsTranslator
+    from app.ui.words.i18n import TsTranslator
 
     translator = TsTranslator("zh_CN")
     QCoreApplication.installTranslator(translator)
@@ -107,7 +107,7 @@ def test_the_size_of_an_open_picture_is_shown_and_w_h_are_said_to_be_ignored(qtb
 def test_a_mapped_flag_names_the_device_in_words_in_english_and_chinese(qtbot) -> None:
     from PySide6.QtCore import QCoreApplication
 
-    from app.ui.i18n import TsTranslator
+    from app.ui.words.i18n import TsTranslator
 
     command = "sd-cli -p x --clip-on-cpu --backend diffusion=vulkan0"
     dialog = SdCliImportDialog()

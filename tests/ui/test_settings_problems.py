@@ -9,7 +9,7 @@ from app.core.errors import OutputError
 from app.core.settings import Settings
 from app.jobs.job_form import JobForm
 from app.pipeline.job.params import ALIGN, PROMPT
-from app.ui.main_window import MainWindow
+from app.ui.shell.main_window import MainWindow
 
 
 def _window(qtbot, form: JobForm) -> MainWindow:

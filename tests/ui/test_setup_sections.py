@@ -22,13 +22,13 @@ from app.jobs.job_form import JobForm
 from app.jobs.job_inputs import Reference
 from app.jobs.run_session import RunSession
 from app.pipeline.job.params import DIFFUSION_DEVICE, DIFFUSION_MODEL
-from app.ui.application import apply_style
-from app.ui.collapsible import PROBLEM_MARK
 from app.ui.generation import GenerationPanel
-from app.ui.generation.setup import remember_sections
 from app.ui.generation.setup_tab import DEVICES, MODELS, PROMPT, REFERENCES, SAMPLING
-from app.ui.i18n import TsTranslator
-from app.ui.job_settings import settings_saver
+from app.ui.kit.collapsible import PROBLEM_MARK
+from app.ui.shell.application import apply_style
+from app.ui.shell.features import remember_sections
+from app.ui.shell.job_settings import settings_saver
+from app.ui.words.i18n import TsTranslator
 from tests.ui.runs_fixtures import main_window
 
 MAX_SCREENS = 1.5

@@ -15,9 +15,9 @@ from PySide6.QtWidgets import QApplication
 
 from app.canvas.tools import ToolKind
 from app.core.settings import Settings
-from app.ui import i18n
-from app.ui.application import make_excepthook
-from app.ui.main_window import MainWindow
+from app.ui.shell.application import make_excepthook
+from app.ui.shell.main_window import MainWindow
+from app.ui.words import i18n
 from tests.ui.painter import open_window
 
 ROOT = Path(__file__).resolve().parents[2]

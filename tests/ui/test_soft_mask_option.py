@@ -7,8 +7,8 @@ import pytest
 
 from app.core.settings import Settings
 from app.pipeline.job.params import MASK_MODE
-from app.ui import i18n
-from app.ui.prepare_panel import PreparePanel
+from app.ui.prepare.panel import PreparePanel
+from app.ui.words import i18n
 from tests.ui.painter import open_window
 
 

@@ -21,10 +21,10 @@ from app.core.settings import Settings
 from app.imaging.io import save_png_atomic
 from app.jobs.job_form import JobForm
 from app.pipeline.job.params import ONLY_MASKED, PROMPT
-from app.ui.generation import install_generation_panel
 from app.ui.generation import result as result_module
 from app.ui.generation import steps as steps_module
-from app.ui.main_window import MainWindow
+from app.ui.shell.features import install_generation_panel
+from app.ui.shell.main_window import MainWindow
 from app.ui.workspace import controller as controller_module
 from app.ui.workspace import run_photos
 from app.ui.workspace.history_strip import HistoryEntry

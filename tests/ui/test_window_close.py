@@ -9,8 +9,8 @@ from PySide6.QtWidgets import QApplication
 from app.core.paths import app_paths
 from app.core.settings import Settings
 from app.jobs.job_form import JobForm
-from app.ui.generation import install_generation_panel
-from app.ui.main_window import MainWindow
+from app.ui.shell.features import install_generation_panel
+from app.ui.shell.main_window import MainWindow
 
 
 def test_a_closed_window_lists_no_runs(qtbot, monkeypatch) -> None:

@@ -1,5 +1,5 @@
 """The main window's minimum size stays within 1280×720 whatever the state: the real window
-(app/ui/main_window.py) with the generation panel installed, 10 unfinished runs offered (the
+(app/ui/shell/main_window.py) with the generation panel installed, 10 unfinished runs offered (the
 start-up dialog and the Runs panel) and an error banner shown, in English and 简体中文.
 Screenshots of the window, the dialog and the Runs panel at 1280×720 go to tmp_path (and to
 $STEPWISE_SCREENSHOT_DIR when set)."""
@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication
 
 from app.core.paths import app_paths
 from app.pipeline.runner import Pipeline
-from app.ui.i18n import TsTranslator
+from app.ui.words.i18n import TsTranslator
 from tests.ui.runs_fixtures import main_window, spec, stopped_run, write_photo
 
 pytestmark = pytest.mark.slow

@@ -29,9 +29,9 @@ from app.pipeline.job.params import (
     SEED,
 )
 from app.pipeline.job.spec import spec_to_dict
-from app.ui.generation import install_generation_panel
-from app.ui.main_window import MainWindow
-from app.ui.workspace.canvas_layer import HANDLE_RADIUS_PX
+from app.ui.painter.canvas_layer import HANDLE_RADIUS_PX
+from app.ui.shell.features import install_generation_panel
+from app.ui.shell.main_window import MainWindow
 from app.ui.workspace.png_settings import shareable
 from tests.models.forms import tiny_job_form
 
@@ -74,8 +74,6 @@ def window(qtbot, tmp_path: Path, sd_stage: Path, tiny_models):
     qtbot.addWidget(win)
     panel = install_generation_panel(win, app_paths(), settings)
     panel._first_show = False  # no offer of unfinished runs, no device probe
-    # the lead's hook in install (see the report)
-    win.workspace.attach(panel.model, step_strip=panel.run_view.strip)
     win.resize(1280, 720)
     win.show()
     qtbot.waitExposed(win)

@@ -9,7 +9,7 @@ import numpy as np
 
 from app.core.settings import Settings
 from app.imaging.io import save_png_atomic
-from app.ui.main_window import MainWindow
+from app.ui.shell.main_window import MainWindow
 from app.ui.workspace.history_strip import HistoryEntry
 
 

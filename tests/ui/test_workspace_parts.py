@@ -30,7 +30,7 @@ from app.pipeline.control import RunControl
 from app.pipeline.job.params import DIFFUSION_DEVICE, DIFFUSION_MODEL, PROMPT, SEED, STEPS
 from app.pipeline.job.spec import JobSpec, ModelFiles
 from app.ui.generation.steps import GenerationStepStrip
-from app.ui.main_window import MainWindow
+from app.ui.shell.main_window import MainWindow
 from app.ui.workspace.png_settings import form_values_of, save_picture
 
 
@@ -196,14 +196,13 @@ def test_decoded_previews_show_only_when_not_older(qtbot, tmp_path: Path) -> Non
 
 def test_the_workspace_keeps_the_window_within_1280x720(qtbot) -> None:
     from app.core.paths import app_paths
-    from app.ui.generation import install_generation_panel
+    from app.ui.shell.features import install_generation_panel
 
     settings = Settings()
     window = MainWindow(settings)
     qtbot.addWidget(window)
     panel = install_generation_panel(window, app_paths(), settings)
     panel._first_show = False
-    window.workspace.attach(panel.model, step_strip=panel.run_view.strip)
     window.resize(1280, 720)
     window.show()
     workspace = window.workspace

@@ -15,7 +15,7 @@ from app.imaging.io import encode_png
 from app.jobs.run_history import RunEntry, RunStatus
 from app.pipeline.api import RunSnapshot
 from app.pipeline.job.spec import JobSpec, ModelFiles
-from app.ui import i18n
+from app.ui.words import i18n
 from tests.ui.painter import IMAGE_H, IMAGE_W, open_window
 from tests.ui.visible_text import clipped_titles, problems, untranslated
 
@@ -38,8 +38,8 @@ def test_the_checks_catch_what_the_user_saw() -> None:
 
 
 def test_the_main_window_and_its_docks_are_chinese(qtbot, chinese) -> None:
-    from app.ui.generation import install_generation_panel
-    from app.ui.main_window import MainWindow
+    from app.ui.shell.features import install_generation_panel
+    from app.ui.shell.main_window import MainWindow
 
     settings = Settings()
     window = MainWindow(settings)
@@ -113,7 +113,7 @@ def test_a_truncated_png_is_explained_in_chinese(chinese, tmp_path) -> None:
 
 
 def test_joined_sentences_leave_no_space_after_a_chinese_full_stop(chinese) -> None:
-    from app.ui.sentences import tidy
+    from app.ui.words.sentences import tidy
 
     assert tidy("只生成 64×64 的区域。 它被缩放 ×2.00 到 128×128 像素。") == (
         "只生成 64×64 的区域。它被缩放 ×2.00 到 128×128 像素。"
@@ -156,15 +156,15 @@ def test_every_dialog_is_chinese(qtbot, chinese, tmp_path, dialogs) -> None:
     from app.imaging.frame import Size
     from app.jobs.job_form import JobForm
     from app.pipeline.api import DeviceInfo
-    from app.ui.expand_dialog import ExpandCanvasDialog
+    from app.ui.generation.branch_dialog import BranchDialog
     from app.ui.generation.log import EngineLogDialog
+    from app.ui.generation.sdcli_import_dialog import SdCliImportDialog
     from app.ui.generation.steps import StepImageDialog
-    from app.ui.help_menu import AboutDialog, ShortcutsDialog
+    from app.ui.painter.expand_dialog import ExpandCanvasDialog
     from app.ui.queue.compare import CompareDialog
-    from app.ui.runs.branch_dialog import BranchDialog
     from app.ui.runs.unfinished_dialog import UnfinishedRunsDialog
-    from app.ui.settings_dialog import SettingsDialog
-    from app.ui.settings_sdcli_import import SdCliImportDialog
+    from app.ui.shell.help_menu import AboutDialog, ShortcutsDialog
+    from app.ui.shell.settings_dialog import SettingsDialog
 
     window = open_window(qtbot, tmp_path)
     first, second = _snapshot(tmp_path, "run-a", 7), _snapshot(tmp_path, "run-b", 8)
@@ -203,11 +203,11 @@ def test_confirmations_and_save_errors_are_chinese(qtbot, chinese, tmp_path, dia
     import errno
 
     from app.jobs.job_form import JobForm
-    from app.ui.generation import install_generation_panel
-    from app.ui.guards import confirm_replace_unsaved
-    from app.ui.main_window import MainWindow
-    from app.ui.messages import show_error
+    from app.ui.kit.guards import confirm_replace_unsaved
+    from app.ui.kit.messages import show_error
     from app.ui.queue.compare import CompareDialog
+    from app.ui.shell.features import install_generation_panel
+    from app.ui.shell.main_window import MainWindow
     from app.ui.workspace.png_settings import (
         offer_png_settings,
         save_picture,
@@ -257,7 +257,7 @@ def test_confirmations_and_save_errors_are_chinese(qtbot, chinese, tmp_path, dia
 def styled(qapp):
     """The application's own style in Chinese (Fusion, its font, dark.qss: the paddings the
     titles get), put back afterwards."""
-    from app.ui.application import apply_style
+    from app.ui.shell.application import apply_style
 
     style, sheet, font = qapp.style().name(), qapp.styleSheet(), qapp.font()
     apply_style(qapp, "zh_CN")
@@ -270,8 +270,8 @@ def styled(qapp):
 def test_dock_titles_and_tabs_show_their_whole_text(qtbot, chinese, styled) -> None:
     """Issue 30 item 5: "生成" read "牛成" (its bottom stroke cut). Every dock title bar and tab
     at 1280×720 keeps every row of its text's ink."""
-    from app.ui.generation import install_generation_panel
-    from app.ui.main_window import MainWindow
+    from app.ui.shell.features import install_generation_panel
+    from app.ui.shell.main_window import MainWindow
 
     settings = Settings()
     window = MainWindow(settings)

@@ -1,7 +1,7 @@
 """Klein advice in one place: settings that waste time or do nothing with FLUX.2 [klein].
 
 Notes are codes with parameters (failures.Note); the CLI (app/cli/texts.py) and the UI
-(app/ui/texts.py) own the words. The samplers that resume bit-exactly come from the engine
+(app/ui/words/texts.py) own the words. The samplers that resume bit-exactly come from the engine
 (`Pipeline.catalog().resumable`, from `sd-stage --list-samplers`), so they are a parameter.
 """
 

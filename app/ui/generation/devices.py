@@ -25,8 +25,8 @@ from app.pipeline.job.params import (
     VAE_TILE_SIZE,
     VAE_TILING,
 )
-from app.ui.bind import bind
 from app.ui.generation.plan_view import MemorySettings
+from app.ui.kit.bind import bind
 
 
 def _tr(text: str) -> str:

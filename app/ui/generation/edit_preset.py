@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 from app.jobs.job_form import JobForm
 from app.pipeline.job.params import BY_NAME, SOURCE_REF
 from app.pipeline.job.presets import PRESETS, preset, slot
-from app.ui.bind import bind
+from app.ui.kit.bind import bind
 
 
 def _tr(text: str) -> str:

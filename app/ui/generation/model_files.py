@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.pipeline.job.preflight import model_file_kind, model_header_ok
-from app.ui.texts import model_kind_name
+from app.ui.words.texts import model_kind_name
 
 # kind -> accepted extensions
 MODEL_EXTENSIONS: dict[str, tuple[str, ...]] = {

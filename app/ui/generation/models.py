@@ -8,8 +8,8 @@ from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QPushButton, QWidg
 
 from app.jobs.job_form import JobForm
 from app.pipeline.job.params import DIFFUSION_MODEL, LLM_MODEL, LORA_DIR, VAE_MODEL
-from app.ui.bind import bind
 from app.ui.generation.model_files import ModelFileField
+from app.ui.kit.bind import bind
 
 
 def _tr(text: str) -> str:

@@ -48,7 +48,7 @@ from app.ui.generation.sampling import SamplingPane
 from app.ui.generation.sdcli_apply import ImportUndo
 from app.ui.generation.setup_tab import SetupTab
 from app.ui.generation.stages import stage_title
-from app.ui.texts import failure_hint, failure_text, missing_text
+from app.ui.words.texts import failure_hint, failure_text, missing_text
 
 
 def _tr(text: str) -> str:
@@ -260,7 +260,7 @@ class GenerationPanel(QWidget):
         EngineLogDialog(text, path, self).exec()
 
     def open_sdcli_import(self) -> None:
-        from app.ui.settings_sdcli_import import SdCliImportDialog
+        from app.ui.generation.sdcli_import_dialog import SdCliImportDialog
 
         image = self.model.inputs.image
         size = (image.shape[1], image.shape[0]) if image is not None else None

@@ -11,16 +11,12 @@ from app.jobs.generation import GenerationModel
 from app.jobs.memory_plan import NO_ENGINE, NO_MODELS, MemoryPlan
 from app.pipeline import (
     CPU,
-    WHY_BAD_DECODE,
-    WHY_NOTHING_FITS,
-    WHY_OUT_OF_MEMORY,
-    WHY_PLAN,
     Fit,
     JobPlan,
     StageSettings,
 )
 from app.pipeline.job.params import FIT_MEMORY, MAX_ALLOC_MB
-from app.ui.bind import bind
+from app.ui.kit.bind import bind
 
 GB = 1024**3  # as sd.cpp counts (its "MB" are MiB)
 
@@ -210,28 +206,3 @@ class MemorySettings(QWidget):
         layout.addRow(self.plan_view)
         bind(self.fit_memory, model.form, FIT_MEMORY)
         bind(self.max_alloc, model.form, MAX_ALLOC_MB)
-
-
-def memory_change_text(change: dict[str, object]) -> str:
-    """One entry of a stage's run.json "memory_changes", for the run view and its log."""
-    what = {
-        "device": _tr("device"),
-        "flash_attention": _tr("flash attention"),
-        "vae_tiling": _tr("VAE tiling"),
-        "vae_tile_size": _tr("VAE tile size"),
-        "weights_on_cpu": _tr("weights partly in RAM"),
-        "max_vram_gib": _tr("graph cut budget (GiB)"),
-    }.get(str(change.get("what")), str(change.get("what")))
-    why = {
-        WHY_PLAN: _tr("the memory plan did not fit the device"),
-        WHY_NOTHING_FITS: _tr("nothing fits the plan; trying the most frugal setting"),
-        WHY_OUT_OF_MEMORY: _tr("the stage ran out of memory"),
-        WHY_BAD_DECODE: _tr("the decode came out one colour"),
-    }.get(str(change.get("why")), str(change.get("why")))
-    return _tr("{stage}: {what} {old} → {new} ({why})").format(
-        stage=stage_title(str(change.get("stage"))),
-        what=what,
-        old=change.get("from"),
-        new=change.get("to"),
-        why=why,
-    )

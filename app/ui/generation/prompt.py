@@ -15,8 +15,8 @@ from PySide6.QtWidgets import (
 
 from app.jobs.job_form import JobForm
 from app.pipeline.job.params import LORA_DIR, NEGATIVE_PROMPT, PROMPT
-from app.ui.bind import bind
 from app.ui.generation.model_files import list_loras
+from app.ui.kit.bind import bind
 
 
 def _tr(text: str) -> str:

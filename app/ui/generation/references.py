@@ -40,8 +40,8 @@ from app.canvas.qimage import array_to_qimage, qimage_to_array
 from app.core.errors import StepwiseError
 from app.jobs.generation import GenerationModel
 from app.jobs.job_inputs import Reference
-from app.ui.file_filters import image_file_filter
-from app.ui.messages import show_error
+from app.ui.kit.file_filters import image_file_filter
+from app.ui.kit.messages import show_error
 
 THUMB_PX = 72
 KEY_ROLE = Qt.ItemDataRole.UserRole

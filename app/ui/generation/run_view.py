@@ -393,7 +393,7 @@ class RunView(QWidget):
 
     def _branch_selected(self) -> None:
         """Opens the branch dialog (not blocking); OK branches and makes the branch current."""
-        from app.ui.runs.branch_dialog import BranchDialog
+        from app.ui.generation.branch_dialog import BranchDialog
 
         step, run = self.strip.selected_step(), self.model.run
         if step is None or run is None:

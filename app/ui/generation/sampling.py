@@ -36,8 +36,8 @@ from app.pipeline.job.params import (
     STRENGTH,
     WIDTH,
 )
-from app.ui.bind import bind
-from app.ui.texts import note_text
+from app.ui.kit.bind import bind
+from app.ui.words.texts import note_text
 
 
 def with_empty_mask(notes: list[Note], mask_empty: bool) -> list[Note]:
@@ -59,10 +59,6 @@ def preview_title(mode: str) -> str:
         "vae": _tr("Accurate (VAE, slower)"),
         "none": _tr("Off"),
     }.get(mode, mode)
-
-
-def align_up(value: int, multiple: int = ALIGN_PX) -> int:
-    return max(multiple, (value + multiple - 1) // multiple * multiple)
 
 
 class SamplingPane(QGroupBox):

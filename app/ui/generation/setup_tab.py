@@ -1,4 +1,4 @@
-"""The Generate panel's Setup tab: the panes in collapsible sections (app/ui/collapsible.py) so
+"""The Generate panel's Setup tab: the panes in collapsible sections (app/ui/kit/collapsible.py) so
 that the tab fits a 1280×720 window. What a user changes every run (the preset and prompt, the
 size, steps, seed, strength) is open; the model files, the reference images, the negative
 prompt with the LoRA tags and the sampler options, and the devices start closed. A section
@@ -25,13 +25,13 @@ from app.pipeline.job.params import (
     VAE_MODEL,
 )
 from app.pipeline.job.params import PROMPT as PROMPT_PARAM
-from app.ui.collapsible import CollapsibleSection
 from app.ui.generation.devices import DevicesPane
 from app.ui.generation.edit_preset import EditPane
 from app.ui.generation.models import ModelsPane
 from app.ui.generation.prompt import PromptPane
 from app.ui.generation.references import ReferencesPane
 from app.ui.generation.sampling import SamplingPane
+from app.ui.kit.collapsible import CollapsibleSection
 
 MODELS, PROMPT, REFERENCES, SAMPLING, OPTIONS, DEVICES = (
     "models",

@@ -1,6 +1,6 @@
 """The queue in the window: "Add to queue" beside Run all, the Queue dock, the compare view
 and the start-up offer to continue the queue. `install_queue(window, panel, paths)` is called
-from app/ui/generation/setup.py."""
+from app/ui/shell/features.py."""
 
 from __future__ import annotations
 

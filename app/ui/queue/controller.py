@@ -23,7 +23,7 @@ from app.pipeline.job.preflight import check_prompt_slots
 from app.pipeline.job.spec import JobSpec
 from app.pipeline.work_policy import WorkPolicy, policy_from_settings
 from app.ui.generation.fit_guard import confirm_fits
-from app.ui.guards import FirstShow
+from app.ui.kit.guards import FirstShow
 
 if TYPE_CHECKING:
     from app.ui.generation.panel import GenerationPanel

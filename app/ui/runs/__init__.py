@@ -1,6 +1,6 @@
 """Runs: the unfinished-runs offer at start-up, the Runs panel (every run, newest first), the
 branch dialog, and the controller that resumes (photo and mask back on the canvas), shows and
-discards runs. `install_runs(window, panel, dock)` is called from app/ui/generation/setup.py."""
+discards runs. `install_runs(window, panel, dock)` is called from app/ui/shell/features.py."""
 
 from __future__ import annotations
 

@@ -16,12 +16,12 @@ from PySide6.QtWidgets import QDockWidget, QMessageBox, QWidget
 from app.canvas import files as canvas_files
 from app.jobs.generation import GenerationModel
 from app.jobs.run_history import RunEntry
-from app.ui.guards import FirstShow
+from app.ui.kit.guards import FirstShow
 
 if TYPE_CHECKING:
     from app.ui.generation.panel import GenerationPanel
     from app.ui.window_host import WindowHost
-from app.ui.messages import show_error
+from app.ui.kit.messages import show_error
 from app.ui.runs.entry import DISCARD, OPEN, RESUME, SHOW_RESULT
 from app.ui.runs.runs_panel import RunsPanel
 from app.ui.runs.unfinished_dialog import UnfinishedRunsDialog
@@ -170,7 +170,7 @@ class RunsController(QObject):
             return False
         if image_path is None or document is None:
             return True  # text to image: the canvas stays as it is
-        from app.ui.guards import confirm_replace_unsaved
+        from app.ui.kit.guards import confirm_replace_unsaved
 
         if not confirm_replace_unsaved(self._parent(), document):
             return False

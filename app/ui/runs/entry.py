@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.jobs.run_history import THUMBNAIL_PX, RunEntry, RunStatus
-from app.ui.texts import failure_hint, failure_message, failure_title
+from app.ui.words.texts import failure_hint, failure_message, failure_title
 
 PROMPT_CHARS = 90
 # Action names (the buttons' object names are "runs_<action>").

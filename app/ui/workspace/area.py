@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.ui.canvas_view import CanvasView
+from app.ui.painter.canvas_view import CanvasView
 from app.ui.workspace.history_strip import ResultHistoryStrip
 
 

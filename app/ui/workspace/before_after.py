@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.ui.workspace.canvas_layer import CanvasLayer
+from app.ui.painter.canvas_layer import CanvasLayer
 
 _KEYS = (QEvent.Type.KeyPress, QEvent.Type.KeyRelease)
 

@@ -23,8 +23,8 @@ from app.imaging.prepare_record import PrepareOptions
 from app.jobs.background import LatestOnly
 from app.pipeline import DECODED, PREPARED_DIR
 from app.pipeline.api import RunSnapshot
-from app.ui.canvas_view import CanvasView
-from app.ui.messages import describe_error
+from app.ui.kit.messages import describe_error
+from app.ui.painter.canvas_view import CanvasView
 from app.ui.workspace.area import WorkspaceArea
 from app.ui.workspace.before_after import BeforeAfterKey
 from app.ui.workspace.history_strip import HistoryEntry, entries_of, entry_thumbnail
@@ -34,7 +34,6 @@ from app.ui.workspace.run_photos import photo_hash, photo_runs
 if TYPE_CHECKING:
     from app.jobs.generation import GenerationModel
     from app.jobs.stage_runner import StageRunner
-    from app.ui.generation.steps import GenerationStepStrip
 
 log = logging.getLogger(__name__)
 
@@ -105,17 +104,12 @@ class WorkspaceController(QObject):
 
     # --- wiring -----------------------------------------------------------------------------
 
-    def attach(self, model: GenerationModel, step_strip: GenerationStepStrip | None = None) -> None:
-        """Follows the generation model's runs (called once the Generate panel exists); a
-        click on a thumbnail of `step_strip` (the Run tab's steps) shows that step here.
+    def attach(self, model: GenerationModel) -> None:
+        """Follows the generation model's runs (called once the Generate panel exists).
         Attaching the same model again changes nothing."""
         if self.model is model:
             return
         self.model = model
-        if step_strip is not None:
-            step_strip.step_selected.connect(
-                lambda step: self.show_step_preview(step, step_strip.path(step))
-            )
         model.runner_started.connect(self._bind_runner)
         model.run_changed.connect(self._run_changed)
         self._run_changed(model.run)

@@ -18,7 +18,7 @@ from app.imaging.png_params import read_png_parameters, save_png_with_parameters
 from app.jobs.job_form import JobForm
 from app.jobs.values import carried_values
 from app.pipeline.job.spec import JobSpec, ModelFiles, spec_from_dict, spec_to_dict
-from app.ui.messages import show_error
+from app.ui.kit.messages import show_error
 
 log = logging.getLogger(__name__)
 

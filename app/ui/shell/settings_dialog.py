@@ -33,14 +33,13 @@ from app.core.paths import AppPaths, app_paths
 from app.core.settings import Settings, save_settings
 from app.jobs.job_form import JobForm
 from app.pipeline.job.params import FLASH_ATTENTION, MMAP, THREADS, Param
-from app.ui.messages import show_error
+from app.ui.kit.messages import show_error
 from app.ui.queue.work_policy_box import WorkPolicyBox
 
 log = logging.getLogger(__name__)
 
 MIN_CACHE_MB = 256
 MAX_CACHE_MB = 1024 * 1024
-SWITCHES: tuple[Param, ...] = (THREADS, FLASH_ATTENTION, MMAP)
 
 
 def _tr(text: str) -> str:
@@ -49,7 +48,7 @@ def _tr(text: str) -> str:
 
 def _languages() -> dict[str, str]:
     try:
-        from app.ui.i18n import LANGUAGES
+        from app.ui.words.i18n import LANGUAGES
 
         return dict(LANGUAGES)
     except ImportError:  # the painter's i18n module is optional for this dialog

@@ -21,8 +21,8 @@ from app.imaging.frame import Expansion, parse_context, parse_expand
 from app.imaging.geometry import Rect, Size
 from app.jobs.job_form import JobForm
 from app.pipeline.job.params import CONTEXT, EXPAND, ONLY_MASKED
-from app.ui.canvas_view import CanvasView
-from app.ui.expand_dialog import ExpandCanvasDialog
+from app.ui.painter.canvas_view import CanvasView
+from app.ui.painter.expand_dialog import ExpandCanvasDialog
 
 
 def _context(text: str) -> Rect | None:

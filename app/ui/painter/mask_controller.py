@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 from app.canvas import files, operations
 from app.canvas.document import MaskDocument
 from app.core.errors import StepwiseError
-from app.ui.messages import show_error
+from app.ui.kit.messages import show_error
 
 log = logging.getLogger(__name__)
 

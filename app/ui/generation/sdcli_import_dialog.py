@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 from app.pipeline.failures import Note, NoteCode
 from app.pipeline.job.params import DIFFUSION_MODEL, HEIGHT, LLM_MODEL, PARAMS, VAE_MODEL, WIDTH
 from app.pipeline.job.sdcli_import import SdCliImport, import_sd_cli
-from app.ui.texts import note_text
+from app.ui.words.texts import note_text
 
 PARSE_DELAY_MS = 250
 MODEL_NAMES = (DIFFUSION_MODEL.name, LLM_MODEL.name, VAE_MODEL.name)

@@ -22,16 +22,16 @@ from app.core.settings import Settings, load_settings, save_settings
 from app.jobs.workers import AppThread, stop_every_app_thread
 from app.pipeline.api import DeviceInfo
 from app.pipeline.engine_info import BuildRunning, engine_build_progress
-from app.ui.generation import install_generation_panel
-from app.ui.guards import install_wheel_guard
-from app.ui.help_menu import HelpMenu, install_help_menu
-from app.ui.i18n import choose_language, install_translator
-from app.ui.job_settings import form_from_settings
-from app.ui.main_window import MainWindow
+from app.ui import RESOURCES_DIR
+from app.ui.kit.guards import install_wheel_guard
+from app.ui.shell.features import install_generation_panel
+from app.ui.shell.help_menu import HelpMenu, install_help_menu
+from app.ui.shell.job_settings import form_from_settings
+from app.ui.shell.main_window import MainWindow
+from app.ui.words.i18n import choose_language, install_translator
 
 log = logging.getLogger(__name__)
 
-RESOURCES_DIR = Path(__file__).resolve().parents[2] / "resources"
 STYLE_FILE = RESOURCES_DIR / "style" / "dark.qss"
 ICONS_DIR = RESOURCES_DIR / "icons"
 APP_ICON_FILE = ICONS_DIR / "stepwise.svg"

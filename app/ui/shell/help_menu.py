@@ -34,7 +34,7 @@ from app.core.paths import AppPaths
 from app.jobs.workers import EngineWorker, WorkerStopped
 from app.pipeline.api import DeviceInfo
 from app.pipeline.engine_info import EngineInfo, engine_info
-from app.ui.settings_dialog import open_folder
+from app.ui.shell.settings_dialog import open_folder
 
 TR_CONTEXT = "HelpMenu"
 PACKAGE = "stepwise"

@@ -16,8 +16,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.canvas.tools import BRUSH_SIZE_MAX_PX, BRUSH_SIZE_MIN_PX, PaintState, ToolKind
-from app.ui.canvas_view import CanvasView, ViewMode
-from app.ui.slider_field import SliderField
+from app.ui.kit.slider_field import SliderField
+from app.ui.painter.canvas_view import CanvasView, ViewMode
 
 
 class BrushPanel(QWidget):

@@ -8,11 +8,11 @@ to image) the layer is the picture and is drawn on its own.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, QPointF, QRect, QRectF, Qt, Signal
+from PySide6.QtCore import QObject, QPointF, QRect, QRectF, Signal
 from PySide6.QtGui import QColor, QImage, QPainter, QPen, QTransform
 
 from app.canvas.generated import PlacedFrame
-from app.ui.canvas_paint import image_to_qimage_rgb32
+from app.ui.painter.canvas_paint import image_to_qimage_rgb32
 
 SPLIT_GRAB_PX = 8
 HANDLE_RADIUS_PX = 9
@@ -126,7 +126,3 @@ class CanvasLayer(QObject):
         if picture.width() > 0:
             image_x = (widget_x - offset.x()) / zoom
             self.set_split((image_x - picture.x()) / picture.width())
-
-
-def split_cursor() -> Qt.CursorShape:
-    return Qt.CursorShape.SplitHCursor

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication
 
-from app.ui.i18n import QT_TRANSLATE_NOOP
+from app.ui.words.i18n import QT_TRANSLATE_NOOP
 
 TR_CONTEXT = "ParamTips"
 

@@ -14,7 +14,7 @@ from PySide6.QtCore import QCoreApplication
 
 from app.core.errors import ERROR_CONTEXT, fill_template
 from app.pipeline.failures import Failure, FailureKind, Note, NoteCode, json_values
-from app.ui.i18n import QT_TRANSLATE_NOOP
+from app.ui.words.i18n import QT_TRANSLATE_NOOP
 
 # (title, what to try next) per kind
 _FAILURES: dict[FailureKind, tuple[str, str]] = {
@@ -235,7 +235,7 @@ _WINDOW_FIXES: dict[str, str] = {
 def window_values(values: Mapping[str, object]) -> dict[str, object]:
     """An error's values with its parameter and model kinds named as this window names them
     (the prompt, the VAE), not by their CLI flags ("vae_model (--vae)"), and the OS's reason
-    in the window's language (ui/os_reasons.py)."""
+    in the window's language (ui/words/os_reasons.py)."""
     out = dict(values)
     words = param_words(str(out.get("param", "")))
     if words is not None:
@@ -245,7 +245,7 @@ def window_values(values: Mapping[str, object]) -> dict[str, object]:
         if isinstance(kind, str) and kind in _MODEL_KIND:
             out[key] = model_kind_name(kind)
     if "reason" in out:  # the OS's words: translated where known, else quoted
-        from app.ui.os_reasons import reason_text
+        from app.ui.words.os_reasons import reason_text
 
         out["reason"] = reason_text(out["reason"])
     return out

@@ -33,13 +33,14 @@ from app.pipeline.job.params import (
     VAE_MODEL,
 )
 from app.ui.generation.panel import GenerationPanel
-from app.ui.guards import confirm_replace_unsaved
+from app.ui.kit.guards import confirm_replace_unsaved
 from app.ui.queue import install_queue
 from app.ui.runs import install_runs
 
 if TYPE_CHECKING:
     from app.ui.queue.controller import QueueController
     from app.ui.runs.controller import RunsController
+    from app.ui.shell.main_window import MainWindow
     from app.ui.window_host import WindowHost
 
 PANEL_OBJECT_NAME = "GenerationDock"
@@ -144,7 +145,7 @@ class DemoController(QObject):
 def open_settings(panel: GenerationPanel, settings: Settings, paths: AppPaths) -> None:
     """Settings… from the Generate panel: OK saves the file at once and points the session at
     the chosen engine."""
-    from app.ui.settings_dialog import open_settings_dialog
+    from app.ui.shell.settings_dialog import open_settings_dialog
 
     session = panel.model.session
     open_settings_dialog(
@@ -203,7 +204,9 @@ def install(
     previews = DecodedPreviews(model, owner)
     workspace = window.workspace
     # The canvas shows the model's step previews, decoded steps and results.
-    workspace.attach(model, step_strip=panel.run_view.strip)
+    workspace.attach(model)
+    strip = panel.run_view.strip  # a click on a step of the Run tab shows that step large
+    strip.step_selected.connect(lambda step: workspace.show_step_preview(step, strip.path(step)))
     previews.decoded.connect(workspace.show_decoded_preview)
     panel.settings_requested.connect(lambda: open_settings(panel, settings, paths))
     ended = False
@@ -233,7 +236,7 @@ def install(
         demo.start()
 
     action.triggered.connect(try_demo)
-    from app.ui.measure_dialog import install_measure_action
+    from app.ui.shell.measure_dialog import install_measure_action
 
     session = panel.model.session
     install_measure_action(window, panel.model.form, paths, settings, lambda: session.engine)
@@ -261,3 +264,16 @@ def confirm_quit_during_run(panel: GenerationPanel) -> bool:
     panel.set_status(_tr("Suspending after the current step, then quitting…"))
     panel.model.suspend()
     return True
+
+
+def install_generation_panel(
+    window: MainWindow, paths: AppPaths, settings: Settings
+) -> GenerationPanel:
+    """Installs the generation panel with the Runs and Queue docks and keeps them in the
+    window's typed slots (this is the composition root's side: the features see the window
+    only as a WindowHost)."""
+    made = install(window, window, paths, settings)
+    window.generation_panel = made.panel
+    window.runs_controller = made.runs
+    window.queue_controller = made.queue
+    return made.panel

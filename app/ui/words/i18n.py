@@ -9,9 +9,11 @@ from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 
+from app.ui import RESOURCES_DIR
+
 log = logging.getLogger(__name__)
 
-TRANSLATIONS_DIR = Path(__file__).resolve().parents[2] / "resources" / "translations"
+TRANSLATIONS_DIR = RESOURCES_DIR / "translations"
 SOURCE_LANGUAGE = "en"
 LANGUAGES = {"en": "English", "zh_CN": "简体中文"}
 
@@ -55,7 +57,6 @@ class TsTranslator(QTranslator):
 
     def __init__(self, language: str, folder: Path = TRANSLATIONS_DIR) -> None:
         super().__init__()
-        self.language_code = language
         self.table: dict[tuple[str, str], str] = {}
         self.qt_translator: QTranslator | None = None  # Qt's own strings, kept alive here
         lang_dir = folder / language

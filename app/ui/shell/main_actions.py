@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSize, Qt
@@ -11,14 +10,15 @@ from PySide6.QtGui import QAction, QActionGroup, QIcon, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QToolBar
 
 from app.canvas.tools import ToolKind
-from app.ui.canvas_view import ViewMode
-from app.ui.i18n import LANGUAGES
+from app.ui import RESOURCES_DIR
+from app.ui.painter.canvas_view import ViewMode
+from app.ui.words.i18n import LANGUAGES
 
 if TYPE_CHECKING:
     from app.ui.window_host import ShellWindow
 
 TR_CONTEXT = "MainWindow"
-ICONS_DIR = Path(__file__).resolve().parents[2] / "resources" / "icons"
+ICONS_DIR = RESOURCES_DIR / "icons"
 
 
 # The actions that need an open picture.

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.ui.action_button import action_button
+from app.ui.kit.action_button import action_button
 
 GROW_MAX_PX = 512
 BLUR_MAX_PX = 256

@@ -39,27 +39,27 @@ from app.canvas.tools import PaintState
 from app.core.errors import StepwiseError
 from app.core.settings import Settings
 from app.jobs.job_form import JobForm
-from app.ui.brush_panel import BrushPanel
-from app.ui.canvas_view import CanvasView
-from app.ui.file_filters import IMAGE_SUFFIXES, image_file_filter, png_file_filter
-from app.ui.frame_panel import FramePanel
-from app.ui.job_settings import form_from_settings, report_form_problems, store_job_values
-from app.ui.main_actions import IMAGE_ACTIONS, create_actions, create_menus, create_toolbar
-from app.ui.mask_controller import MaskController
-from app.ui.mask_panel import MaskPanel
-from app.ui.messages import show_error
-from app.ui.prepare_controller import PrepareController
-from app.ui.prepare_panel import PreparePanel
-from app.ui.window_status import StatusFields
+from app.ui.kit.file_filters import IMAGE_SUFFIXES, image_file_filter, png_file_filter
+from app.ui.kit.messages import show_error
+from app.ui.painter.brush_panel import BrushPanel
+from app.ui.painter.canvas_view import CanvasView
+from app.ui.painter.frame_panel import FramePanel
+from app.ui.painter.mask_controller import MaskController
+from app.ui.painter.mask_panel import MaskPanel
+from app.ui.prepare.controller import PrepareController
+from app.ui.prepare.panel import PreparePanel
+from app.ui.shell.job_settings import form_from_settings, report_form_problems, store_job_values
+from app.ui.shell.main_actions import IMAGE_ACTIONS, create_actions, create_menus, create_toolbar
+from app.ui.shell.window_status import StatusFields
 from app.ui.workspace.area import WorkspaceArea
 from app.ui.workspace.controller import WorkspaceController
 from app.ui.workspace.png_settings import offer_png_settings
 
 if TYPE_CHECKING:
     from app.ui.generation.panel import GenerationPanel
-    from app.ui.help_menu import HelpMenu
     from app.ui.queue.controller import QueueController
     from app.ui.runs.controller import RunsController
+    from app.ui.shell.help_menu import HelpMenu
 
 log = logging.getLogger(__name__)
 

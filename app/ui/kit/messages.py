@@ -10,9 +10,9 @@ from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from app.core.errors import ERROR_CONTEXT, StepwiseError
-from app.ui.os_reasons import reason_text
-from app.ui.sentences import tidy
-from app.ui.texts import sentence, window_values
+from app.ui.words.os_reasons import reason_text
+from app.ui.words.sentences import tidy
+from app.ui.words.texts import sentence, window_values
 
 log = logging.getLogger(__name__)
 TR_CONTEXT = "Messages"

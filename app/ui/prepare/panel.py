@@ -30,8 +30,8 @@ from app.pipeline.job.params import (
     PADDING,
     SEAM_BLEND,
 )
-from app.ui.action_button import action_button
-from app.ui.bind import bind
+from app.ui.kit.action_button import action_button
+from app.ui.kit.bind import bind
 
 
 class PreparePanel(QWidget):

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.ui.sentences import tidy
+from app.ui.words.sentences import tidy
 
 TR_CONTEXT = "Guards"
 

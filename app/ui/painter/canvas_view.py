@@ -22,7 +22,8 @@ from app.canvas.document import MaskDocument
 from app.canvas.tools import BrushTool, ContextTool, LassoTool, PaintState, ToolKind
 from app.imaging.frame import Expansion, format_context
 from app.imaging.geometry import Rect
-from app.ui.canvas_paint import (
+from app.ui.painter.canvas_layer import CanvasLayer
+from app.ui.painter.canvas_paint import (
     OverlayCache,
     ViewMode,
     image_to_qimage_rgb32,
@@ -31,8 +32,7 @@ from app.ui.canvas_paint import (
     paint_picture,
     paint_tool_outlines,
 )
-from app.ui.canvas_viewport import CanvasViewport
-from app.ui.workspace.canvas_layer import CanvasLayer
+from app.ui.painter.canvas_viewport import CanvasViewport
 
 BACKGROUND = QColor("#1b1d21")
 

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from app.jobs.job_form import JobForm
 from app.pipeline.job.params import Param
-from app.ui.param_tips import param_tip
+from app.ui.words.param_tips import param_tip
 
 
 class Binding(QObject):

@@ -31,7 +31,7 @@ from app.imaging.composite import feather_weights
 from app.imaging.mask_ops import binarise, engine_cells
 from app.imaging.prepare import Prepared
 from app.imaging.soft_mask import soft_engine_mask
-from app.ui.image_dialogs import ImageLabel
+from app.ui.prepare.image_dialogs import ImageLabel
 
 TINT_RGB = np.array([255, 60, 60], np.float32)
 TINT_ALPHA = 0.55

@@ -18,12 +18,12 @@ from app.imaging.prepare import prepare
 from app.jobs.model_input import ModelInputSize
 from app.pipeline.job.params import HEIGHT, MASK_MODE, WIDTH
 from app.pipeline.job.spec import spec_from_values
-from app.ui.file_filters import image_file_filter, png_file_filter
-from app.ui.image_dialogs import ResultDialog
-from app.ui.messages import show_error
-from app.ui.prepare_panel import PreparePanel
-from app.ui.prepare_preview import PreparePreviewDialog
-from app.ui.sentences import tidy
+from app.ui.kit.file_filters import image_file_filter, png_file_filter
+from app.ui.kit.messages import show_error
+from app.ui.prepare.image_dialogs import ResultDialog
+from app.ui.prepare.panel import PreparePanel
+from app.ui.prepare.preview import PreparePreviewDialog
+from app.ui.words.sentences import tidy
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QLabel, QStatusBar
 
 from app.canvas.document import MaskDocument
 from app.canvas.tools import PaintState, ToolKind
-from app.ui.canvas_view import CanvasView
+from app.ui.painter.canvas_view import CanvasView
 
 
 def _tr(text: str) -> str:

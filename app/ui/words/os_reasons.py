@@ -12,7 +12,7 @@ import os
 
 from PySide6.QtCore import QCoreApplication
 
-from app.ui.i18n import QT_TRANSLATE_NOOP
+from app.ui.words.i18n import QT_TRANSLATE_NOOP
 
 TR_CONTEXT = "OsReasons"
 
