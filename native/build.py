@@ -122,14 +122,26 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
+# What Python or git leave in a source folder: never an input of a build (the Windows build key
+# once read native/windows/__pycache__/*.pyc, so a build read as "not built" after Python ran).
+NOT_INPUTS = {".git", "__pycache__"}
+NOT_INPUT_SUFFIXES = {".pyc", ".pyo"}
+
+
+def is_build_input(path: Path, root: Path) -> bool:
+    return (
+        path.is_file()
+        and NOT_INPUTS.isdisjoint(path.relative_to(root).parts)
+        and path.suffix not in NOT_INPUT_SUFFIXES
+    )
+
+
 def hash_tree(root: Path, patterns: list[str] | None = None) -> str:
-    """Hash of relative paths and contents (sorted), skipping VCS folders."""
+    """Hash of relative paths and contents (sorted), skipping VCS folders and Python caches."""
     h = hashlib.sha256()
     files = []
     for pattern in patterns or ["**/*"]:
-        files.extend(
-            p for p in root.glob(pattern) if p.is_file() and ".git" not in p.relative_to(root).parts
-        )
+        files.extend(p for p in root.glob(pattern) if is_build_input(p, root))
     for path in sorted(set(files)):
         h.update(path.relative_to(root).as_posix().encode() + b"\0")
         h.update(sha256_file(path).encode())

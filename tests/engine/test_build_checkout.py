@@ -86,3 +86,16 @@ def test_the_build_key_covers_every_native_source_file(monkeypatch, tmp_path: Pa
     before = build.native_hash()
     hook.write_text("// v2\n")
     assert build.native_hash() != before
+
+
+def test_python_caches_are_not_build_inputs(tmp_path: Path) -> None:
+    """Issue 37 bug 5: native/windows/__pycache__/*.pyc changed the Windows build key, so a
+    finished build read as "not built yet" once Python had imported cross_build.py."""
+    (tmp_path / "cross_build.py").write_text("X = 1\n")
+    before = build.hash_tree(tmp_path)
+    (tmp_path / "__pycache__").mkdir()
+    (tmp_path / "__pycache__" / "cross_build.cpython-312.pyc").write_bytes(b"\x00compiled")
+    (tmp_path / "stray.pyc").write_bytes(b"\x00")
+    assert build.hash_tree(tmp_path) == before
+    (tmp_path / "cross_build.py").write_text("X = 2\n")
+    assert build.hash_tree(tmp_path) != before
