@@ -13,4 +13,20 @@ export STEPWISE_LINT_PASSED=1  # the suite skips the lint tests it would repeat
 export QT_QPA_PLATFORM=offscreen
 # One worker per core (pytest-xdist), a test module's tests in one worker (its module fixtures
 # made once); STEPWISE_TEST_WORKERS=0 runs them all in this process.
-exec .venv/bin/python -m pytest -n "${STEPWISE_TEST_WORKERS:-auto}" --dist loadscope "$@"
+PYTEST=(.venv/bin/python -m pytest -n "${STEPWISE_TEST_WORKERS:-auto}" --dist loadscope)
+if [ "$#" -gt 0 ]; then
+    exec "${PYTEST[@]}" "$@"  # arguments: pytest only, as asked
+fi
+"${PYTEST[@]}"
+# The whole run goes on to Windows, the user's platform: the setup .exe made here from the
+# registries and tested in a fresh wine 10 prefix (installer/build.py windows --wine-test; the
+# cross-built engine and the wine chroot are cached). Linux as root only (debootstrap, chroot);
+# STEPWISE_WINE_TEST=0 skips it.
+if [ "${STEPWISE_WINE_TEST:-1}" = 0 ]; then
+    echo "[test] STEPWISE_WINE_TEST=0: the Windows installer's wine test is skipped"
+elif [ "$(uname -s)" != Linux ] || [ "$(id -u)" != 0 ]; then
+    echo "[test] the Windows installer's wine test needs Linux and root: skipped"
+else
+    "$PY" scripts/setup_env.py installer
+    .venv/bin/python installer/build.py windows --wine-test
+fi

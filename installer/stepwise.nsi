@@ -1,9 +1,10 @@
 ; Stepwise — per-user Windows installer (NSIS 3, Unicode, x64).
 ;
-;   makensis -DVERSION=0.1.0 -DBUNDLE=dist\Stepwise -DOUTFILE=dist\Stepwise-0.1.0-setup.exe installer\stepwise.nsi
-;   (installer/build.py nsis --bundle DIR does this; `/D...` instead of `-D...` on Windows)
+;   makensis -DVERSION=0.1.0 -DBUNDLE=LAYOUT -DOUTFILE=dist\Stepwise-0.1.0-setup.exe installer\stepwise.nsi
+;   (`python installer/build.py windows` does this; `/D...` instead of `-D...` on Windows)
 ;
-; Installs the one-folder bundle to %LOCALAPPDATA%\Programs\Stepwise (no administrator rights),
+; Installs the layout (installer/windows_bundle.py: Stepwise.exe, stepwise-cli.exe, python\,
+; app\, resources\, engine\) to %LOCALAPPDATA%\Programs\Stepwise (no administrator rights),
 ; a Start-menu entry and an uninstaller registered for "Apps & features". No file is
 ; associated with Stepwise. Uninstalling removes the program and leaves the user's data
 ; (%LOCALAPPDATA%\Stepwise: settings, runs, caches, logs, engine builds) unless the user ticks
@@ -19,7 +20,7 @@ SetCompressor /SOLID lzma
   !define VERSION "0.0.0"
 !endif
 !ifndef BUNDLE
-  !error "define BUNDLE: the one-folder bundle (a folder with Stepwise.exe)"
+  !error "define BUNDLE: the layout folder (Stepwise.exe, python\, app\, engine\)"
 !endif
 !ifndef OUTFILE
   !define OUTFILE "Stepwise-${VERSION}-setup.exe"
@@ -32,6 +33,17 @@ SetCompressor /SOLID lzma
 !include "MUI2.nsh"
 !include "FileFunc.nsh"
 !include "x64.nsh"
+
+; The program's own files (never the user's data, which lives in ${DATA_DIR}).
+!macro RemoveProgram
+  RMDir /r "$INSTDIR\python"
+  RMDir /r "$INSTDIR\app"
+  RMDir /r "$INSTDIR\resources"
+  RMDir /r "$INSTDIR\engine"
+  RMDir /r "$INSTDIR\_internal" ; an older, PyInstaller-made Stepwise
+  Delete "$INSTDIR\Stepwise.exe"
+  Delete "$INSTDIR\stepwise-cli.exe"
+!macroend
 
 Name "${APP} ${VERSION}"
 OutFile "${OUTFILE}"
@@ -69,7 +81,7 @@ Section "Stepwise" SecApp
   SectionIn RO
   SetOutPath "$INSTDIR"
   ; A reinstall replaces the program whole: no file of an older version is left behind.
-  RMDir /r "$INSTDIR\_internal"
+  !insertmacro RemoveProgram
   File /r "${BUNDLE}\*.*"
   WriteUninstaller "$INSTDIR\Uninstall.exe"
   CreateShortCut "$SMPROGRAMS\${APP}.lnk" "$INSTDIR\Stepwise.exe" "" "$INSTDIR\Stepwise.exe" 0
@@ -90,9 +102,7 @@ SectionEnd
 Section "un.Stepwise" UnSecApp
   SectionIn RO
   Delete "$SMPROGRAMS\${APP}.lnk"
-  RMDir /r "$INSTDIR\_internal"
-  Delete "$INSTDIR\Stepwise.exe"
-  Delete "$INSTDIR\stepwise-cli.exe"
+  !insertmacro RemoveProgram
   Delete "$INSTDIR\Uninstall.exe"
   RMDir "$INSTDIR"
   DeleteRegKey HKCU "${UNINST_KEY}"

@@ -1,6 +1,7 @@
 """Creates or refreshes the project's virtual environment (.venv) and what the app needs.
 
 Usage: python scripts/setup_env.py app|test|installer [venv]
+(installer: the venv and the Debian packages installer/build.py windows --wine-test needs)
 Runs with the Python that should own the venv (3.12+). Re-running is cheap: the install step is
 skipped while pyproject.toml and the mode are unchanged. `venv` stops after the virtual
 environment (./test.sh lints then, before the system packages and the engine build).
@@ -37,10 +38,19 @@ APT_XCB = [
     "libxkbcommon-x11-0",
 ]
 APT_APP = [*APT_XCB, "libegl1", "libgl1", "libfontconfig1", "libdbus-1-3", "fonts-noto-cjk"]
-# installer/build.py: the GUI smoke test under Xvfb (screenshot with xwd + netpbm), makensis,
-# and wine for installing the Windows installer.
-APT_INSTALLER = [*APT_APP, "xvfb", "x11-apps", "netpbm", "nsis", "wine64"]
-EXTRAS = {"app": ".", "test": ".[test]", "installer": ".[test,installer]"}
+# installer/build.py windows [--wine-test]: the mingw-w64 cross compiler (the engine and the
+# launchers), NSIS, debootstrap for the wine 10 chroot, Xvfb + xwd for its GUI screenshots.
+APT_INSTALLER = [
+    "g++-mingw-w64-x86-64-posix",
+    "gcc-mingw-w64-x86-64-posix",
+    "binutils-mingw-w64-x86-64",
+    "nsis",
+    "debootstrap",
+    "xvfb",
+    "xauth",
+    "x11-apps",
+]
+EXTRAS = {"app": ".", "test": ".[test]", "installer": ".[test]"}
 APT_TEST = [
     "cmake",
     "g++",
@@ -306,8 +316,9 @@ def main() -> int:
     if sys.argv[2:] == ["venv"]:
         return 0
     if not system_ready(mode):
-        return 1 if mode == "test" else 0
-    build_engine(py, mode)
+        return 1 if mode in ("test", "installer") else 0
+    if mode != "installer":  # installer/build.py cross-builds the Windows engine itself
+        build_engine(py, mode)
     return 0
 
 

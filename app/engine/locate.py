@@ -14,6 +14,7 @@ from app.engine.errors import EngineError
 
 ENGINE_ENV = "STEPWISE_SD_STAGE"
 BINARY_NAME = platform.executable_name("sd-stage")
+BUNDLED_ENGINE_DIR = "engine"  # installer/windows_bundle.py ENGINE_FOLDER: the installed engine
 PRINT_PATH_TIMEOUT_S = 60.0
 BUILD_TIMEOUT_S = 3600.0  # a first Vulkan build on 2 cores takes several minutes
 EXIT_BUILDING = 3  # build.py --print-path: not built yet, but a build runs now
@@ -140,21 +141,14 @@ def build_engine(
 
 
 def _bundled_candidates() -> list[Path]:
-    # A frozen (PyInstaller) app ships sd-stage beside the executable or in its data folder.
-    if not getattr(sys, "frozen", False):
-        return []
-    folders = [Path(sys.executable).parent]
-    meipass = getattr(sys, "_MEIPASS", None)
-    if meipass:
-        folders.append(Path(meipass))
-    return [folder / BINARY_NAME for folder in folders]
+    """The installed app's engine: the Windows setup puts sd-stage.exe in engine/ beside app/
+    (installer/windows_bundle.py); a checkout has no such folder."""
+    return [repo_root() / BUNDLED_ENGINE_DIR / BINARY_NAME]
 
 
 def _print_path() -> subprocess.CompletedProcess[str] | None:
-    """`native/build.py --print-path`: where its build lives, without building (never in a
-    bundle: there sys.executable is Stepwise itself, not a Python that could run the script)."""
-    if getattr(sys, "frozen", False):
-        return None
+    """`native/build.py --print-path`: where its build lives, without building (an installed
+    Stepwise has no native/ and finds its engine in engine/)."""
     script = build_script()
     if not script.is_file():
         return None

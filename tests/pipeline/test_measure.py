@@ -134,3 +134,23 @@ def test_measure_quick_on_lavapipe_then_cancelled(lavapipe: Path) -> None:
     assert report["cancelled"] and report["choice"] == {}
     assert report["rows"] == []  # the llm-encode in hand was stopped, nothing else ran
     assert _engines_left() == []
+
+
+def test_a_windows_report_lists_what_the_release_was_not_checked_on(monkeypatch) -> None:
+    """Issue 37: what wine cannot check (AMD's driver, SmartScreen, cp936, DPI) is asked of the
+    user's first report on Windows, and only there."""
+    from app.core import platform
+    from app.pipeline.measure import report as report_module
+
+    for windows in (True, False):
+        monkeypatch.setattr(platform, "WINDOWS", windows)
+        report = _report()
+        report["system"] = platform.system_facts()
+        report["unchecked"] = list(platform.unchecked_here())
+        report["choice"] = {}
+        text = report_module.markdown(report)
+        assert "- python: " in text and "ansi_encoding" in text
+        asked = "## Not checked before release" in text
+        assert asked is windows
+        if windows:
+            assert "SmartScreen" in text and "cp936" in text and "2 GB" in text

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.core import platform
 from app.core.atomic import write_text_atomic
 from app.core.settings import JobValue, Settings
 from app.pipeline.execute.fit import CPU
@@ -60,6 +61,8 @@ def report_of(m: Measurement, seconds: float, cancelled: bool) -> dict[str, Any]
         ],
         "rows": m.rows,
         "largest": m.largest,
+        "system": platform.system_facts(),
+        "unchecked": list(platform.unchecked_here()),
     }  # fmt: skip
     report["choice"] = {} if cancelled else choose(report)
     return report
@@ -229,4 +232,11 @@ def markdown(report: dict[str, Any]) -> str:
         out += [f"- {r['stage']} on {r['device']}: {r['error']}" for r in failed]
     out += ["", "## The settings it would choose", ""]
     out += [f"- {k} = {v}" for k, v in report["choice"].items()] or ["- (none: nothing ran)"]
+    system = report.get("system") or {}
+    if system:
+        out += ["", "## This computer", ""]
+        out += [f"- {k}: {v}" for k, v in system.items()]
+    if report.get("unchecked"):
+        out += ["", "## Not checked before release: please say what you see", ""]
+        out += [f"- {item}" for item in report["unchecked"]]
     return "\n".join(out) + "\n"
