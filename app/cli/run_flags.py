@@ -10,6 +10,7 @@ which owns what they mean.
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -144,6 +145,10 @@ def values_from_args(
             fix="Pass the flag or choose the file in Settings.",
             values={"flags": ", ".join(missing)},
         )
+    for p in (*MODEL_PARAMS, P.LORA_DIR):
+        # A relative path means this terminal's folder: the engine runs elsewhere (the run's).
+        if isinstance(values[p.name], str) and values[p.name]:
+            values[p.name] = os.path.abspath(os.path.expanduser(values[p.name]))
     return values, compat.notes
 
 

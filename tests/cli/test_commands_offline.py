@@ -123,3 +123,21 @@ def test_run_accepts_the_users_sd_cli_flags(tmp_path: Path) -> None:
     assert run["spec"]["devices"]["diffusion"] == "vulkan1"
     assert run["spec"]["devices"]["vae"] == "vulkan1"
     assert run["spec"]["devices"]["vae_tiling"] is True
+
+
+def test_relative_model_paths_mean_the_terminals_folder(tmp_path: Path, monkeypatch) -> None:
+    """`run --vae models/vae.safetensors` from a terminal: the engine runs in another folder, so
+    the path it gets is absolute (it said "does not exist" before)."""
+    from app.cli.parser import build_parser
+    from app.cli.run_flags import values_from_args
+
+    monkeypatch.chdir(tmp_path)
+    args = build_parser().parse_args(
+        ["run", "--diffusion-model", "m/dit.gguf", "--llm", "m/llm.gguf", "--vae",
+         str(tmp_path / "abs.safetensors"), "--lora-model-dir", "loras", "-p", "x"]
+    )  # fmt: skip
+    values, _ = values_from_args(args, None)
+    assert values["diffusion_model"] == str(tmp_path / "m" / "dit.gguf")
+    assert values["llm_model"] == str(tmp_path / "m" / "llm.gguf")
+    assert values["vae_model"] == str(tmp_path / "abs.safetensors")
+    assert values["lora_dir"] == str(tmp_path / "loras")
