@@ -7,6 +7,9 @@ from collections.abc import Sequence
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from app.core import platform
+
+    platform.utf8_output()  # a path with 模型 printed to a pipe on Windows; pythonw's no streams
     args = list(sys.argv[1:] if argv is None else argv)
     if args and (args[0] in _cli_commands() or args[0] in ("-h", "--help")):
         from app import cli

@@ -87,14 +87,52 @@ def test_no_qt_in_headless_packages_at_runtime() -> None:
     assert out.stdout.strip() == "False"
 
 
+def _type_checking_names() -> dict[str, str]:
+    """The names app/pipeline/__init__.py's TYPE_CHECKING block imports (what mypy sees) →
+    their modules."""
+    source = (ROOT / "app" / "pipeline" / "__init__.py").read_text(encoding="utf-8")
+    found: dict[str, str] = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            for imp in node.body:
+                if isinstance(imp, ast.ImportFrom) and imp.module:
+                    found.update((a.asname or a.name, imp.module) for a in imp.names)
+    return found
+
+
 def test_the_pipeline_face_hands_out_every_name_it_lists() -> None:
-    """app/pipeline/__init__.py's list (its TYPE_CHECKING block) is what ui/, jobs/ and cli/ may
-    import from the floors they cannot import; each name must resolve to its module's object."""
+    """app/pipeline/__init__.py's table is what ui/, jobs/ and cli/ may import from the floors
+    they cannot import; it equals the TYPE_CHECKING block (what mypy sees), and each name must
+    resolve to its module's object."""
     import importlib
 
     import app.pipeline as face
 
     listed = face.handed_out()
     assert listed, "the face lists no names"
+    assert listed == _type_checking_names()
     for name, module in listed.items():
         assert getattr(face, name) is getattr(importlib.import_module(module), name), name
+
+
+def test_the_pipeline_face_works_without_its_source(tmp_path: Path) -> None:
+    """A frozen or embedded app may carry only .pyc files (issue 37, bug 2): the face must not
+    read its own source at run time."""
+    import py_compile
+
+    copy = tmp_path / "app"
+    shutil.copytree(ROOT / "app", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    init = copy / "pipeline" / "__init__.py"
+    py_compile.compile(str(init), cfile=str(init.with_suffix(".pyc")), doraise=True)
+    init.unlink()
+    code = (
+        "import app.pipeline as face\n"
+        "assert face.__file__.endswith('.pyc'), face.__file__\n"
+        "from app.pipeline import Pipeline, run_queue\n"
+        "print(Pipeline.__name__, run_queue.__name__)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["Pipeline", "run_queue"]

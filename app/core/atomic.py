@@ -79,6 +79,18 @@ def atomic_open(path: Path | str) -> Iterator[BinaryIO]:
     platform.fsync_dir(path.parent)
 
 
+def fsync_file(path: Path | str) -> None:
+    """Makes a file that a library wrote by its path (gguf, safetensors, shutil) durable.
+
+    Opened for writing: Windows' FlushFileBuffers refuses a read-only handle (PermissionError),
+    so fsync of a file opened "rb" works on POSIX only."""
+    fd = os.open(path, os.O_RDWR | getattr(os, "O_BINARY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def write_bytes_atomic(path: Path | str, data: bytes) -> None:
     with atomic_open(path) as handle:
         handle.write(data)

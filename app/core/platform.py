@@ -14,6 +14,7 @@ an antivirus has the file open), directory fsync, and long (> 260 character) pat
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import ctypes
 import errno
@@ -413,6 +414,32 @@ def open_folder(folder: Path | str) -> None:
     threading.Thread(target=proc.wait, name="open-folder", daemon=True).start()
 
 
+# -- standard streams -------------------------------------------------------------------------
+
+
+def utf8_output() -> None:
+    """Makes sys.stdout and sys.stderr take any text; called once at start-up (app/__main__.py).
+
+    A stream that goes to a pipe or a file is encoded in the ANSI code page on Windows (cp1252;
+    cp936 on a Chinese Windows), which cannot write 模型 or é: print raised UnicodeEncodeError.
+    Such a stream is switched to UTF-8, what a reader of our output expects (a no-op where it is
+    UTF-8 already, as on POSIX). A console keeps its encoding: Windows' console writes Unicode
+    itself, a POSIX terminal wants its locale's. Under pythonw.exe (the GUI) there are no
+    streams at all: they become os.devnull, so print, logging and faulthandler find one.
+    """
+    for name, errors in (("stdout", "replace"), ("stderr", "backslashreplace")):
+        stream = getattr(sys, name)
+        if stream is None:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8", errors=errors))
+            continue
+        try:
+            if stream.isatty() or codecs.lookup(stream.encoding).name == "utf-8":
+                continue
+            stream.reconfigure(encoding="utf-8", errors=errors)
+        except (AttributeError, LookupError, OSError, ValueError):
+            continue  # not a text file we can change (a test's capture, a closed stream)
+
+
 def _on_windows_host() -> bool:
     # ntpath.abspath needs the real Windows API; with the platform faked, paths are absolute.
     return sys.platform == "win32"
@@ -442,5 +469,6 @@ __all__ = [
     "same_start",
     "signal_child",
     "unlock_fd",
+    "utf8_output",
     "wait_gone",
 ]

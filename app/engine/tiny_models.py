@@ -49,6 +49,7 @@ from pathlib import Path
 import numpy as np
 
 from app.core import platform
+from app.core.atomic import fsync_file, write_text_atomic
 from app.engine.gguf_blocks import QK_K, write_gguf
 from app.engine.model_layouts import (  # noqa: F401 - constants re-exported for the tests
     DIT_HEAD_DIM,
@@ -236,12 +237,12 @@ def _file_name(arch: str) -> str:
 
 def _write_dit(path: Path, spec: TinySpec) -> None:
     write_gguf(path, "flux", _file_name("flux"), dit_layout(_dit_shape(spec), spec.seed))
-    _fsync_file(path)
+    fsync_file(path)
 
 
 def _write_llm(path: Path, spec: TinySpec) -> None:
     write_gguf(path, "qwen3", _file_name("qwen3"), llm_layout(_llm_shape(spec), spec.seed))
-    _fsync_file(path)
+    fsync_file(path)
 
 
 def _vae_tensors(spec: TinySpec) -> Iterator[tuple[str, np.ndarray]]:
@@ -253,19 +254,11 @@ def _write_vae(path: Path, spec: TinySpec) -> None:
 
     tensors = {name: np.ascontiguousarray(a, dtype=np.float16) for name, a in _vae_tensors(spec)}
     save_file(tensors, str(path), metadata={"format": "pt"})
-    _fsync_file(path)
+    fsync_file(path)
 
 
 def _write_json(path: Path, data: object) -> None:
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=2, sort_keys=True)
-        f.flush()
-        os.fsync(f.fileno())
-
-
-def _fsync_file(path: Path) -> None:
-    with open(path, "rb") as f:
-        os.fsync(f.fileno())
+    write_text_atomic(path, json.dumps(data, indent=2, sort_keys=True))
 
 
 def main(argv: list[str] | None = None) -> int:

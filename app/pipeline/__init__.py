@@ -22,10 +22,9 @@ contract in pyproject.toml). They are imported when first asked for, so
 from __future__ import annotations
 
 import importlib
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # the one list of the names handed out; __getattr__ reads it
+if TYPE_CHECKING:  # the names handed out, for the type checker; _HANDED_OUT below lists them
     from app.pipeline.execute.failure_kinds import failure_for as failure_for
     from app.pipeline.execute.fit import CPU as CPU
     from app.pipeline.execute.fit import WHY_BAD_DECODE as WHY_BAD_DECODE
@@ -75,27 +74,66 @@ if TYPE_CHECKING:  # the one list of the names handed out; __getattr__ reads it
     from app.pipeline.runner import Pipeline as Pipeline
 
 
+# Each name this face hands out → the module that defines it: the same list as the block
+# above (tests/test_architecture.py checks), written out because a frozen or embedded app may
+# carry only .pyc files, so the face cannot read its own source at run time.
+_HANDED_OUT: dict[str, str] = {
+    "failure_for": "app.pipeline.execute.failure_kinds",
+    "CPU": "app.pipeline.execute.fit",
+    "WHY_BAD_DECODE": "app.pipeline.execute.fit",
+    "WHY_NOTHING_FITS": "app.pipeline.execute.fit",
+    "WHY_OUT_OF_MEMORY": "app.pipeline.execute.fit",
+    "WHY_PLAN": "app.pipeline.execute.fit",
+    "Fit": "app.pipeline.execute.fit",
+    "StageSettings": "app.pipeline.execute.fit",
+    "Unfit": "app.pipeline.execute.fit_guard",
+    "plan_for_files": "app.pipeline.execute.fit_guard",
+    "unfit_of": "app.pipeline.execute.fit_guard",
+    "JobPlan": "app.pipeline.execute.job_plan",
+    "engine_job_plan": "app.pipeline.execute.job_plan",
+    "DECODER_THREADS": "app.pipeline.execute.preview_decoder",
+    "DecodedPreview": "app.pipeline.execute.preview_decoder",
+    "PreviewDecoder": "app.pipeline.execute.preview_decoder",
+    "decoder_threads": "app.pipeline.execute.preview_decoder",
+    "decoder_wanted": "app.pipeline.execute.preview_decoder",
+    "JobQueue": "app.pipeline.queue.jobs",
+    "JobView": "app.pipeline.queue.jobs",
+    "QueuedJob": "app.pipeline.queue.jobs",
+    "MAX_VARIATIONS": "app.pipeline.queue.variations",
+    "prompt_lines": "app.pipeline.queue.variations",
+    "used_seeds": "app.pipeline.queue.variations",
+    "variations": "app.pipeline.queue.variations",
+    "Sources": "app.pipeline.queue.work_gate",
+    "WorkGate": "app.pipeline.queue.work_gate",
+    "read_status": "app.pipeline.queue.work_gate",
+    "CANCELLED": "app.pipeline.queue.worker",
+    "NO_ROOM": "app.pipeline.queue.worker",
+    "PAUSED": "app.pipeline.queue.worker",
+    "SUSPENDED": "app.pipeline.queue.worker",
+    "run_queue": "app.pipeline.queue.worker",
+    "STAGES": "app.pipeline.run.folder",
+    "check_new_jobs": "app.pipeline.run.inputs",
+    "copy_atomic": "app.pipeline.run.inputs",
+    "CHECKPOINT_DIR": "app.pipeline.run.records",
+    "DECODED": "app.pipeline.run.records",
+    "LOG_DIR": "app.pipeline.run.records",
+    "PREPARED_DIR": "app.pipeline.run.records",
+    "PREVIEWS_DIR": "app.pipeline.run.records",
+    "RESULT_FILE": "app.pipeline.run.records",
+    "STEPS_DIR": "app.pipeline.run.records",
+    "preview_file": "app.pipeline.run.records",
+    "preview_step": "app.pipeline.run.records",
+    "status_json": "app.pipeline.run.status",
+    "Pipeline": "app.pipeline.runner",
+}
+
+
 def handed_out() -> dict[str, str]:
-    """Each name this face hands out → the module that defines it (read from the block above)."""
-    import ast
-
-    tree = ast.parse(Path(__file__).read_text(encoding="utf-8"))
-    found: dict[str, str] = {}
-    for node in tree.body:
-        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
-            for imp in node.body:
-                if isinstance(imp, ast.ImportFrom) and imp.module:
-                    found.update((a.asname or a.name, imp.module) for a in imp.names)
-    return found
-
-
-_HANDED_OUT: dict[str, str] | None = None
+    """Each name this face hands out → the module that defines it."""
+    return dict(_HANDED_OUT)
 
 
 def __getattr__(name: str) -> Any:
-    global _HANDED_OUT
-    if _HANDED_OUT is None:
-        _HANDED_OUT = handed_out()
     module = _HANDED_OUT.get(name)
     if module is None:  # a submodule (`from app.pipeline import events`) or a wrong name
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import io
 import os
 import subprocess
 import sys
@@ -350,3 +351,50 @@ def test_lower_child_priority_puts_a_child_and_its_threads_at_nice_19() -> None:
         child.kill()
         child.wait()
     assert plat.lower_child_priority(child.pid) is False  # gone: no exception, just False
+
+
+class _Stream(io.TextIOWrapper):
+    def __init__(self, encoding: str, *, tty: bool) -> None:
+        super().__init__(io.BytesIO(), encoding=encoding)
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+def test_a_redirected_stream_in_the_ansi_code_page_writes_utf8(
+    windows: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("stdout", "stderr"):
+        monkeypatch.setattr(sys, name, _Stream("cp936", tty=False))
+    platform.utf8_output()
+    print("模型 é ▸", file=sys.stdout)
+    sys.stdout.flush()
+    assert sys.stdout.buffer.getvalue().decode("utf-8") == "模型 é ▸\n"  # type: ignore[attr-defined]
+    assert sys.stderr.encoding == "utf-8"
+
+
+def test_a_console_keeps_its_encoding(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "stdout", _Stream("cp1252", tty=True))
+    monkeypatch.setattr(sys, "stderr", _Stream("cp1252", tty=True))
+    platform.utf8_output()
+    assert sys.stdout.encoding == "cp1252"
+
+
+def test_no_streams_under_pythonw_write_nowhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The GUI under pythonw.exe has sys.stdout and sys.stderr None: print, logging and
+    faulthandler must find a stream, not fail."""
+    import faulthandler
+    import logging
+
+    monkeypatch.setattr(sys, "stdout", None)
+    monkeypatch.setattr(sys, "stderr", None)
+    platform.utf8_output()
+    print("模型 é")
+    handler = logging.StreamHandler()
+    handler.handleError = lambda record: pytest.fail("logging failed")  # type: ignore[method-assign]
+    handler.emit(logging.LogRecord("x", logging.WARNING, __file__, 1, "模型 é", None, None))
+    faulthandler.enable()
+    faulthandler.disable()
+    sys.stdout.close()
+    sys.stderr.close()

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import BinaryIO
 
-from app.core.atomic import write_text_atomic, write_with_atomic
+from app.core.atomic import fsync_file, write_text_atomic, write_with_atomic
 from app.core.safe_files import SafeFileError, read_bytes
 from app.engine.tensorfile import file_sha256
 
@@ -100,7 +100,7 @@ class StageCache:
                 if not _NAME.match(name):
                     raise ValueError(f"bad cache file name {name!r}")
                 shutil.copyfile(src, staging / name)
-                _fsync(staging / name)
+                fsync_file(staging / name)
                 meta_files[name] = {
                     "sha256": file_sha256(staging / name),
                     "size": (staging / name).stat().st_size,
@@ -204,11 +204,6 @@ class StageCache:
             os.utime(folder / ENTRY_FILE, (now, now))
         except OSError:
             pass
-
-
-def _fsync(path: Path) -> None:
-    with open(path, "rb") as f:
-        os.fsync(f.fileno())
 
 
 def _copy_atomic(src: Path, dest: Path) -> None:
