@@ -337,7 +337,7 @@ def step_gui(box: Box, language: str, shot: Path) -> None:
 
 def step_uninstall(box: Box) -> None:
     data = box.host(DATA)
-    had_runs = (data / "runs").is_dir() or any(data.glob("*"))
+    before = sorted(p.relative_to(data) for p in data.rglob("*") if p.is_file())
     result = box.wine(f"{PROGRAM}\\Uninstall.exe", "/S", timeout=600)
     box.check("silent uninstall exits 0", result.returncode == 0, tail(result))
     deadline = time.monotonic() + 60
@@ -345,7 +345,12 @@ def step_uninstall(box: Box) -> None:
         time.sleep(0.5)  # the uninstaller runs a copy of itself from %TEMP%
     box.check("program removed", not box.host(PROGRAM + "\\python").exists())
     box.check("Start-menu entry removed", not (box.host(MENU) / "Stepwise.lnk").exists())
-    box.check("the user's data kept", had_runs and (data / "settings.json").is_file())
+    after = sorted(p.relative_to(data) for p in data.rglob("*") if p.is_file())
+    box.check(
+        f"the user's data kept ({len(before)} files: settings, runs, caches, logs)",
+        bool(before) and after == before,
+        f"{len(before)} before, {len(after)} after",
+    )
 
 
 # -- screenshots --------------------------------------------------------------------------------
