@@ -311,14 +311,18 @@ def run_cmake(cmd: list[str], what: str) -> None:
     if proc.wait() == 0:
         return
     text = "".join(tail)
+    # Windows without Visual Studio's C++ tools: CMake falls back to NMake and finds no nmake
+    # ("Running 'nmake' '-?' failed", over several lines), or enables no language at all.
     if re.search(
         r"No CMAKE_CX?X?_COMPILER could be found|CMAKE_CX?X?_COMPILER:.*is not a full path|"
-        r"compiler .* is not able to compile",
+        r"compiler .* is not able to compile|CMAKE_CX?X?_COMPILER not set, after EnableLanguage|"
+        r"Running\s+'nmake'\s+'-\?'\s+failed",
         text,
     ):
         raise BuildError(
             "no C/C++ compiler found: install one (Debian: apt install build-essential; "
-            "Windows: Visual Studio Build Tools with C++)"
+            'Windows: Visual Studio Build Tools with "Desktop development with C++", or '
+            "install Stepwise with its setup .exe, which needs no compiler: README, Windows)"
         )
     if re.search(r"Could NOT find Vulkan|glslc", text) and "--vulkan" in " ".join(sys.argv):
         raise BuildError(

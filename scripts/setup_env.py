@@ -11,11 +11,11 @@ Everything it says goes to stderr: stdout belongs to the command run.sh runs (`q
 from __future__ import annotations
 
 import hashlib
+import importlib
 import os
 import shutil
 import subprocess
 import sys
-import venv
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,7 +84,28 @@ def say(text: str) -> None:
     print(f"[setup] {text}", file=sys.stderr, flush=True)
 
 
-def ensure_venv() -> Path:
+def venv_lacking() -> str | None:
+    """One line when this Python cannot make a virtual environment (python.org's embeddable
+    Python has no venv or ensurepip module, Debian's none without python3-venv), else None."""
+    lacking = []
+    for name in ("venv", "ensurepip"):
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            lacking.append(name)
+    if not lacking:
+        return None
+    return (
+        f"this Python ({sys.executable}) cannot make a virtual environment: it has no "
+        f"{' and no '.join(lacking)} module (an embeddable or trimmed Python). Use a full "
+        "Python 3.12 (python.org; Debian: apt install python3-venv), or on Windows install "
+        "Stepwise with its setup .exe, which needs no Python: `python installer/build.py "
+        "windows` makes dist/Stepwise-<version>-setup.exe (README, Windows)"
+    )
+
+
+def ensure_venv() -> Path | None:
+    """The venv's Python, made if needed; None when this Python cannot make one (said)."""
     py = venv_python()
     if py.exists():
         probe = subprocess.run(
@@ -94,8 +115,15 @@ def ensure_venv() -> Path:
         )
         if probe.stdout.strip() == "True":
             return py
+    problem = venv_lacking()
+    if problem is not None:
+        say(problem)
+        return None
+    if py.exists():
         say("the existing .venv uses an old or broken Python; recreating it")
         shutil.rmtree(VENV)
+    import venv
+
     say(f"creating .venv with Python {sys.version.split()[0]}")
     venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
     return py
@@ -312,6 +340,8 @@ def main() -> int:
         say("Stepwise needs Python 3.12 or newer; this is " + sys.version.split()[0])
         return 1
     py = ensure_venv()
+    if py is None:
+        return 1
     install(py, mode)
     if sys.argv[2:] == ["venv"]:
         return 0

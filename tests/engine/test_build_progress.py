@@ -236,3 +236,34 @@ def test_print_path_says_a_build_beside_a_finished_one(
     progress.finish(ok=False)
     assert beside.returncode == 0 and beside.stdout == alone.stdout
     assert "build.py: building now: compile 3/20" in beside.stderr
+
+
+MSVC_MISSING = [
+    # CMake's Visual Studio-less fallback: the NMake generator with no nmake on PATH
+    "CMake Error at CMakeLists.txt:2 (project):\n  Running\n\n   'nmake' '-?'\n\n"
+    "  failed with:\n\n   The system cannot find the file specified\n",
+    "CMake Error: CMAKE_CXX_COMPILER not set, after EnableLanguage\n"
+    "CMake Error: CMAKE_C_COMPILER not set, after EnableLanguage\n",
+    "CMake Error at CMakeLists.txt:2 (project):\n  No CMAKE_CXX_COMPILER could be found.\n",
+]
+
+
+@pytest.mark.parametrize("output", MSVC_MISSING)
+def test_a_missing_msvc_gives_the_hint_that_names_the_fix(
+    output: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Windows without Visual Studio's C++ tools (issue 37, bug 6): CMake's words for it map
+    to the hint that names the fix, not to "configure failed: CMake Error …"."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("stepwise_build", ROOT / "native" / "build.py")
+    assert spec is not None and spec.loader is not None
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    monkeypatch.setattr(sys, "stderr", io.StringIO())  # the tool's own lines go there
+    fake_cmake = [sys.executable, "-c", f"import sys; print({output!r}); sys.exit(1)"]
+    with pytest.raises(build.BuildError) as failed:
+        build.run_cmake(fake_cmake, "configure")
+    message = str(failed.value)
+    assert message.startswith("no C/C++ compiler found"), message
+    assert "Visual Studio Build Tools" in message and "setup .exe" in message

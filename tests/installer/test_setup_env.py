@@ -6,6 +6,7 @@ run; app mode says so and carries on. Fake dpkg-query / apt-get on PATH, the rea
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -201,3 +202,32 @@ def test_a_background_build_under_way_is_not_started_twice(
     assert setup.main() == 0
     assert started == []
     assert "built in the background" in capfd.readouterr().err
+
+
+@pytest.mark.parametrize("lacking", ["venv", "ensurepip"])
+def test_a_python_that_cannot_make_a_venv_says_so_in_one_line(
+    lacking: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """python.org's embeddable Python (and Debian's without python3-venv) has no venv or
+    ensurepip: run.cmd stopped at "No module named 'venv'" (issue 37, bug 6). One line says
+    so and points at the setup .exe; nothing is created."""
+
+    def no_child(*args: object, **kwargs: object) -> None:
+        pytest.fail(f"ran {args[0]!r}")  # no venv made, no pip run
+
+    monkeypatch.setitem(sys.modules, lacking, None)  # `import venv` raises ImportError
+    monkeypatch.setattr(subprocess, "run", no_child)
+    monkeypatch.setattr(subprocess, "check_output", no_child)
+    monkeypatch.setattr(subprocess, "check_call", no_child)
+    setup = _setup_env()
+    monkeypatch.setattr(setup, "VENV", tmp_path / ".venv")
+    monkeypatch.setattr(sys, "argv", ["setup_env.py", "app"])
+    assert setup.main() == 1
+    err = capfd.readouterr().err
+    assert len(err.splitlines()) == 1, err
+    assert "cannot make a virtual environment" in err and lacking in err
+    assert "setup .exe" in err and "python installer/build.py windows" in err
+    assert not (tmp_path / ".venv").exists()

@@ -3,9 +3,12 @@ shortcut list is generated from the window's actions; the folders open in the fi
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMenu
 
 from app.core import platform
 from app.core.paths import app_paths
@@ -106,7 +109,8 @@ def test_the_menu_reuses_the_help_menu_and_opens_folders(qtbot, tmp_path, monkey
     paths = app_paths()
     help_menu = install_help_menu(window, paths)
     assert help_menu.menu is existing
-    titles = [a.menu().title() for a in window.menuBar().actions() if a.menu()]
+    tops = window.menuBar().findChildren(QMenu, options=Qt.FindChildOption.FindDirectChildrenOnly)
+    titles = [menu.title() for menu in tops]
     assert titles.count("帮助(&H)") == 1 and "&Help" not in titles
     texts = [a.text() for a in existing.actions() if not a.isSeparator()]
     assert texts == [
@@ -159,3 +163,21 @@ def application_settings():
     from app.core.settings import Settings
 
     return Settings()
+
+
+def test_no_code_asks_an_action_for_its_menu() -> None:
+    """PySide6 6.9 and 6.10 delete a menu once the QAction that QAction.menu() was asked
+    through is collected: Stepwise stopped at start-up with "Internal C++ object (QMenu) already
+    deleted" (issue 37, bug 4). Menus are found from their side (findChildren, menuAction)."""
+    root = Path(__file__).resolve().parents[2]
+    found = []
+    for path in sorted((root / "app").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "menu"
+                and not node.args
+            ):
+                found.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert found == [], found

@@ -93,20 +93,21 @@ def paint_picture(
     painter.restore()
 
 
+def empty_hint_text() -> str:
+    """What the empty canvas says; → rather than ▸, which many CJK fonts lack (a box)."""
+    return QCoreApplication.translate(
+        "CanvasView",
+        "Open a picture (Ctrl+O) or drop one here\nPNG, JPEG, WebP or BMP\n\n"
+        "New here? Help → Try with demo models runs the whole workflow in seconds",
+    )
+
+
 def paint_empty_hint(painter: QPainter, rect: QRect) -> None:
     painter.setPen(QColor("#7d8590"))
     font = painter.font()
     font.setPointSizeF(font.pointSizeF() * 1.3)
     painter.setFont(font)
-    painter.drawText(
-        rect,
-        Qt.AlignmentFlag.AlignCenter,
-        QCoreApplication.translate(
-            "CanvasView",
-            "Open a picture (Ctrl+O) or drop one here\nPNG, JPEG, WebP or BMP\n\n"
-            "New here? Help ▸ Try with demo models runs the whole workflow in seconds",
-        ),
-    )
+    painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, empty_hint_text())
 
 
 def paint_tool_outlines(

@@ -80,11 +80,22 @@ def _plain(text: str) -> str:
     return text.replace("&&", "\0").replace("&", "").replace("\0", "&")
 
 
-def _menu_actions(menu: QMenu, path: str) -> Iterator[tuple[str, QAction]]:
+def _submenus(window: QWidget) -> dict[QAction, QMenu]:
+    """Each menu of `window` by the action that opens it, read from the menu's side: PySide6
+    6.9 and 6.10 delete a menu once the QAction that `QAction.menu()` was asked through is
+    collected ("Internal C++ object (QMenu) already deleted" at start-up), so nothing here
+    asks an action for its menu."""
+    return {menu.menuAction(): menu for menu in window.findChildren(QMenu)}
+
+
+def _menu_actions(
+    menu: QMenu, path: str, submenus: dict[QAction, QMenu]
+) -> Iterator[tuple[str, QAction]]:
     for action in menu.actions():
-        sub = action.menu()
-        if isinstance(sub, QMenu):
-            yield from _menu_actions(sub, path + MENU_PATH_SEPARATOR + _plain(sub.title()))
+        sub = submenus.get(action)
+        if sub is not None:
+            where = path + MENU_PATH_SEPARATOR + _plain(sub.title())
+            yield from _menu_actions(sub, where, submenus)
         elif not action.isSeparator():
             yield path, action
 
@@ -104,10 +115,11 @@ def shortcut_rows(window: QMainWindow) -> list[tuple[str, str, str]]:
         if keys:
             rows.append((where, _plain(action.text()), ", ".join(keys)))
 
+    submenus = _submenus(window)
     for top in window.menuBar().actions():
-        menu = top.menu()
-        if isinstance(menu, QMenu):
-            for where, action in _menu_actions(menu, _plain(menu.title())):
+        menu = submenus.get(top)
+        if menu is not None:
+            for where, action in _menu_actions(menu, _plain(menu.title()), submenus):
                 add(where, action)
     for action in window.findChildren(QAction):
         add("", action)
@@ -265,11 +277,7 @@ class AboutDialog(QDialog):
 def _existing_help_menu(window: QMainWindow) -> QMenu | None:
     """The window's Help menu (MainWindow makes it with its menus, named "help_menu"): one
     Help menu, found by its name, never by its translated title."""
-    for action in window.menuBar().actions():
-        menu = action.menu()
-        if isinstance(menu, QMenu) and menu.objectName() == "help_menu":
-            return menu
-    return None
+    return window.findChild(QMenu, "help_menu")
 
 
 class HelpMenu(QObject):

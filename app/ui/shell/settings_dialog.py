@@ -10,19 +10,23 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
+    QScrollArea,
     QSpinBox,
+    QStyle,
     QVBoxLayout,
     QWidget,
 )
@@ -40,6 +44,10 @@ log = logging.getLogger(__name__)
 
 MIN_CACHE_MB = 256
 MAX_CACHE_MB = 1024 * 1024
+DIALOG_WIDTH = 640
+# A window's title bar and frame (Windows 10 at 100 %: ~31 + 8 px), kept free below the screen's
+# available height so OK / Cancel stay on it.
+TITLE_BAR_ALLOWANCE_PX = 48
 
 
 def _tr(text: str) -> str:
@@ -141,15 +149,42 @@ class SettingsDialog(QDialog):
         )
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
+        # The groups scroll, OK / Cancel stay below them: the whole is taller than a 1280×720
+        # screen with Windows' fonts, and the buttons were off its bottom (issue 37).
+        content = QWidget(self)
+        layout = QVBoxLayout(content)
+        layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(general)
         layout.addWidget(engine_box)
         layout.addWidget(self.work)
         layout.addWidget(folders)
         layout.addWidget(note)
-        layout.addWidget(buttons)
+        layout.addStretch(1)
+        self.scroll_area = QScrollArea(self)
+        self.scroll_area.setObjectName("settings_scroll")
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll_area.setWidget(content)
+        outer = QVBoxLayout(self)
+        outer.addWidget(self.scroll_area, 1)
+        outer.addWidget(buttons)
         self._load()
-        self.resize(640, self.sizeHint().height())
+        self._fit_to_screen(outer, content, buttons)
+
+    def _fit_to_screen(self, outer: QVBoxLayout, content: QWidget, buttons: QWidget) -> None:
+        """As tall as the content, at most the screen's free height less a title bar; as wide
+        as the content with a vertical scroll bar beside it, so nothing scrolls sideways."""
+        bar = self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
+        self.scroll_area.setMinimumWidth(content.minimumSizeHint().width() + bar)
+        margins = outer.contentsMargins()
+        spacing = max(0, outer.spacing())
+        chrome = margins.top() + margins.bottom() + spacing + buttons.sizeHint().height()
+        wanted = content.sizeHint().height() + chrome
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if screen is not None:
+            wanted = min(wanted, screen.availableGeometry().height() - TITLE_BAR_ALLOWANCE_PX)
+        self.resize(max(DIALOG_WIDTH, self.minimumSizeHint().width()), wanted)
 
     def _folder_row(self, folder: Path) -> QWidget:
         row = QWidget(self)

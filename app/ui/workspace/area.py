@@ -4,7 +4,7 @@ history below it."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, QSize
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
@@ -23,15 +23,34 @@ def _tr(text: str) -> str:
     return QCoreApplication.translate("Workspace", text)
 
 
+class CaptionLabel(QLabel):
+    """The bar's caption: it yields its width to the bar's controls, but never below what the
+    photo's own caption needs ("The photo" read "The phot" with Windows' fonts, issue 37); a
+    longer caption is cut at the end (the bar's tooltip explains it)."""
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        hint = super().minimumSizeHint()
+        margins = self.contentsMargins()
+        needed = self.fontMetrics().horizontalAdvance(photo_caption()) + 2 * self.margin()
+        return QSize(needed + margins.left() + margins.right(), hint.height())
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        return self.minimumSizeHint()
+
+
+def photo_caption() -> str:
+    return _tr("The photo")
+
+
 class WorkspaceBar(QWidget):
     """One row over the canvas; enabled only while a generated picture is shown."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("workspace_bar")
-        self.caption = QLabel(self)
+        self.caption = CaptionLabel(self)
         self.caption.setObjectName("workspace_caption")
-        self.caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.caption.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         self.caption.setToolTip(
             _tr("Previews and results appear here, blended into the photo, as they come.")
         )
@@ -78,7 +97,7 @@ class WorkspaceBar(QWidget):
         used colour match or seam blend (only then does "Colour match" mean anything)."""
         shown = bool(caption)
         # Short: the bar shares its row with six controls (the explanation is the tooltip).
-        self.caption.setText(caption if shown else _tr("The photo"))
+        self.caption.setText(caption if shown else photo_caption())
         for widget in (self.save, self.back):
             widget.setEnabled(shown)
         self.use.setEnabled(shown and usable)

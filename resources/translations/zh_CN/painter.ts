@@ -113,11 +113,11 @@ Your work is still open; saving the mask now is a good idea.</source>
         <source>Open a picture (Ctrl+O) or drop one here
 PNG, JPEG, WebP or BMP
 
-New here? Help ▸ Try with demo models runs the whole workflow in seconds</source>
+New here? Help → Try with demo models runs the whole workflow in seconds</source>
         <translation>打开一张图像（Ctrl+O）或将图像拖放到此处
 支持 PNG、JPEG、WebP 和 BMP
 
-第一次使用？“帮助 ▸ 试用演示模型”可在几秒内走完整个流程</translation>
+第一次使用？“帮助 → 试用演示模型”可在几秒内走完整个流程</translation>
     </message>
 </context>
 <context>
