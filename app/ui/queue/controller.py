@@ -22,7 +22,6 @@ from app.pipeline.api import RunSnapshot
 from app.pipeline.job.preflight import check_prompt_slots
 from app.pipeline.job.spec import JobSpec
 from app.pipeline.work_policy import WorkPolicy, policy_from_settings
-from app.ui.generation.fit_guard import confirm_fits
 from app.ui.kit.guards import FirstShow
 
 if TYPE_CHECKING:
@@ -90,8 +89,11 @@ class QueueController(QObject):
         if missing:
             gen.refused.emit(missing)
             return
-        if not confirm_fits(gen, self.panel.memory_plan, self.panel):  # the plan's verdict
-            return
+        # The plan's verdict first: the job is added once its plan says it fits.
+        self.panel.fit_gate.request(self._add_now)
+
+    def _add_now(self) -> None:
+        gen = self.generation
         base = gen.spec(None)  # the form's job, read here on the UI thread
         try:
             check_prompt_slots(base)  # a preset's [slot] unfilled: nothing is queued
