@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.jobs.queue_model import QueueModel
+from app.jobs.queue_model import OPEN_STATES, QueueModel
 from app.pipeline import RESULT_FILE, JobView
 from app.ui.queue.work_texts import state_line
 
@@ -146,7 +146,11 @@ class QueuePanel(QWidget):
             step, steps = progress.step, progress.steps
         if view.accepted_step is not None:
             return _tr("accepted at {step} of {steps}").format(step=view.accepted_step, steps=steps)
-        return _tr("step {step} of {steps}").format(step=step, steps=steps)
+        text = _tr("step {step} of {steps}").format(step=step, steps=steps)
+        eta = self.model.job_eta(view) if view.state in OPEN_STATES else None
+        if eta is not None:
+            text += " · " + _tr("about {time}").format(time=duration_text(eta))
+        return text
 
     def _thumb(self, view: JobView) -> QIcon | None:
         if view.state != "done" or view.run_dir is None:
@@ -167,21 +171,27 @@ class QueuePanel(QWidget):
 
     def _summary(self) -> str:
         m = self.model
-        left = sum(1 for v in m.views if v.state in ("queued", "running", "interrupted"))
+        left = sum(1 for v in m.views if v.state in OPEN_STATES)
         text = _tr("{count} jobs, {left} to run").format(count=len(m.views), left=left)
+        # A worker held by the work policy is waiting, not running (the line below says why),
+        # and its time left is work still to do, not a countdown.
+        waiting = m.running and m.work_state is not None and not m.work_state.work
         if m.paused and m.running:  # the pause comes after the job in hand
             text += " · " + _tr("paused after the job in hand")
         elif m.paused and left:  # the pause happened: nothing runs
             text += " · " + _tr("paused")
+        elif waiting:
+            text += " · " + _tr("waiting")
         elif m.running:
             text += " · " + _tr("running")
         if left:
             eta = m.eta_seconds()
-            text += " · " + (
-                _tr("time left unknown until a step is measured")
-                if eta is None
-                else _tr("about {time} left").format(time=duration_text(eta))
-            )
+            if eta is None:
+                text += " · " + _tr("time left unknown until each stage has run once")
+            elif waiting or not m.running:
+                text += " · " + _tr("about {time} of work").format(time=duration_text(eta))
+            else:
+                text += " · " + _tr("about {time} left").format(time=duration_text(eta))
         return text
 
     def _update_buttons(self) -> None:

@@ -15,4 +15,19 @@
         <translation>正在检查显存规划……确认能放下后任务即开始。</translation>
     </message>
 </context>
+<context>
+    <name>Queue</name>
+    <message>
+        <source>about {time}</source>
+        <translation>约 {time}</translation>
+    </message>
+    <message>
+        <source>about {time} of work</source>
+        <translation>约 {time} 的工作量</translation>
+    </message>
+    <message>
+        <source>time left unknown until each stage has run once</source>
+        <translation>每个阶段在这台电脑上运行过一次后才能估计剩余时间</translation>
+    </message>
+</context>
 </TS>
