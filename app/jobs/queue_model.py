@@ -340,6 +340,18 @@ class QueueModel(QObject):
         if self.worker is not None:
             self.worker.control.suspend()
 
+    def apply_policy(self) -> None:
+        """The work policy changed (Settings OK, the Queue dock): a waiting or running worker
+        takes it at once (it asks the new policy now; a job in hand that the new policy no
+        longer allows is suspended by the gate's watch and resumes when it allows again)."""
+        worker = self.worker
+        if worker is not None:
+            policy = self.policy_of()
+            worker.gate.sources = self.sources_of(policy)
+            worker.gate.policy = policy
+            worker.gate.poke()
+        self.changed.emit()
+
     @property
     def policy(self) -> WorkPolicy:
         """The policy in force: the running worker's, else the one a start would take."""

@@ -81,6 +81,20 @@ class QueueController(QObject):
         self.model.failed.connect(self._failed)
         self.model.result_ready.connect(self._result_ready)
         self.queue_panel.compare_requested.connect(self.open_compare)
+        self.queue_panel.mode_chosen.connect(self.choose_mode)
+        self.queue_panel.settings_requested.connect(panel.settings_requested)
+        self._settings = settings
+
+    # --- the work policy
+    def choose_mode(self, mode: str) -> None:
+        """A policy mode picked in the Queue dock: saved (the whole settings file, atomically,
+        through the job form's saver) and applied to the queue at once."""
+        settings = self._settings
+        if settings is None or settings.work.mode == mode:
+            return
+        settings.work = dataclasses.replace(settings.work, mode=mode)
+        self.generation.form.save_now()
+        self.model.apply_policy()
 
     # --- adding
     def add_current(self) -> None:
