@@ -7,6 +7,8 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from PySide6.QtCore import Qt
+
 from app.core.paths import app_paths
 from app.jobs.generation import GenerationModel
 from app.jobs.job_form import JobForm
@@ -76,3 +78,42 @@ def test_a_disabled_step_action_says_how_to_enable_it(qtbot, tmp_path) -> None:
     model.state = RunState.SUSPENDED
     model.state_changed.emit(RunState.SUSPENDED)
     assert view.decode_button.toolTip() == plain
+
+
+def _record(model: GenerationModel, device: str | None) -> None:
+    run = model.session.run
+    assert run is not None
+    stages = tuple(dataclasses.replace(s, device=device) for s in run.stages)
+    devices = dataclasses.replace(run.spec.devices, diffusion=device or "cpu")
+    spec = dataclasses.replace(run.spec, devices=devices)
+    model.session.run = dataclasses.replace(run, stages=stages, spec=spec)
+
+
+def _suspend(model: GenerationModel) -> None:
+    model.state = RunState.SUSPENDED
+    model.state_changed.emit(RunState.SUSPENDED)
+
+
+def test_decoding_a_step_after_a_cancel_leaves_diffuse_where_it_stopped(qtbot, tmp_path) -> None:
+    """Issue 41: after Cancel / Suspend and then "Decode this step", Diffuse read "pending"
+    (等待中). The row comes from the run's record: stopped at its last step."""
+    model, view, _said = _view(qtbot, tmp_path, 12)
+    view.kind = "decode"  # Decode this step (step 5), then it ends
+    model.state = RunState.RUNNING
+    model.state_changed.emit(RunState.RUNNING)
+    model.state = RunState.FINISHED
+    model.state_changed.emit(RunState.FINISHED)
+    model.run_changed.emit(dataclasses.replace(model.session.run))  # the record read again
+    assert view.stage_list.state("diffuse") == "stopped"
+    item = view.stage_list.findItems("Diffuse", Qt.MatchFlag.MatchExactly)[0]
+    assert item.text(1) == "stopped at step 12"
+
+
+def test_the_gpu_is_free_only_when_a_gpu_stage_was_loaded(qtbot, tmp_path) -> None:
+    model, view, said = _view(qtbot, tmp_path, 12)
+    _record(model, "cpu")  # every stage ran on the CPU
+    _suspend(model)
+    assert "GPU" not in said[-1] and said[-1].startswith("Suspended after step 12.")
+    _record(model, "vulkan0")
+    _suspend(model)
+    assert "the GPU is free" in said[-1]

@@ -11,6 +11,10 @@
 <context>
     <name>GenerationPanel</name>
     <message>
+        <source>Suspended after step {step}. Resume continues from there, even after a restart.</source>
+        <translation>已在第 {step} 步后挂起。“继续”会从那里接着运行，重启后也可以。</translation>
+    </message>
+    <message>
         <source>Checking the memory plan… the job starts when it is known to fit.</source>
         <translation>正在检查显存规划……确认能放下后任务即开始。</translation>
     </message>
@@ -26,8 +30,34 @@
         <translation>约 {time} 的工作量</translation>
     </message>
     <message>
+        <source>When the queue may use the computer; it applies at once</source>
+        <translation>队列何时可以使用电脑；更改立即生效</translation>
+    </message>
+    <message>
+        <source>Settings…</source>
+        <translation>设置…</translation>
+    </message>
+    <message>
+        <source>How long away, which hours, not on battery</source>
+        <translation>离开多久、哪些时段、不用电池时</translation>
+    </message>
+    <message>
         <source>time left unknown until each stage has run once</source>
         <translation>每个阶段在这台电脑上运行过一次后才能估计剩余时间</translation>
+    </message>
+</context>
+<context>
+    <name>GenerationStages</name>
+    <message>
+        <source>stopped at step {step}</source>
+        <translation>停在第 {step} 步</translation>
+    </message>
+</context>
+<context>
+    <name>Runs</name>
+    <message>
+        <source>The queue runs this job; it continues there.</source>
+        <translation>这个任务由队列运行，会在队列中继续。</translation>
     </message>
 </context>
 </TS>
