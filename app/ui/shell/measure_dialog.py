@@ -25,6 +25,7 @@ from app.core.paths import AppPaths
 from app.core.settings import Settings
 from app.jobs.job_form import JobForm
 from app.jobs.measure_worker import MeasureWorker, SetupOf, default_setup
+from app.pipeline.measure.probe import LARGEST, MeasureStep
 from app.pipeline.measure.report import CHOICE_PARAMS
 
 
@@ -36,6 +37,43 @@ def _minutes(seconds: float) -> str:
     if seconds < 90:
         return _tr("{seconds} s").format(seconds=int(round(seconds)))
     return _tr("{minutes} min").format(minutes=int(round(seconds / 60)))
+
+
+def intro_text() -> str:
+    """What the measurement does, said before it starts."""
+    return _tr(
+        "Stepwise runs each stage of a job on each device of this computer with small dummy "
+        "inputs: the text encoder, diffusion with flash attention off and on, the VAE decode "
+        "tiled and untiled, and the largest size that fits. It measures the seconds per step "
+        "and the memory used, then suggests settings (nothing changes without your yes). It "
+        "takes a few minutes per device; the time left shows once the first stage is timed. "
+        "The report is saved in the data folder for you to send with a question."
+    )
+
+
+def stage_name(stage: str) -> str:
+    return {
+        "llm-encode": _tr("the text encoder"),
+        "diffuse": _tr("diffusion"),
+        "vae-decode": _tr("the VAE decode"),
+    }.get(stage, stage)
+
+
+def step_text(step: MeasureStep) -> str:
+    """The step in hand in the user's language."""
+    device = _tr("CPU") if step.device == "cpu" else step.device
+    if step.stage == LARGEST:
+        return _tr("{device}: the largest size that fits").format(device=device)
+    text = _tr("{device}: {stage}").format(device=device, stage=stage_name(step.stage))
+    if step.width:
+        text += " " + f"{step.width}×{step.height}"
+    if step.flash_attention is not None:
+        text += ", " + (
+            _tr("flash attention on") if step.flash_attention else _tr("flash attention off")
+        )
+    if step.tiled is not None:
+        text += ", " + (_tr("tiled") if step.tiled else _tr("not tiled"))
+    return text
 
 
 class MeasureDialog(QDialog):
@@ -52,8 +90,12 @@ class MeasureDialog(QDialog):
         self.setWindowTitle(_tr("Measure this computer"))
         self.form = form
         self.report: dict[str, Any] | None = None
+        self.intro = QLabel(intro_text(), self)
+        self.intro.setObjectName("measure_intro")
+        self.intro.setWordWrap(True)
         self.status = QLabel(_tr("Starting…"), self)
         self.status.setObjectName("measure_status")
+        self.status.setWordWrap(True)
         self.bar = QProgressBar(self)
         self.text = QPlainTextEdit(self)
         self.text.setReadOnly(True)
@@ -66,19 +108,21 @@ class MeasureDialog(QDialog):
         self.buttons.rejected.connect(self.reject)
         self.apply_button.clicked.connect(self.apply)
         layout = QVBoxLayout(self)
-        for widget in (self.status, self.bar, self.text, self.buttons):
+        for widget in (self.intro, self.status, self.bar, self.text, self.buttons):
             layout.addWidget(widget)
-        self.resize(900, 600)
+        self.resize(900, 600)  # within 1280×720; the report scrolls
         self.worker = MeasureWorker(paths, engine, setup_of)
         self.worker.progress.connect(self._progress)
         self.worker.done.connect(self._done)
         self.worker.failed.connect(self._failed)
         self.worker.start()
 
-    def _progress(self, done: int, total: int, what: str, eta: float | None) -> None:
+    def _progress(self, done: int, total: int, what: MeasureStep, eta: float | None) -> None:
         self.bar.setRange(0, total)
         self.bar.setValue(done)
-        text = _tr("{what} ({done} of {total})").format(what=what, done=done + 1, total=total)
+        text = _tr("{what} ({done} of {total})").format(
+            what=step_text(what), done=done + 1, total=total
+        )
         if eta is not None:
             text += " · " + _tr("about {time} left").format(time=_minutes(eta))
         self.status.setText(text)

@@ -60,4 +60,51 @@
         <translation>这个任务由队列运行，会在队列中继续。</translation>
     </message>
 </context>
+<context>
+    <name>Measure</name>
+    <message>
+        <source>Stepwise runs each stage of a job on each device of this computer with small dummy inputs: the text encoder, diffusion with flash attention off and on, the VAE decode tiled and untiled, and the largest size that fits. It measures the seconds per step and the memory used, then suggests settings (nothing changes without your yes). It takes a few minutes per device; the time left shows once the first stage is timed. The report is saved in the data folder for you to send with a question.</source>
+        <translation>Stepwise 会用小的占位输入，在这台电脑的每个设备上运行任务的每个阶段：文本编码器、关闭和开启 Flash Attention 的扩散、分块与不分块的 VAE 解码，以及能放下的最大尺寸。它测量每步秒数和所用内存，然后建议设置（未经你同意不会更改任何设置）。每个设备需要几分钟；计时完第一个阶段后会显示剩余时间。报告保存在数据文件夹中，提问时可以附上。</translation>
+    </message>
+    <message>
+        <source>the text encoder</source>
+        <translation>文本编码器</translation>
+    </message>
+    <message>
+        <source>diffusion</source>
+        <translation>扩散</translation>
+    </message>
+    <message>
+        <source>the VAE decode</source>
+        <translation>VAE 解码</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>{device}: the largest size that fits</source>
+        <translation>{device}：能放下的最大尺寸</translation>
+    </message>
+    <message>
+        <source>{device}: {stage}</source>
+        <translation>{device}：{stage}</translation>
+    </message>
+    <message>
+        <source>flash attention on</source>
+        <translation>开启 Flash Attention</translation>
+    </message>
+    <message>
+        <source>flash attention off</source>
+        <translation>关闭 Flash Attention</translation>
+    </message>
+    <message>
+        <source>tiled</source>
+        <translation>分块</translation>
+    </message>
+    <message>
+        <source>not tiled</source>
+        <translation>不分块</translation>
+    </message>
+</context>
 </TS>
