@@ -197,8 +197,8 @@ def test_the_runs_dock_never_offers_to_continue_a_run_the_queue_holds(
     assert held is not None and free is not None
     assert "resume" not in held.buttons and "discard" not in held.buttons
     assert "resume" in free.buttons
-    seed = window.generation_panel.model.form.get("seed")
+    seed = window.generation_panel.model.form.values()["seed"]
     controller.act("resume", held.entry)  # even asked directly: the queue's to continue
     assert window.generation_panel.model.run is None
-    assert window.generation_panel.model.form.get("seed") == seed
+    assert window.generation_panel.model.form.values()["seed"] == seed
     window.generation_panel.shutdown()
