@@ -52,6 +52,9 @@ class GenerationModel(QObject):
         self.session = session
         self.inputs = JobInputs(self)
         self.state = RunState.IDLE
+        # A start (Run all, Add to queue) held until the memory plan says the job fits
+        # (ui/generation/fit_guard.FitGate sets it; nothing runs meanwhile).
+        self.start_held = False
         self.catalog: EngineCatalog | None = None
         self.devices: list[DeviceInfo] = [DeviceInfo("cpu", "CPU")]
         self.notes: list[Note] = []

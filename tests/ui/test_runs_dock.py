@@ -96,7 +96,10 @@ def test_a_failed_runs_entry_says_what_went_wrong_in_the_ui_language(
 
 
 def wait_idle(qtbot, model) -> None:
-    qtbot.waitUntil(lambda: not model.state.busy and not model.session.busy, timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(
+        lambda: not model.state.busy and not model.session.busy and not model.start_held,
+        timeout=RUN_TIMEOUT_MS,
+    )
 
 
 def users_photo(tmp: Path) -> tuple[Path, Path]:

@@ -180,17 +180,20 @@ class FitGate(QObject):
     def cancel(self) -> None:
         if self._held is not None:
             self._held = self._refused = None
+            self.model.start_held = False
             self.waiting_changed.emit(False)
 
     def _check(self) -> None:
         if self._held is None:
             return
         if self.plan.pending:
+            self.model.start_held = True
             self.waiting_changed.emit(True)
             self.plan.hurry()
             return
         start, refused = self._held, self._refused
         self._held = self._refused = None
+        self.model.start_held = False
         self.waiting_changed.emit(False)
         unfit = current_unfit(self.plan)
         if unfit is None:
