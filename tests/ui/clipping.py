@@ -10,6 +10,7 @@ from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (
     QAbstractButton,
     QCheckBox,
+    QHeaderView,
     QLabel,
     QListView,
     QPushButton,
@@ -17,6 +18,7 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QStyle,
     QStyleOptionButton,
+    QTreeWidget,
     QWidget,
 )
 
@@ -114,6 +116,29 @@ def _icon_list_problem(view: QListView) -> str | None:
     return None
 
 
+def _tree_problem(tree: QTreeWidget) -> str | None:
+    """A tree's columns sized to their contents (State, Step, Time): each cell's text fits its
+    column, and the column lies inside the view (a stretched column elides on purpose)."""
+    header = tree.header()
+    metrics = tree.fontMetrics()
+    shown = tree.viewport().width()
+    margin = 2 * (tree.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, tree) + 1)
+    for column in range(tree.columnCount()):
+        if header.sectionResizeMode(column) != QHeaderView.ResizeMode.ResizeToContents:
+            continue
+        right = header.sectionViewportPosition(column) + header.sectionSize(column)
+        if header.isSectionHidden(column):
+            continue
+        if right > shown + SLACK_PX:
+            return f"column {column} ends at {right}, the view at {shown}"
+        for row in range(tree.topLevelItemCount()):
+            text = tree.topLevelItem(row).text(column)
+            need, has = metrics.horizontalAdvance(text) + margin, header.sectionSize(column)
+            if text and need > has + SLACK_PX:
+                return f"cell {text!r} cut: needs {need} px, the column has {has}"
+    return None
+
+
 def clipped(root: QWidget) -> list[str]:
     """Every visible text in `root` that does not fit where it is shown, as
     "ClassName 'name' «text»: why"."""
@@ -130,6 +155,8 @@ def clipped(root: QWidget) -> list[str]:
             problem = _scroll_problem(widget)
         elif isinstance(widget, QListView):
             problem = _icon_list_problem(widget)
+        elif isinstance(widget, QTreeWidget):
+            problem = _tree_problem(widget)
         if problem is not None:
             text = widget.text() if isinstance(widget, QLabel | QAbstractButton) else ""
             name = widget.objectName() or type(widget.parentWidget()).__name__

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QApplication, QDockWidget
 
 from app.imaging.io import encode_png, load_mask
@@ -68,12 +68,18 @@ def test_no_text_is_cut_at_1280x720(qtbot, tmp_path, language, sd_stage, tiny_mo
         panel.tabs.setCurrentIndex(1)
         strip = panel.run_view.strip
         qtbot.waitUntil(lambda: len(strip.steps()) >= 2, timeout=60_000)
-        strip.setCurrentRow(0)  # a step picked: the Run tab must not scroll sideways
+        item = strip.item(1)  # a step picked (a click): the Run tab must not scroll sideways
+        qtbot.mouseClick(strip.viewport(), Qt.MouseButton.LeftButton,
+                         pos=strip.visualItemRect(item).center())  # fmt: skip
+        assert panel.run_view.strip.selected_step() == 2
+        assert panel.run_view.step_label.text()
         # A model-file note (a file that is not there) under Setup.
         form = model.form
         form.update({"lora_dir": str(tmp_path / "不存在的 LoRA 文件夹")})
         window.queue_controller.model.refresh()
         _settle()
+        # The window's run timed every stage here: the queue's estimate is known.
+        assert window.queue_controller.model.eta_seconds() is not None
         dirs = _shots(tmp_path)
         found: dict[str, list[str]] = {}
         for dock in window.findChildren(QDockWidget):

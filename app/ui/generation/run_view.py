@@ -102,9 +102,13 @@ class RunView(QWidget):
         self.branch_button.setToolTip(
             _tr("A new run from the selected step: choose its seed, steps, prompt and strength")
         )
+        # "Step k selected" on a line of its own: beside the three buttons it made the Run tab
+        # wider than the dock at 1280×720 (issue 41: it scrolled sideways, Cancel cut).
         self.step_label = QLabel(self)
+        self.step_label.setObjectName("generation_step_selected")
+        self.step_label.setWordWrap(True)
         step_row = QHBoxLayout()
-        step_row.addWidget(self.step_label, 1)
+        step_row.addStretch(1)
         step_row.addWidget(self.decode_button)
         step_row.addWidget(self.accept_button)
         step_row.addWidget(self.branch_button)
@@ -115,6 +119,7 @@ class RunView(QWidget):
         layout.addWidget(self.progress)
         layout.addLayout(controls)
         layout.addWidget(self.strip)
+        layout.addWidget(self.step_label)
         layout.addLayout(step_row)
         layout.addWidget(self.result_view, 1)
 
