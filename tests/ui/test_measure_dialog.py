@@ -42,7 +42,12 @@ def test_measure_dialog_reports_and_applies_with_consent(
     dialog.worker.wait()
     assert any("left" in s for s in statuses[1:]), statuses  # an ETA once a stage was timed
     assert dialog.status.text().startswith("Done; the report is in ")
-    assert "# Stepwise: measure of this computer" in dialog.text.toPlainText()
+    assert dialog.markdown.startswith("# Stepwise: measure of this computer")
+    assert "# " not in dialog.text.toPlainText().splitlines()[0]  # rendered, not its source
+    dialog.copy_button.click()
+    from PySide6.QtGui import QGuiApplication
+
+    assert QGuiApplication.clipboard().text() == dialog.markdown
     assert dialog.report is not None and dialog.report["choice"]["vae_tiling"] is False
     dialogs.answers.append(QMessageBox.StandardButton.No)
     assert dialog.apply() == [] and form.get(P.VAE_TILING) is True  # no consent: unchanged

@@ -1,22 +1,24 @@
-"""Help ▸ Measure this computer: progress with the time left and Cancel, then the report
-(Markdown, also saved with JSON beside it) and, with the user's consent, its settings made
-this computer's defaults (the job form's devices, flash attention and VAE tiling), saying
-what changed. The measurement is the pipeline's (app/jobs/measure_worker.py)."""
+"""Help ▸ Measure this computer: what it will do, progress with the time left and Cancel, then
+the report (Markdown rendered, also saved with JSON beside it; Copy and Open its folder) and,
+with the user's consent, its settings made this computer's defaults (the job form's devices,
+flash attention and VAE tiling), saying what changed. The measurement is the pipeline's
+(app/jobs/measure_worker.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, QUrl
+from PySide6.QtGui import QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QLabel,
     QMessageBox,
-    QPlainTextEdit,
     QProgressBar,
     QPushButton,
+    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
@@ -97,14 +99,25 @@ class MeasureDialog(QDialog):
         self.status.setObjectName("measure_status")
         self.status.setWordWrap(True)
         self.bar = QProgressBar(self)
-        self.text = QPlainTextEdit(self)
-        self.text.setReadOnly(True)
+        self.text = QTextBrowser(self)  # the report rendered (its tables as tables)
         self.text.setObjectName("measure_report")
+        self.markdown = ""  # the report as saved (and as Copy puts it on the clipboard)
+        self.report_file: Path | None = None
+        self.copy_button = QPushButton(_tr("Copy the report"), self)
+        self.copy_button.setObjectName("measure_copy")
+        self.copy_button.setEnabled(False)
+        self.open_button = QPushButton(_tr("Open its folder"), self)
+        self.open_button.setObjectName("measure_open")
+        self.open_button.setEnabled(False)
         self.apply_button = QPushButton(_tr("Use these settings on this computer…"), self)
         self.apply_button.setObjectName("measure_apply")
         self.apply_button.setEnabled(False)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel, self)
         self.buttons.addButton(self.apply_button, QDialogButtonBox.ButtonRole.ActionRole)
+        self.buttons.addButton(self.copy_button, QDialogButtonBox.ButtonRole.ActionRole)
+        self.buttons.addButton(self.open_button, QDialogButtonBox.ButtonRole.ActionRole)
+        self.copy_button.clicked.connect(self.copy_report)
+        self.open_button.clicked.connect(self.open_folder)
         self.buttons.rejected.connect(self.reject)
         self.apply_button.clicked.connect(self.apply)
         layout = QVBoxLayout(self)
@@ -134,13 +147,27 @@ class MeasureDialog(QDialog):
             self.status.setText(_tr("Cancelled; the partial report is in {path}").format(path=md))
         else:
             self.status.setText(_tr("Done; the report is in {path}").format(path=md))
-        self.text.setPlainText(Path(md).read_text(encoding="utf-8"))
+        self.report_file = Path(md)
+        self.markdown = self.report_file.read_text(encoding="utf-8")
+        self.text.setMarkdown(self.markdown)
+        self.copy_button.setEnabled(True)
+        self.open_button.setEnabled(True)
         self.apply_button.setEnabled(bool(report["choice"]))
         self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setText(_tr("Close"))
 
     def _failed(self, message: str) -> None:
         self.status.setText(_tr("Measuring failed: {message}").format(message=message))
         self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setText(_tr("Close"))
+
+    def copy_report(self) -> None:
+        """The report's Markdown on the clipboard (to paste into a question)."""
+        QGuiApplication.clipboard().setText(self.markdown)
+        self.status.setText(_tr("The report is on the clipboard."))
+
+    def open_folder(self) -> None:
+        """The folder of the report and its JSON, in the file manager."""
+        if self.report_file is not None:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.report_file.parent)))
 
     def changes(self) -> list[tuple[str, object, object]]:
         choice = self.report["choice"] if self.report else {}

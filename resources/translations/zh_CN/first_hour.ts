@@ -67,6 +67,18 @@
         <translation>Stepwise 会用小的占位输入，在这台电脑的每个设备上运行任务的每个阶段：文本编码器、关闭和开启 Flash Attention 的扩散、分块与不分块的 VAE 解码，以及能放下的最大尺寸。它测量每步秒数和所用内存，然后建议设置（未经你同意不会更改任何设置）。每个设备需要几分钟；计时完第一个阶段后会显示剩余时间。报告保存在数据文件夹中，提问时可以附上。</translation>
     </message>
     <message>
+        <source>Copy the report</source>
+        <translation>复制报告</translation>
+    </message>
+    <message>
+        <source>Open its folder</source>
+        <translation>打开所在文件夹</translation>
+    </message>
+    <message>
+        <source>The report is on the clipboard.</source>
+        <translation>报告已复制到剪贴板。</translation>
+    </message>
+    <message>
         <source>the text encoder</source>
         <translation>文本编码器</translation>
     </message>
