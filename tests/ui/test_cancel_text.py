@@ -117,3 +117,26 @@ def test_the_gpu_is_free_only_when_a_gpu_stage_was_loaded(qtbot, tmp_path) -> No
     _record(model, "vulkan0")
     _suspend(model)
     assert "the GPU is free" in said[-1]
+
+
+def test_focus_coming_to_the_step_strip_picks_no_step(qtbot, tmp_path) -> None:
+    """Issue 41: after Cancel / Suspend the canvas caption read "step 1 of 40": the Cancel
+    button turned off, focus passed to the step strip, and Qt made step 1 current on focus —
+    which the strip took for the user's pick. Only a click or a key picks a step."""
+    from PySide6.QtGui import QImage
+
+    model, view, _said = _view(qtbot, tmp_path, 12)
+    picked: list[int] = []
+    view.strip.step_selected.connect(picked.append)
+    thumb = QImage(8, 8, QImage.Format.Format_RGB32)
+    thumb.fill(0)
+    for step in (1, 2, 3):
+        view.strip.add_step(step, str(tmp_path / f"preview_{step:03d}.png"), thumb)
+    view.show()
+    view.activateWindow()
+    qtbot.waitActive(view)
+    view.strip.setFocus(Qt.FocusReason.TabFocusReason)
+    qtbot.waitUntil(view.strip.hasFocus)
+    assert picked == [] and view.strip.selected_step() is None
+    qtbot.keyClick(view.strip, Qt.Key.Key_Right)  # a key is the user's pick
+    assert picked and view.strip.selected_step() == picked[-1]
