@@ -158,12 +158,13 @@ class QueueModel(QObject):
         policy: Callable[[], WorkPolicy] = WorkPolicy,
         sources: Callable[[WorkPolicy], Sources] | None = None,
         snapshot: Callable[[Path], RunSnapshot] | None = None,
+        times: StageTimes | None = None,
     ) -> None:
         super().__init__(parent)
         self.paths = paths
         # This computer's stage times (the ETA), from the job in hand's events and the queue's
         # finished runs (read once each through `snapshot`: a run folder's record).
-        self.times = StageTimes()
+        self.times = times if times is not None else StageTimes()
         self._snapshot = snapshot
         self._runs_read: set[str] = set()
         self._done_stages: dict[str, set[str]] = {}  # the job in hand's stages done

@@ -140,3 +140,20 @@ def test_focus_coming_to_the_step_strip_picks_no_step(qtbot, tmp_path) -> None:
     assert picked == [] and view.strip.selected_step() is None
     qtbot.keyClick(view.strip, Qt.Key.Key_Right)  # a key is the user's pick
     assert picked and view.strip.selected_step() == picked[-1]
+
+
+def test_the_run_tabs_time_left_counts_the_decode_from_this_computers_times(qtbot, tmp_path):
+    """Issue 41: the time left counted the diffusion steps only (decode took ~60 s a job on
+    the RX 590). The Run tab adds the stages after diffuse as this computer timed them."""
+    model = GenerationModel(JobForm(), RunSession(app_paths()))
+    view = RunView(model)
+    qtbot.addWidget(view)
+    model.session.run = _run(tmp_path, 2)
+    view._step_progress(2, 40, 1.0, 38.0)
+    view.flush()
+    assert "about 38.0 s left" in view.progress.detail.text()  # nothing timed here yet
+    model.stage_times.record("vae-decode", model.session.run.spec, 60.0)
+    model.stage_times.record("composite", model.session.run.spec, 0.5)
+    view._step_progress(3, 40, 1.0, 37.0)
+    view.flush()
+    assert "about 1:38 left" in view.progress.detail.text()  # 37 s of steps + 60.5 s after

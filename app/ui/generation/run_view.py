@@ -367,6 +367,8 @@ class RunView(QWidget):
 
     def _step_progress(self, step: int, steps: int, sps: float, eta: float) -> None:
         self._steps_total = steps
+        rest = self.model.rest_after_diffuse()  # the decode and composite still to come
+        eta += rest or 0.0
         self._pending_progress = (step, steps, sps, eta)
         self._schedule()
 

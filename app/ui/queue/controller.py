@@ -53,6 +53,7 @@ class QueueController(QObject):
             policy=lambda: (
                 WorkPolicy() if settings is None else policy_from_settings(settings.work)
             ),
+            times=self.generation.stage_times,  # this computer's, shared with the window's runs
         )
         self.queue_panel = QueuePanel(self.model)
         self.dock: Any = None
@@ -81,17 +82,9 @@ class QueueController(QObject):
         self.model.failed.connect(self._failed)
         self.model.result_ready.connect(self._result_ready)
         self.queue_panel.compare_requested.connect(self.open_compare)
-        # The window's own runs are this computer's stage times too (the queue's ETA).
-        self.generation.runner_ended.connect(lambda _kind: self._learn_times())
         self.queue_panel.mode_chosen.connect(self.choose_mode)
         self.queue_panel.settings_requested.connect(panel.settings_requested)
         self._settings = settings
-
-    def _learn_times(self) -> None:
-        run = self.generation.run
-        if run is not None:
-            self.model.times.record_run(run)
-            self.model.changed.emit()
 
     # --- the work policy
     def choose_mode(self, mode: str) -> None:
