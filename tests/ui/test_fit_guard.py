@@ -119,6 +119,8 @@ def test_run_all_before_the_plan_is_ready_waits_for_it_and_offers_before_any_sta
         assert started == []  # no stage starts before the plan is known
         assert not panel.model.state.busy and panel.model.run is None
         assert "Checking the memory plan" in panel.status_label.text()
+        assert panel.run_view.progress.bar.format().startswith("Checking the memory plan…")
+        assert "running" not in panel.run_view.stage_list.states().values()
         assert not any(isinstance(d, UnfitDialog) for d in dialogs.dialogs)
         monkeypatch.setattr(UnfitDialog, "exec", lambda self: dialogs.dialogs.append(self) or
                             self._choose(ONLY_MASKED_CHOICE))  # fmt: skip

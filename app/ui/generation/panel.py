@@ -200,11 +200,17 @@ class GenerationPanel(QWidget):
             self.set_status(_tr("Every stage is done. Change a setting or start a new run."))
 
     def _plan_wait(self, waiting: bool) -> None:
+        """The Run tab and the status say the plan is being checked (no stage runs yet)."""
         checking = _tr("Checking the memory plan… the job starts when it is known to fit.")
+        progress = self.run_view.progress
         if waiting:
             self.set_status(checking)
-        elif self.status_label.text() == checking:
+            progress.busy(_tr("Checking the memory plan…"))
+            return
+        if self.status_label.text() == checking:
             self.set_status("")
+        if not self.model.state.busy:
+            progress.reset()
 
     def new_run(self) -> None:
         self.model.new_run()

@@ -15,6 +15,10 @@
         <translation>已在第 {step} 步后挂起。“继续”会从那里接着运行，重启后也可以。</translation>
     </message>
     <message>
+        <source>Checking the memory plan…</source>
+        <translation>正在检查显存规划……</translation>
+    </message>
+    <message>
         <source>Checking the memory plan… the job starts when it is known to fit.</source>
         <translation>正在检查显存规划……确认能放下后任务即开始。</translation>
     </message>
