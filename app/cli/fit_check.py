@@ -1,15 +1,18 @@
 """`run` refuses a job its memory plan says cannot fit (issue 30), with the plan's verdict and
 what would fit; `--force` runs it anyway. The verdict is pipeline/fit_guard's, the plan the
-engine's own (`sd-stage --plan` per stage, fitted); a plan that cannot be made (no engine, a
-model file the run will name) lets the run go on and say so itself."""
+engine's own (`sd-stage --plan` per stage, fitted), with the largest size that fits without
+slow settings searched as the window's plan does (issue 41: a 12 MP photo the window refused
+ran at full size from the command line); a plan that cannot be made (no engine, a model file
+the run will name) is said in one line and the run goes on to say what is wrong itself."""
 
 from __future__ import annotations
 
 import logging
+import sys
 from pathlib import Path
 
 from app.core.errors import StepwiseError
-from app.pipeline import Unfit, plan_for_files, unfit_of
+from app.pipeline import MAX_SEARCH_SIDE, Unfit, plan_for_files, unfit_of
 from app.pipeline.api import PipelineAPI
 from app.pipeline.job.spec import JobSpec
 
@@ -21,12 +24,16 @@ def _gb(value: int | None) -> str:
     return "? GB" if value is None else f"{value / GB:.1f} GB"
 
 
-def unfit_text(unfit: Unfit) -> str:
-    """The refusal in English: the verdict, then the offers."""
+def unfit_text(unfit: Unfit, picture: bool = False) -> str:
+    """The refusal in English: the verdict, then the offers (`picture`: the size is the
+    photo's, so only the masked area is the smaller size)."""
     if unfit.slow:
+        largest = ""
+        if unfit.largest is not None and unfit.largest != (0, 0):
+            largest = f"; the largest size that does is {unfit.largest[0]}×{unfit.largest[1]}"
         head = (
-            f"{unfit.stage} at {unfit.width}×{unfit.height} fits {unfit.device} only with slow "
-            "settings (weights partly in RAM, many times slower)."
+            f"{unfit.stage} at {unfit.width}×{unfit.height} is larger than what {unfit.device} "
+            f"runs without slow settings (weights partly in RAM, many times slower){largest}."
         )
     else:
         head = (
@@ -34,8 +41,12 @@ def unfit_text(unfit: Unfit) -> str:
             f"{unfit.device}, which has {_gb(unfit.available_bytes)}, even with every memory "
             "saver."
         )
-    offers = ["--only-masked with a --masked-target (only the masked area)"]
-    if unfit.largest is not None and unfit.largest != (0, 0):
+    target = unfit.masked_target()
+    masked = f" --masked-target {target}" if target is not None else " with a --masked-target"
+    offers = [f"--only-masked{masked} (only the masked area)"]
+    if picture:
+        pass  # the photo sets the size: only the masked area is smaller
+    elif unfit.largest is not None and unfit.largest != (0, 0):
         offers.append(f"a smaller size: -W {unfit.largest[0]} -H {unfit.largest[1]}")
     else:
         offers.append("a smaller -W / -H")
@@ -46,9 +57,16 @@ def unfit_text(unfit: Unfit) -> str:
 def refusal(pipeline: PipelineAPI, spec: JobSpec, engine: Path) -> str | None:
     """The refusal's text, or None when the plan says it fits or no plan can be made."""
     try:
-        plan = plan_for_files(engine, spec, pipeline.devices())
+        devices = pipeline.devices()
+        plan = plan_for_files(engine, spec, devices)
+        if unfit_of(plan) is None and max(plan.width, plan.height) > MAX_SEARCH_SIDE:
+            # Larger than the window's plan ever searches: its verdict (too large to run
+            # without slow settings) needs the largest size that does; the stage plans above
+            # are reused (job_plan.cached_plan).
+            plan = plan_for_files(engine, spec, devices, search=True)
     except (StepwiseError, OSError, ValueError) as exc:
         log.info("no memory plan before the run: %s", exc)
+        print(f"note: no memory plan could be made before the run ({exc})", file=sys.stderr)
         return None
     unfit = unfit_of(plan)
-    return None if unfit is None else unfit_text(unfit)
+    return None if unfit is None else unfit_text(unfit, picture=spec.image is not None)

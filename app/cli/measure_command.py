@@ -13,6 +13,7 @@ from app.cli.exits import Exit
 from app.core.paths import app_paths
 from app.core.settings import load_settings, save_settings
 from app.engine.locate import find_sd_stage
+from app.pipeline.measure.probe import MeasureStep
 from app.pipeline.measure.report import apply_choice
 from app.pipeline.measure.session import SHAPES, make_setup, measure, parse_sizes
 
@@ -55,7 +56,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
     print(f"measuring with {setup.models_note} at "
           f"{', '.join(f'{w}x{h}' for w, h in setup.sizes)} on {engine}", flush=True)  # fmt: skip
 
-    def progress(done: int, total: int, what: str, eta: float | None) -> None:
+    def progress(done: int, total: int, what: MeasureStep, eta: float | None) -> None:
         left = f", about {eta:.0f} s left" if eta is not None else ""
         print(f"[{done + 1}/{total}] {what}{left}", file=sys.stderr, flush=True)
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from app.jobs.eta import StageTimes
 from app.jobs.job_form import JobForm
 from app.jobs.job_inputs import InputFiles, InputWriter, JobInputs
 from app.jobs.job_notes import mask_empty, notes_of, repaints_everything
@@ -52,6 +53,13 @@ class GenerationModel(QObject):
         self.session = session
         self.inputs = JobInputs(self)
         self.state = RunState.IDLE
+        # A start (Run all, Add to queue) held until the memory plan says the job fits
+        # (ui/generation/fit_guard.FitGate sets it; nothing runs meanwhile).
+        self.start_held = False
+        # This computer's stage times (app/jobs/eta.py), from the runs that end here; the
+        # queue shares them. The Run tab's time left counts the stages after diffuse with them.
+        self.stage_times = StageTimes()
+        self.runner_ended.connect(self._learn_stage_times)
         self.catalog: EngineCatalog | None = None
         self.devices: list[DeviceInfo] = [DeviceInfo("cpu", "CPU")]
         self.notes: list[Note] = []
@@ -135,6 +143,23 @@ class GenerationModel(QObject):
         self.catalog = catalog
         self.catalog_changed.emit(catalog)
         self._update_notes()
+
+    def _learn_stage_times(self, _kind: str) -> None:
+        if self.run is not None:
+            self.stage_times.record_run(self.run)
+
+    def rest_after_diffuse(self) -> float | None:
+        """The seconds the stages after diffuse take (this computer's times; None: unknown)."""
+        run = self.run
+        if run is None:
+            return None
+        total = 0.0
+        for stage in ("vae-decode", "composite"):
+            seconds = self.stage_times.estimate(stage, run.spec)
+            if seconds is None:
+                return None if stage == "vae-decode" else total
+            total += seconds
+        return total
 
     def mask_empty(self) -> bool:
         """A picture is open and its mask repaints nothing (job_notes.mask_empty)."""

@@ -29,7 +29,7 @@ def default_setup(paths: AppPaths, settings: Settings) -> SetupOf:
 
 
 class MeasureWorker(EngineWorker):
-    progress = Signal(int, int, str, object)  # done, total, what now, ETA seconds | None
+    progress = Signal(int, int, object, object)  # done, total, MeasureStep, ETA seconds | None
     done = Signal(object, str)  # the report (dict), the Markdown file
     failed = Signal(str)
 

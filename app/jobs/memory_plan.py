@@ -1,6 +1,12 @@
 """The job's memory plan for the Devices pane: computed off the UI thread (a QThread), again a
 moment after the size, a device, a memory switch or a model changes (debounced), and only the
-newest result is shown (app/pipeline/execute/job_plan.py does the planning)."""
+newest result is shown (app/pipeline/execute/job_plan.py does the planning).
+
+`pending` says whether the plan shown is still being made for the job as it is now (Run all and
+Add to queue wait for it: ui/generation/fit_guard.FitGate; `settled` when it is not any more),
+and `hurry` skips the debounce. Plans are kept by their inputs (the job, the size, the
+devices): a job planned before (a setting changed and changed back, an offer of the fit guard
+taken) is shown at once, without a minute of `--plan` calls on a busy machine."""
 
 from __future__ import annotations
 
@@ -107,6 +113,22 @@ class _PlanWorker(EngineWorker):
             self.failed.emit(self._generation, user_text(exc))
 
 
+CACHED_PLANS = 32
+
+
+def plan_key(
+    spec: JobSpec, width: int, height: int, infos: Mapping[str, DeviceInfo]
+) -> object | None:
+    """What a plan depends on (None: not hashable, not cached). The devices' free memory is
+    part of it: a plan made when the card was busy is not reused once it is free."""
+    key = (spec, width, height, tuple(sorted(infos.items())))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
 def _pair(size: Size | None) -> tuple[int, int] | None:
     return None if size is None else (int(size.width), int(size.height))
 
@@ -117,6 +139,7 @@ class MemoryPlan(QObject):
     planned = Signal(object)  # JobPlan
     failed = Signal(str)  # why no plan could be made: NO_ENGINE, NO_MODELS or a message
     planning = Signal()  # a new plan is being made
+    settled = Signal()  # `pending` turned False: a plan (or why there is none) is known
 
     def __init__(
         self, model: GenerationModel, plan_fn: PlanFn | None, parent: QObject | None = None
@@ -126,6 +149,8 @@ class MemoryPlan(QObject):
         self.plan_fn = plan_fn
         self.size: tuple[int, int] | None = None  # None: the form's width × height
         self.last: JobPlan | None = None
+        self.pending = False  # a plan for the job as it is now is due (scheduled or running)
+        self._cache: dict[object, JobPlan] = {}  # by the plan's inputs (plan_key)
         self._generation = 0
         self._workers: list[_PlanWorker] = []
         self._stopped = False
@@ -173,7 +198,13 @@ class MemoryPlan(QObject):
     def schedule(self) -> None:
         """Plans again once the changes have settled."""
         if not self._stopped:
+            self.pending = True
             self._timer.start()
+
+    def hurry(self) -> None:
+        """Someone waits for the plan (Run all): a plan due after the debounce starts now."""
+        if self._timer.isActive():
+            self.refresh()
 
     def current_size(self) -> tuple[int, int]:
         form = self.model.form
@@ -185,33 +216,53 @@ class MemoryPlan(QObject):
         self._generation += 1
         if self._stopped:
             return
+        self.pending = True
         if self.plan_fn is None:
-            self.failed.emit(NO_ENGINE)
+            self._failed(self._generation, NO_ENGINE)
             return
         missing = [p for p in (DIFFUSION_MODEL, LLM_MODEL, VAE_MODEL) if not self.model.form.get(p)]
         if missing:
-            self.failed.emit(NO_MODELS)
+            self._failed(self._generation, NO_MODELS)
             return
         spec = plan_spec(self.model)
         width, height = self.current_size()
         infos = {d.name: d for d in self.model.devices}
+        key = plan_key(spec, width, height, infos)
+        cached = None if key is None else self._cache.get(key)
+        if cached is not None:
+            self.planning.emit()
+            self._planned(self._generation, cached)
+            return
         plan_fn = self.plan_fn
-        worker = _PlanWorker(self._generation, lambda: plan_fn(spec, width, height, infos), self)
-        worker.planned.connect(self._planned)
+
+        def work() -> JobPlan:
+            return plan_fn(spec, width, height, infos)
+
+        worker = _PlanWorker(self._generation, work, self)
+        worker.planned.connect(lambda gen, plan: self._planned(gen, plan, key))
         worker.failed.connect(self._failed)
         worker.finished.connect(lambda: self._reap(worker))
         self._workers.append(worker)
         self.planning.emit()
         worker.start()
 
-    def _planned(self, generation: int, plan: JobPlan) -> None:
+    def _planned(self, generation: int, plan: JobPlan, key: object = None) -> None:
+        if key is not None:
+            if len(self._cache) >= CACHED_PLANS:
+                self._cache.pop(next(iter(self._cache)))
+            self._cache[key] = plan
         if generation == self._generation:
             self.last = plan
+            self.pending = False
             self.planned.emit(plan)
+            self.settled.emit()
 
     def _failed(self, generation: int, message: str) -> None:
         if generation == self._generation:
+            self.last = None  # no verdict: the run says what is wrong itself
+            self.pending = False
             self.failed.emit(message)
+            self.settled.emit()
 
     def _reap(self, worker: _PlanWorker) -> None:
         if worker in self._workers:
@@ -227,6 +278,7 @@ class MemoryPlan(QObject):
         """For good (its window closes, the app quits): no new plan; the running ones' `--plan`
         children are ended and reaped and their threads waited for. True when all ended."""
         self._stopped = True
+        self.pending = False
         self._timer.stop()
         self._generation += 1  # a result still on its way is not shown
         return all(w.stop() for w in list(self._workers))

@@ -1,5 +1,7 @@
 """The queue for the GUI: adding the current job (or N variations of it), the worker on its own
-thread, the jobs' states and the whole queue's ETA from the measured seconds per step.
+thread, the jobs' states and each job's and the whole queue's ETA from every stage
+(app/jobs/eta.py: the job in hand's measured stages, the stage times of the queue's finished
+runs on this computer, scaled by the pixels for a size never measured).
 
 The store and the worker are the pipeline's (app/pipeline/queue/jobs.py, queue_worker.py; the
 CLI's `queue` commands use the same ones), so the GUI and a `queue run` in a terminal share one
@@ -18,6 +20,7 @@ import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.core.paths import AppPaths
+from app.jobs.eta import JobLeft, StageTimes, job_seconds, queue_seconds
 from app.jobs.job_inputs import InputFiles, write_inputs
 from app.jobs.run_session import make_pipeline
 from app.jobs.run_state import log_error, user_text
@@ -34,7 +37,7 @@ from app.pipeline import (
     variations,
 )
 from app.pipeline import events as ev
-from app.pipeline.api import PipelineAPI
+from app.pipeline.api import PipelineAPI, RunSnapshot
 from app.pipeline.control import RunControl
 from app.pipeline.job.spec import JobSpec
 from app.pipeline.work_policy import IDLE, Verdict, WorkPolicy
@@ -44,16 +47,6 @@ log = logging.getLogger(__name__)
 QUEUE_INPUTS_FOLDER = "queue-inputs"  # the picture as painted, written before it is queued
 REFRESH_MS = 1000
 OPEN_STATES = ("queued", "running", "interrupted")
-
-
-def size_key(job: QueuedJob) -> tuple[object, ...]:
-    """What makes a step of a job cost what it does: the picture (or the text-to-image size),
-    the region generated and its scale, and the reference images. Jobs with the same key take
-    the same time per step (the variations of one job share it)."""
-    spec = job.spec
-    picture = job.image.sha256 if job.image is not None else None
-    return (picture, spec.width, spec.height, spec.prepare, len(job.refs), spec.source_ref,
-            spec.cfg_scale != 1, spec.devices)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -164,9 +157,18 @@ class QueueModel(QObject):
         parent: QObject | None = None,
         policy: Callable[[], WorkPolicy] = WorkPolicy,
         sources: Callable[[WorkPolicy], Sources] | None = None,
+        snapshot: Callable[[Path], RunSnapshot] | None = None,
+        times: StageTimes | None = None,
     ) -> None:
         super().__init__(parent)
         self.paths = paths
+        # This computer's stage times (the ETA), from the job in hand's events and the queue's
+        # finished runs (read once each through `snapshot`: a run folder's record).
+        self.times = times if times is not None else StageTimes()
+        self._snapshot = snapshot
+        self._runs_read: set[str] = set()
+        self._done_stages: dict[str, set[str]] = {}  # the job in hand's stages done
+        self._steps_seen: dict[str, int] = {}  # steps the job in hand ran in this diffuse
         # The work policy (Settings.work) read at each start, its sources (tests: a fake idle
         # source), and the worker's verdict while it runs (None: no worker).
         self.policy_of, self.sources_of = policy, sources or _system_sources
@@ -177,7 +179,6 @@ class QueueModel(QObject):
         self._read_once = False
         self.paused = False
         self.progress: Progress | None = None
-        self.step_seconds: dict[tuple[object, ...], float] = {}  # by size_key(spec)
         self._last_step_seconds: float | None = None
         self.worker: QueueWorker | None = None
         self._adders: list[QueueAdder] = []
@@ -194,7 +195,25 @@ class QueueModel(QObject):
             log_error(log, "reading the queue failed", exc)
             self.failed.emit(user_text(exc))
             self.views = []
+        self._read_history()
         self.changed.emit()
+
+    def _read_history(self) -> None:
+        """The stage times of finished runs not read yet (their run folders' records)."""
+        for v in self.views:
+            if v.state != "done" or v.run_dir is None or v.job.id in self._runs_read:
+                continue
+            self._runs_read.add(v.job.id)
+            try:
+                self.times.record_run(self._read_run(Path(v.run_dir)))
+            except Exception as exc:  # a run deleted or damaged: no history from it
+                log.info("no stage times from %s: %s", v.run_dir, exc)
+
+    def _read_run(self, folder: Path) -> RunSnapshot:
+        if self._snapshot is None:
+            reader = make_pipeline(self.paths, self._engine())
+            self._snapshot = reader.snapshot
+        return self._snapshot(folder)
 
     @property
     def running(self) -> bool:
@@ -210,23 +229,29 @@ class QueueModel(QObject):
     def unfinished(self) -> list[JobView]:
         return [v for v in self.views if v.state in ("queued", "interrupted")]
 
+    def job_left(self, v: JobView) -> JobLeft:
+        """What is left of one job: the stages the job in hand finished (its events), else
+        those before diffuse once a step is done (an interrupted job resumes there)."""
+        step, steps = v.last_completed_step, v.steps
+        done = self._done_stages.get(v.job.id)
+        if self.progress is not None and self.progress.job_id == v.job.id:
+            step, steps = self.progress.step, self.progress.steps
+        if done is None:
+            done = set() if step == 0 else {"prepare", "vae-encode", "llm-encode"}
+        return JobLeft(v.job.spec, frozenset(done), step, steps)
+
+    def job_eta(self, v: JobView) -> float | None:
+        """One job's time left (0 when it is finished; None: a stage never measured here)."""
+        if v.state not in OPEN_STATES:
+            return 0.0
+        return job_seconds(self.times, self.job_left(v))
+
     def eta_seconds(self) -> float | None:
-        """The whole queue's remaining time from the seconds per step measured for each job's
-        size; None while a job left to run is of a size with no step measured yet (an
-        honest "unknown", not a guess from another size)."""
-        total_s = 0.0
-        for v in self.views:
-            if v.state not in OPEN_STATES:
-                continue
-            measured = self.step_seconds.get(size_key(v.job))
-            if measured is None:
-                return None
-            total = v.steps or v.job.spec.steps
-            done = v.last_completed_step
-            if self.progress is not None and self.progress.job_id == v.job.id:
-                total, done = self.progress.steps, self.progress.step
-            total_s += max(0, total - done) * measured
-        return total_s
+        """The whole queue's remaining time from every stage (app/jobs/eta.py); None while a
+        stage a job still runs was never measured on this computer (an honest "unknown")."""
+        return queue_seconds(
+            self.times, [self.job_left(v) for v in self.views if v.state in OPEN_STATES]
+        )
 
     @property
     def seconds_per_step(self) -> float | None:
@@ -316,6 +341,18 @@ class QueueModel(QObject):
         if self.worker is not None:
             self.worker.control.suspend()
 
+    def apply_policy(self) -> None:
+        """The work policy changed (Settings OK, the Queue dock): a waiting or running worker
+        takes it at once (it asks the new policy now; a job in hand that the new policy no
+        longer allows is suspended by the gate's watch and resumes when it allows again)."""
+        worker = self.worker
+        if worker is not None:
+            policy = self.policy_of()
+            worker.gate.sources = self.sources_of(policy)
+            worker.gate.policy = policy
+            worker.gate.poke()
+        self.changed.emit()
+
     @property
     def policy(self) -> WorkPolicy:
         """The policy in force: the running worker's, else the one a start would take."""
@@ -331,20 +368,36 @@ class QueueModel(QObject):
         self.changed.emit()
 
     def _job_event(self, job_id: str, event: ev.Event) -> None:
+        view = next((v for v in self.views if v.job.id == job_id), None)
         if isinstance(event, ev.StepProgressed):
-            view = next((v for v in self.views if v.job.id == job_id), None)
-            if view is not None and event.seconds_per_step > 0:
-                self.step_seconds[size_key(view.job)] = event.seconds_per_step
+            if view is not None:
+                self.times.record_step(view.job.spec, event.seconds_per_step)
+            self._steps_seen[job_id] = self._steps_seen.get(job_id, 0) + 1
             self._last_step_seconds = event.seconds_per_step
             self.progress = Progress(job_id, event.step, event.steps, event.seconds_per_step)
             self.changed.emit()
+        elif isinstance(event, ev.StageStarted):
+            self._done_stages.setdefault(job_id, set())
+            if event.stage == "diffuse":
+                self._steps_seen[job_id] = 0
+        elif isinstance(event, ev.StageFinished):
+            self._done_stages.setdefault(job_id, set()).add(event.stage)
+            if view is not None and not event.cached:
+                steps = self._steps_seen.get(job_id) if event.stage == "diffuse" else None
+                self.times.record(event.stage, view.job.spec, event.seconds, steps)
+            self.changed.emit()
         elif isinstance(event, ev.RunFinished):
-            self.progress = None
+            self._job_over(job_id)
             self.refresh()
             self.result_ready.emit(str(Path(event.result_path).parent))
         elif isinstance(event, ev.TERMINAL_EVENTS):
-            self.progress = None
+            self._job_over(job_id)
             self.refresh()
+
+    def _job_over(self, job_id: str) -> None:
+        self.progress = None
+        self._done_stages.pop(job_id, None)
+        self._steps_seen.pop(job_id, None)
 
     def _ended(self, _reason: str) -> None:
         worker, self.worker = self.worker, None

@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # the names handed out, for the type checker; _HANDED_OUT bel
     from app.pipeline.execute.fit_guard import Unfit as Unfit
     from app.pipeline.execute.fit_guard import plan_for_files as plan_for_files
     from app.pipeline.execute.fit_guard import unfit_of as unfit_of
+    from app.pipeline.execute.job_plan import MAX_SEARCH_SIDE as MAX_SEARCH_SIDE
     from app.pipeline.execute.job_plan import JobPlan as JobPlan
     from app.pipeline.execute.job_plan import engine_job_plan as engine_job_plan
     from app.pipeline.execute.preview_decoder import DECODER_THREADS as DECODER_THREADS

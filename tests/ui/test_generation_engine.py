@@ -64,7 +64,10 @@ def make_panel(qtbot, tmp_path: Path, sd_stage: Path, tiny_models):
 
 def wait_idle(qtbot, panel: GenerationPanel, timeout: int = RUN_TIMEOUT_MS) -> None:
     model = panel.model
-    qtbot.waitUntil(lambda: not model.state.busy and not model.session.busy, timeout=timeout)
+    qtbot.waitUntil(
+        lambda: not model.state.busy and not model.session.busy and not model.start_held,
+        timeout=timeout,
+    )
 
 
 def engine_pids() -> list[int]:

@@ -153,7 +153,12 @@ def test_a_missing_engine_is_explained_by_its_kind(qtbot, panel: GenerationPanel
     panel.model.inputs.set_document(image, np.full((64, 64), 255, np.uint8))  # a mask: no question
     panel.all_button.click()
     qtbot.waitUntil(
-        lambda: not panel.model.state.busy and not panel.model.session.busy, timeout=20_000
+        lambda: (
+            not panel.model.state.busy
+            and not panel.model.session.busy
+            and not panel.model.start_held
+        ),
+        timeout=20_000,
     )
     assert panel.model.state is RunState.FAILED
     text = panel.error_banner.text()

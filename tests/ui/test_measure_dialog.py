@@ -42,7 +42,12 @@ def test_measure_dialog_reports_and_applies_with_consent(
     dialog.worker.wait()
     assert any("left" in s for s in statuses[1:]), statuses  # an ETA once a stage was timed
     assert dialog.status.text().startswith("Done; the report is in ")
-    assert "# Stepwise: measure of this computer" in dialog.text.toPlainText()
+    assert dialog.markdown.startswith("# Stepwise: measure of this computer")
+    assert "# " not in dialog.text.toPlainText().splitlines()[0]  # rendered, not its source
+    dialog.copy_button.click()
+    from PySide6.QtGui import QGuiApplication
+
+    assert QGuiApplication.clipboard().text() == dialog.markdown
     assert dialog.report is not None and dialog.report["choice"]["vae_tiling"] is False
     dialogs.answers.append(QMessageBox.StandardButton.No)
     assert dialog.apply() == [] and form.get(P.VAE_TILING) is True  # no consent: unchanged
@@ -51,3 +56,32 @@ def test_measure_dialog_reports_and_applies_with_consent(
     assert ("vae_tiling", True, False) in changes and form.get(P.VAE_TILING) is False
     assert "vae_tiling: True → False" in dialogs.shown[-1][2]
     dialog.reject()
+
+
+def test_the_dialog_says_what_it_will_do_and_its_progress_in_chinese(qtbot, tiny_form) -> None:
+    """Issue 41: Measure this computer started with no word of what it would do, and its
+    progress read "cpu: vae-decode 512×512, tiled False" in 简体中文. The step in hand is data
+    (MeasureStep) worded by the window."""
+    from PySide6.QtCore import QCoreApplication
+
+    from app.pipeline.measure.probe import LARGEST, MeasureStep
+    from app.ui.shell import measure_dialog
+    from app.ui.words.i18n import TsTranslator
+    from tests.ui.visible_text import problems
+
+    steps = [
+        MeasureStep("cpu", "llm-encode"),
+        MeasureStep("cpu", "diffuse", 512, 512, flash_attention=True),
+        MeasureStep("vulkan0", "vae-decode", 512, 512, tiled=False),
+        MeasureStep("cpu", LARGEST),
+    ]
+    assert str(steps[2]) == "vulkan0: vae-decode 512×512, tiled False"  # the CLI's words
+    assert "each stage" in measure_dialog.intro_text()
+    translator = TsTranslator("zh_CN")
+    QCoreApplication.installTranslator(translator)
+    try:
+        for text in [measure_dialog.intro_text(), *map(measure_dialog.step_text, steps)]:
+            assert problems(text) == [], text
+        assert "×" in measure_dialog.step_text(steps[1])
+    finally:
+        QCoreApplication.removeTranslator(translator)

@@ -21,7 +21,7 @@ def test_run_all_and_add_to_queue_refuse_an_unfilled_slot(qtbot, sd_stage, tiny_
         # An up-front refusal: nothing started, so no stage is blamed (issue 30 item 10).
         shown = panel.error_banner.text()
         assert shown.startswith("<b>Could not start: ") and "still holds [describe" in shown, shown
-        qtbot.waitUntil(lambda: not model.state.busy, timeout=60_000)
+        qtbot.waitUntil(lambda: not model.state.busy and not model.start_held, timeout=60_000)
         assert model.run is None  # nothing was started
         controller = window.queue_controller
         controller.add_button.click()

@@ -54,6 +54,29 @@ def test_the_dock_waits_while_the_user_is_at_the_computer(qtbot, sd_stage, tiny_
     window.generation_panel.shutdown()
 
 
+def test_a_policy_changed_in_the_dock_applies_to_the_waiting_queue_at_once(
+    qtbot, sd_stage, tiny_models
+) -> None:
+    """Issue 41: a worker waiting under "when idle" kept waiting after "Always" until the queue
+    was suspended and started again, and nothing in the Queue dock led to the setting. The dock
+    shows the policy and changes it; the waiting worker takes the job at once."""
+    window, controller = _waiting_window(qtbot, sd_stage, tiny_models, FakeIdle(0.0))
+    model, panel = controller.model, controller.queue_panel
+    assert panel.mode.currentData() == wp.IDLE  # the policy in force, shown
+    model.start()
+    qtbot.waitUntil(lambda: "waiting: you are at the computer" in panel.work_line.text(),
+                    timeout=30_000)  # fmt: skip
+    with qtbot.waitSignal(model.result_ready, timeout=600_000):
+        index = panel.mode.findData(wp.ALWAYS)
+        panel.mode.setCurrentIndex(index)
+        panel.mode.activated.emit(index)  # the user picks "Always" in the dock
+    assert window.settings.work.mode == wp.ALWAYS  # remembered
+    assert panel.work_line.text().startswith("Runs: always")
+    qtbot.waitUntil(lambda: not model.running, timeout=60_000)
+    assert [v.state for v in model.views] == ["done"]
+    window.generation_panel.shutdown()
+
+
 def test_the_dock_waiting_in_chinese(qtbot, sd_stage, tiny_models) -> None:
     from app.ui.words.i18n import TsTranslator
 

@@ -31,7 +31,10 @@ RUN_TIMEOUT_MS = 180_000
 
 
 def wait_idle(qtbot, model) -> None:
-    qtbot.waitUntil(lambda: not model.state.busy and not model.session.busy, timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(
+        lambda: not model.state.busy and not model.session.busy and not model.start_held,
+        timeout=RUN_TIMEOUT_MS,
+    )
 
 
 def record_steps(model) -> list[int]:

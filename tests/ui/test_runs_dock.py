@@ -96,7 +96,10 @@ def test_a_failed_runs_entry_says_what_went_wrong_in_the_ui_language(
 
 
 def wait_idle(qtbot, model) -> None:
-    qtbot.waitUntil(lambda: not model.state.busy and not model.session.busy, timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(
+        lambda: not model.state.busy and not model.session.busy and not model.start_held,
+        timeout=RUN_TIMEOUT_MS,
+    )
 
 
 def users_photo(tmp: Path) -> tuple[Path, Path]:
@@ -168,4 +171,37 @@ def test_a_run_json_without_the_photos_name_still_opens(qtbot, tmp_path, sd_stag
     assert row is not None and not row.details_label.full_text.startswith(PHOTO)
     row.buttons["open"].click()
     assert window.windowTitle().startswith("image.png ")  # as before: the run's copy
+    window.generation_panel.shutdown()
+
+
+def test_the_runs_dock_never_offers_to_continue_a_run_the_queue_holds(
+    qtbot, sd_stage, tiny_models
+) -> None:
+    """Issue 41: Runs offered "Continue" on the job the queue was rendering; a click said
+    "prepare failed: … run by another Stepwise process" and left that job's seed in the form.
+    One run, one owner: a queue job's unfinished run offers no Continue (nor Discard) here,
+    while a run nobody holds still does."""
+    from app.core.paths import app_paths
+    from app.pipeline.queue.jobs import JobQueue
+    from tests.ui.runs_fixtures import stopped_run
+
+    api = pipeline(sd_stage)
+    job = spec(tiny_models, "a door the queue renders", 4)
+    [queued] = JobQueue(app_paths()).add([job])
+    run = api.create_run(job, app_paths().runs_dir / queued.id)
+    assert isinstance(suspend_at(api, run.dir, 2)[-1], ev.RunSuspended)
+    mine, _step = stopped_run(api, spec(tiny_models, "a door of my own", 4), 2)
+    window = main_window(qtbot, sd_stage, tiny_models)
+    controller = window.runs_controller
+    panel = controller.runs_panel
+    rows = panel.list_view
+    qtbot.waitUntil(lambda: rows.row(run.dir) is not None and rows.row(mine) is not None)
+    held, free = rows.row(run.dir), rows.row(mine)
+    assert held is not None and free is not None
+    assert "resume" not in held.buttons and "discard" not in held.buttons
+    assert "resume" in free.buttons
+    seed = window.generation_panel.model.form.values()["seed"]
+    controller.act("resume", held.entry)  # even asked directly: the queue's to continue
+    assert window.generation_panel.model.run is None
+    assert window.generation_panel.model.form.values()["seed"] == seed
     window.generation_panel.shutdown()

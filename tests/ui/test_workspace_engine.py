@@ -89,7 +89,10 @@ def run_all(qtbot, win: MainWindow) -> None:
     panel = win.generation_panel
     qtbot.mouseClick(panel.all_button, Qt.MouseButton.LeftButton)
     model = panel.model
-    qtbot.waitUntil(lambda: not model.state.busy and not model.session.busy, timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(
+        lambda: not model.state.busy and not model.session.busy and not model.start_held,
+        timeout=RUN_TIMEOUT_MS,
+    )
     assert not panel.error_banner.isVisible(), panel.error_banner.text()
     assert model.run is not None and model.run.finished
     run_dir = Path(model.run.dir)  # the history strip is read off the UI thread
@@ -277,7 +280,10 @@ def test_decode_this_step_shows_full_size_on_the_canvas(qtbot, window) -> None:
     assert np.array_equal(on_screen(win)[far], photo()[far])
     qtbot.mouseClick(panel.run_view.decode_button, Qt.MouseButton.LeftButton)
     model = panel.model
-    qtbot.waitUntil(lambda: not model.state.busy and not model.session.busy, timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(
+        lambda: not model.state.busy and not model.session.busy and not model.start_held,
+        timeout=RUN_TIMEOUT_MS,
+    )
     assert layer.caption == "Step 2, decoded" and not layer.standalone
     decoded = load_image(Path(model.run.dir) / "steps" / "step_002.png")
     assert decoded.shape[:2] == (96, 128)  # the model's input: the photo padded to 16

@@ -21,7 +21,10 @@ pytestmark = pytest.mark.slow
 
 def wait_idle(qtbot, win) -> None:
     model = win.generation_panel.model
-    qtbot.waitUntil(lambda: not model.state.busy and not model.session.busy, timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(
+        lambda: not model.state.busy and not model.session.busy and not model.start_held,
+        timeout=RUN_TIMEOUT_MS,
+    )
 
 
 def click_step(qtbot, strip, step: int) -> None:

@@ -130,7 +130,33 @@ def driver_lines(engine: Path, env: Mapping[str, str] | None = None) -> dict[int
     return facts
 
 
-Progress_ = Callable[[int, int, str, float | None], None]  # done, total, what now, ETA s
+@dataclass(frozen=True)
+class MeasureStep:
+    """What the measurement does now, as data: the CLI says it in English (`str()`), the window
+    in the user's language (ui/shell/measure_dialog.step_text)."""
+
+    device: str
+    stage: str  # llm-encode, diffuse, vae-decode, or LARGEST (the largest size that fits)
+    width: int = 0
+    height: int = 0
+    flash_attention: bool | None = None  # diffuse
+    tiled: bool | None = None  # vae-decode
+
+    def __str__(self) -> str:
+        if self.stage == LARGEST:
+            return f"{self.device}: the largest size that fits"
+        size = f" {self.width}×{self.height}" if self.width else ""
+        if self.flash_attention is not None:
+            return f"{self.device}: {self.stage}{size}, flash attention " + (
+                "on" if self.flash_attention else "off"
+            )
+        if self.tiled is not None:
+            return f"{self.device}: {self.stage}{size}, tiled {self.tiled}"
+        return f"{self.device}: {self.stage}{size}"
+
+
+LARGEST = "largest"
+Progress_ = Callable[[int, int, MeasureStep, float | None], None]  # done, total, now, ETA s
 
 
 class Measurement:
@@ -187,7 +213,7 @@ class Measurement:
         for name in names:
             self._device(name)
 
-    def _step(self, what: str) -> None:
+    def _step(self, what: MeasureStep) -> None:
         if self.cancel.is_set():
             raise MeasureCancelled()
         eta = None
@@ -203,21 +229,18 @@ class Measurement:
         folder = self.scratch / device
         folder.mkdir(parents=True, exist_ok=True)
         largest = self.setup.sizes[-1]
-        self._step(f"{device}: llm-encode")
+        self._step(MeasureStep(device, "llm-encode"))
         self._stage("llm-encode", device, StageSettings(device=device), largest, folder)
         for width, height in self.setup.sizes:
             for fa in (False, True):
-                what = (
-                    f"{device}: diffuse {width}×{height}, flash attention {'on' if fa else 'off'}"
-                )
-                self._step(what)
+                self._step(MeasureStep(device, "diffuse", width, height, flash_attention=fa))
                 settings = StageSettings(device=device, flash_attention=fa)
                 self._stage("diffuse", device, settings, (width, height), folder)
         for tiled in (False, True):
-            self._step(f"{device}: vae-decode {largest[0]}×{largest[1]}, tiled {tiled}")
+            self._step(MeasureStep(device, "vae-decode", *largest, tiled=tiled))
             settings = StageSettings(device=device, vae_tiling=tiled)
             self._stage("vae-decode", device, settings, largest, folder)
-        self._step(f"{device}: the largest size that fits")
+        self._step(MeasureStep(device, LARGEST))
         self._fits(device, folder)
         self._finish_step()
 

@@ -2,11 +2,18 @@
 queue stop with the plan's verdict in view and offer what would fit — only the masked area at
 a size that fits, a smaller size — or to run anyway; a big photo opened for inpainting offers
 "Only masked" up front, once per photo. The verdict is pipeline/fit_guard.unfit_of of the plan
-the Devices pane shows (jobs/memory_plan), for the size the model gets."""
+the Devices pane shows (jobs/memory_plan), for the size the model gets.
+
+The guard is a gate, not a race (issue 41): `FitGate.request` holds Run all / Add to queue
+while the plan for the job as it is now is still being made ("Checking the memory plan…"),
+then starts it, or shows the offer before any stage; an offer taken changes the job and the
+held start waits for that job's plan in turn (it starts when it fits)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, QObject
+from collections.abc import Callable
+
+from PySide6.QtCore import QCoreApplication, QObject, Signal
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.jobs.generation import GenerationModel
@@ -89,7 +96,7 @@ class UnfitDialog(QDialog):
         )
         cancel.clicked.connect(self.reject)
         hint = QLabel(
-            _tr("A changed setting is planned again; start once the plan says it fits.")
+            _tr("The job is planned again with the change and starts once the plan says it fits.")
             if starting
             else _tr("This photo is large for inpainting at full size.")
         )
@@ -144,27 +151,76 @@ def current_unfit(plan: MemoryPlan) -> Unfit | None:
     return unfit_of(last)
 
 
-def confirm_fits(model: GenerationModel, plan: MemoryPlan, parent: QWidget) -> bool:
-    """Before Run all / Add to queue: True to go on (it fits, no plan is known, or "Run
-    anyway"); otherwise the offer taken is applied and nothing starts."""
-    unfit = current_unfit(plan)
-    if unfit is None:
-        return True
-    dialog = UnfitDialog(unfit, model, True, parent)
-    dialog.exec()
-    if dialog.choice == ANYWAY_CHOICE:
-        return True
-    dialog.apply()
-    return False
+class FitGate(QObject):
+    """Run all / Add to queue wait here for the plan of the job as it is now, then go on (it
+    fits, or no plan can be made: the run says why itself) or stop with the offer; an offer
+    taken re-plans the job and the start waits again. One start is held at a time (a newer
+    press replaces it)."""
+
+    waiting_changed = Signal(bool)  # True: a start waits for the plan
+
+    def __init__(self, model: GenerationModel, plan: MemoryPlan, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.model, self.plan, self.parent_widget = model, plan, parent
+        self._held: Callable[[], None] | None = None
+        self._refused: Callable[[], None] | None = None
+        self.dialog: UnfitDialog | None = None
+        plan.settled.connect(self._check)
+
+    @property
+    def waiting(self) -> bool:
+        return self._held is not None
+
+    def request(self, start: Callable[[], None], refused: Callable[[], None] | None = None) -> None:
+        """`start` once the plan says the job fits (now, when its plan is known); `refused`
+        when the user declines the offer."""
+        self._held, self._refused = start, refused
+        self._check()
+
+    def cancel(self) -> None:
+        if self._held is not None:
+            self._held = self._refused = None
+            self.model.start_held = False
+            self.waiting_changed.emit(False)
+
+    def _check(self) -> None:
+        if self._held is None:
+            return
+        if self.plan.pending:
+            self.model.start_held = True
+            self.waiting_changed.emit(True)
+            self.plan.hurry()
+            return
+        start, refused = self._held, self._refused
+        self._held = self._refused = None
+        self.model.start_held = False
+        self.waiting_changed.emit(False)
+        unfit = current_unfit(self.plan)
+        if unfit is None:
+            start()
+            return
+        dialog = UnfitDialog(unfit, self.model, True, self.parent_widget)
+        self.dialog = dialog
+        dialog.exec()
+        if dialog.choice == ANYWAY_CHOICE:
+            start()
+        elif dialog.choice in (ONLY_MASKED_CHOICE, SMALLER_CHOICE):
+            dialog.apply()
+            self.plan.schedule()  # the job as changed is planned; the start waits for it
+            self.request(start, refused)
+        elif refused is not None:
+            refused()
 
 
 class BigPhotoOffer(QObject):
     """A photo opened for inpainting whose plan cannot fit at full size: "Only masked" is
     offered once per photo, as soon as its plan says so."""
 
-    def __init__(self, model: GenerationModel, plan: MemoryPlan, parent: QWidget) -> None:
+    def __init__(
+        self, model: GenerationModel, plan: MemoryPlan, parent: QWidget, gate: FitGate
+    ) -> None:
         super().__init__(parent)
-        self.model, self.plan, self.parent_widget = model, plan, parent
+        self.model, self.plan, self.parent_widget, self.gate = model, plan, parent, gate
         self.offered: set[tuple[int, int]] = set()  # photos asked about (by size)
         self.dialog: UnfitDialog | None = None
         plan.planned.connect(self._planned)
@@ -172,6 +228,9 @@ class BigPhotoOffer(QObject):
     def _planned(self, _plan: JobPlan) -> None:
         size = self.model.inputs.size
         if size is None or self.model.form.get(ONLY_MASKED) or size in self.offered:
+            return
+        if self.gate.waiting:  # a start waits for this plan: the gate makes the offer
+            self.offered.add(size)
             return
         unfit = current_unfit(self.plan)
         if unfit is None or unfit.stage == "llm-encode":  # the photo's size is not the cause

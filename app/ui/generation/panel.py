@@ -33,7 +33,7 @@ from app.pipeline import LOG_DIR
 from app.pipeline.failures import Failure
 from app.ui.generation.devices import DevicesPane
 from app.ui.generation.edit_preset import EditPane
-from app.ui.generation.fit_guard import BigPhotoOffer, confirm_fits
+from app.ui.generation.fit_guard import BigPhotoOffer, FitGate
 from app.ui.generation.log import (
     MEMORY_LOG_LINES,
     EngineLogDialog,
@@ -75,7 +75,9 @@ class GenerationPanel(QWidget):
         self.sampling_pane = SamplingPane(model, self)
         self.memory_plan = MemoryPlan(model, session_plan_fn(model), self)
         self.devices_pane = DevicesPane(model, self, memory_plan=self.memory_plan)
-        BigPhotoOffer(model, self.memory_plan, self)  # only masked, up front (the panel owns it)
+        # Run all / Add to queue wait for the plan and stop on its verdict (the panel owns it).
+        self.fit_gate = FitGate(model, self.memory_plan, self)
+        BigPhotoOffer(model, self.memory_plan, self, self.fit_gate)  # only masked, up front
         self.run_view = RunView(model, self)
         self.setup_tab = SetupTab(
             model,
@@ -154,6 +156,7 @@ class GenerationPanel(QWidget):
         model.refused.connect(self._refused)
         model.failed.connect(self._failed)
         model.runner_started.connect(self._runner_started)
+        self.fit_gate.waiting_changed.connect(self._plan_wait)
         self._update_buttons()
 
     # --- actions ----------------------------------------------------------------------------
@@ -180,14 +183,34 @@ class GenerationPanel(QWidget):
             if answer != QMessageBox.StandardButton.Yes:
                 self.set_status(_tr("Nothing ran: paint the part to change, then start."))
                 return
-        if not self.model.state.busy and not confirm_fits(self.model, self.memory_plan, self):
-            self.set_status(_tr("Nothing ran: the plan says the job does not fit."))
+        if self.model.state.busy or self.model.missing():
+            action()  # busy: nothing new starts; a file missing: the model refuses and says so
             return
+        self.fit_gate.request(
+            lambda: self._go(action),
+            lambda: self.set_status(_tr("Nothing ran: the plan says the job does not fit.")),
+        )
+
+    def _go(self, action: Any) -> None:
+        """Starts once the memory plan said the job fits (or the user insisted)."""
         action()
         if self.model.state.busy:
             self.tabs.setCurrentIndex(1)
         elif self.model.state is RunState.FINISHED and self.model.last_failure is None:
             self.set_status(_tr("Every stage is done. Change a setting or start a new run."))
+
+    def _plan_wait(self, waiting: bool) -> None:
+        """The Run tab and the status say the plan is being checked (no stage runs yet)."""
+        checking = _tr("Checking the memory plan… the job starts when it is known to fit.")
+        progress = self.run_view.progress
+        if waiting:
+            self.set_status(checking)
+            progress.busy(_tr("Checking the memory plan…"))
+            return
+        if self.status_label.text() == checking:
+            self.set_status("")
+        if not self.model.state.busy:
+            progress.reset()
 
     def new_run(self) -> None:
         self.model.new_run()

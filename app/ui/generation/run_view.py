@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 from app.jobs.generation import GenerationModel
 from app.jobs.run_state import RunState
 from app.jobs.stage_runner import StageRunner
-from app.pipeline import CHECKPOINT_DIR
+from app.pipeline import CHECKPOINT_DIR, CPU
 from app.pipeline.api import RunSnapshot
 from app.ui.generation.result import GenerationResultView
 from app.ui.generation.stages import GenerationStageList, stage_title
@@ -32,6 +32,16 @@ UI_UPDATE_MS = 40
 
 def _tr(text: str) -> str:
     return QCoreApplication.translate("GenerationPanel", text)
+
+
+def gpu_used(run: RunSnapshot) -> bool:
+    """A stage of the run was loaded on a GPU (its record names a device other than the CPU;
+    diffuse stopped part-way: the device it ran on): only then does a stop free one."""
+    devices = {s.device for s in run.stages if s.device}
+    if run.last_completed_step > 0:
+        diffuse = next((s for s in run.stages if s.name == "diffuse"), None)
+        devices.add(diffuse.device if diffuse and diffuse.device else run.spec.devices.diffusion)
+    return any(d != CPU for d in devices)
 
 
 class RunView(QWidget):
@@ -92,9 +102,13 @@ class RunView(QWidget):
         self.branch_button.setToolTip(
             _tr("A new run from the selected step: choose its seed, steps, prompt and strength")
         )
+        # "Step k selected" on a line of its own: beside the three buttons it made the Run tab
+        # wider than the dock at 1280×720 (issue 41: it scrolled sideways, Cancel cut).
         self.step_label = QLabel(self)
+        self.step_label.setObjectName("generation_step_selected")
+        self.step_label.setWordWrap(True)
         step_row = QHBoxLayout()
-        step_row.addWidget(self.step_label, 1)
+        step_row.addStretch(1)
         step_row.addWidget(self.decode_button)
         step_row.addWidget(self.accept_button)
         step_row.addWidget(self.branch_button)
@@ -105,6 +119,7 @@ class RunView(QWidget):
         layout.addWidget(self.progress)
         layout.addLayout(controls)
         layout.addWidget(self.strip)
+        layout.addWidget(self.step_label)
         layout.addLayout(step_row)
         layout.addWidget(self.result_view, 1)
 
@@ -218,9 +233,16 @@ class RunView(QWidget):
                 )
             )
             self.status.emit(
-                _tr(
-                    "Suspended after step {step}; the GPU is free. Resume continues "
-                    "from there, even after a restart."
+                (
+                    _tr(
+                        "Suspended after step {step}; the GPU is free. Resume continues "
+                        "from there, even after a restart."
+                    )
+                    if gpu_used(self.model.run)
+                    else _tr(
+                        "Suspended after step {step}. Resume continues from there, even after "
+                        "a restart."
+                    )
                 ).format(step=step)
             )
         elif state is RunState.CANCELLED and self.model.run is not None:
@@ -272,8 +294,16 @@ class RunView(QWidget):
         if run is not None:
             stopped = (RunState.SUSPENDED, RunState.CANCELLED)  # the row says where it stopped
             keep = {"diffuse"} if self.model.state in stopped else set()
+            busy = self.model.state.busy
             for stage in run.stages:
-                if stage.name not in keep:
+                if stage.name in keep:
+                    continue
+                part_way = stage.name == "diffuse" and stage.state in ("pending", "running")
+                if part_way and not busy and not run.finished and run.last_completed_step > 0:
+                    # The record: diffuse stopped at its last step (a suspend, a cancel, a
+                    # decode of a step since), not "pending".
+                    self.stage_list.set_stopped(stage.name, run.last_completed_step, stage.seconds)
+                else:
                     self.stage_list.set_state(stage.name, stage.state, stage.seconds)
                 if stage.device:
                     self.stage_list.set_device(stage.name, stage.device)
@@ -337,6 +367,8 @@ class RunView(QWidget):
 
     def _step_progress(self, step: int, steps: int, sps: float, eta: float) -> None:
         self._steps_total = steps
+        rest = self.model.rest_after_diffuse()  # the decode and composite still to come
+        eta += rest or 0.0
         self._pending_progress = (step, steps, sps, eta)
         self._schedule()
 

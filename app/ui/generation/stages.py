@@ -17,6 +17,7 @@ STATE_COLORS = {
     "paused": "#b26a00",
     "suspended": "#b26a00",
     "cancelled": "#b26a00",
+    "stopped": "#b26a00",
     "skipped": "#808080",
 }
 
@@ -109,6 +110,14 @@ class GenerationStageList(QTreeWidget):
         font.setBold(state == "running")
         item.setFont(0, font)
         item.setFont(1, font)
+
+    def set_stopped(self, stage: str, step: int, seconds: float | None = None) -> None:
+        """A stage its run's record shows stopped part-way (diffuse after a suspend, a cancel,
+        a decode of a step): where it stopped, not "pending"."""
+        self.set_state(stage, "stopped", seconds)
+        item = self._items.get(stage)
+        if item is not None:
+            item.setText(1, _tr("stopped at step {step}").format(step=step))
 
     def set_device(self, stage: str, device: str) -> None:
         """The device the engine reported for `stage` (shown as the row's tooltip)."""

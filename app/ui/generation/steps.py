@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QElapsedTimer, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QIcon, QImage, QPixmap
+from PySide6.QtGui import QFocusEvent, QIcon, QImage, QPixmap
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -193,6 +193,7 @@ class GenerationStepStrip(QListWidget):
         scrollbar = self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
         self.setFixedHeight(THUMB_PX + self.fontMetrics().height() + 22 + scrollbar)
         self._paths: dict[int, str] = {}
+        self._focusing = False  # in focusInEvent: a current item set now is not a pick
         self.reads = LatestOnly("StepPreviews", self)  # a run's thumbnails, read off the UI
         self.currentItemChanged.connect(self._current_changed)
         self.itemClicked.connect(self._clicked)
@@ -265,8 +266,21 @@ class GenerationStepStrip(QListWidget):
         self._paths.clear()
         self.clear()
 
+    def focusInEvent(self, event: QFocusEvent) -> None:  # noqa: N802 - Qt override
+        """Focus arriving (Cancel turned off passes it here) makes Qt pick the first step: not
+        the user's pick (the canvas said "step 1 of 40" after a cancel), so it is undone."""
+        had = self.currentItem() is not None
+        self._focusing = True
+        try:
+            super().focusInEvent(event)
+        finally:
+            self._focusing = False
+        if not had and self.currentItem() is not None:
+            self.setCurrentRow(-1)
+            self.clearSelection()
+
     def _current_changed(self, current: QListWidgetItem | None, _previous: object) -> None:
-        if current is not None and self.hasFocus():
+        if current is not None and self.hasFocus() and not self._focusing:
             self.step_selected.emit(int(current.data(Qt.ItemDataRole.UserRole)))
 
     def _clicked(self, item: QListWidgetItem) -> None:

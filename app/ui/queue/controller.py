@@ -22,7 +22,6 @@ from app.pipeline.api import RunSnapshot
 from app.pipeline.job.preflight import check_prompt_slots
 from app.pipeline.job.spec import JobSpec
 from app.pipeline.work_policy import WorkPolicy, policy_from_settings
-from app.ui.generation.fit_guard import confirm_fits
 from app.ui.kit.guards import FirstShow
 
 if TYPE_CHECKING:
@@ -54,6 +53,7 @@ class QueueController(QObject):
             policy=lambda: (
                 WorkPolicy() if settings is None else policy_from_settings(settings.work)
             ),
+            times=self.generation.stage_times,  # this computer's, shared with the window's runs
         )
         self.queue_panel = QueuePanel(self.model)
         self.dock: Any = None
@@ -82,6 +82,20 @@ class QueueController(QObject):
         self.model.failed.connect(self._failed)
         self.model.result_ready.connect(self._result_ready)
         self.queue_panel.compare_requested.connect(self.open_compare)
+        self.queue_panel.mode_chosen.connect(self.choose_mode)
+        self.queue_panel.settings_requested.connect(panel.settings_requested)
+        self._settings = settings
+
+    # --- the work policy
+    def choose_mode(self, mode: str) -> None:
+        """A policy mode picked in the Queue dock: saved (the whole settings file, atomically,
+        through the job form's saver) and applied to the queue at once."""
+        settings = self._settings
+        if settings is None or settings.work.mode == mode:
+            return
+        settings.work = dataclasses.replace(settings.work, mode=mode)
+        self.generation.form.save_now()
+        self.model.apply_policy()
 
     # --- adding
     def add_current(self) -> None:
@@ -90,8 +104,11 @@ class QueueController(QObject):
         if missing:
             gen.refused.emit(missing)
             return
-        if not confirm_fits(gen, self.panel.memory_plan, self.panel):  # the plan's verdict
-            return
+        # The plan's verdict first: the job is added once its plan says it fits.
+        self.panel.fit_gate.request(self._add_now)
+
+    def _add_now(self) -> None:
+        gen = self.generation
         base = gen.spec(None)  # the form's job, read here on the UI thread
         try:
             check_prompt_slots(base)  # a preset's [slot] unfilled: nothing is queued

@@ -9,6 +9,7 @@ from PySide6.QtCore import QCoreApplication, QSize, Qt, Signal
 from PySide6.QtGui import QIcon, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QComboBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -19,9 +20,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.jobs.queue_model import QueueModel
+from app.core import platform_idle
+from app.jobs.queue_model import OPEN_STATES, QueueModel
 from app.pipeline import RESULT_FILE, JobView
-from app.ui.queue.work_texts import state_line
+from app.pipeline import work_policy as wp
+from app.ui.queue.work_texts import mode_names, state_line
 
 THUMB_PX = 48
 ID_ROLE = Qt.ItemDataRole.UserRole
@@ -54,6 +57,8 @@ class QueuePanel(QWidget):
     """Shows a QueueModel; the compare view is asked for with `compare_requested(run dirs)`."""
 
     compare_requested = Signal(list)  # list[Path]: finished run folders
+    mode_chosen = Signal(str)  # a work policy mode picked in the dock (app/pipeline/work_policy)
+    settings_requested = Signal()  # the policy's minutes and hours are in Settings
 
     def __init__(self, model: QueueModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -65,6 +70,24 @@ class QueuePanel(QWidget):
         self.work_line = QLabel(self)  # the work policy and why the worker waits
         self.work_line.setObjectName("queue_work_state")
         self.work_line.setWordWrap(True)
+        # The policy in force, changed here (its minutes and hours: Settings…); it applies to
+        # a waiting or running queue at once.
+        self.mode = QComboBox(self)
+        self.mode.setObjectName("queue_work_mode")
+        self.mode.setToolTip(_tr("When the queue may use the computer; it applies at once"))
+        for mode, name in mode_names():
+            self.mode.addItem(name, mode)
+        if platform_idle.system_idle_source() is None:
+            item = self.mode.model().item(self.mode.findData(wp.IDLE))  # type: ignore[attr-defined]
+            item.setEnabled(False)
+            item.setToolTip(_tr("This computer cannot tell how long it has been idle."))
+        self.policy_settings = QPushButton(_tr("Settings…"), self)
+        self.policy_settings.setObjectName("queue_work_settings")
+        self.policy_settings.setToolTip(_tr("How long away, which hours, not on battery"))
+        policy_row = QHBoxLayout()
+        policy_row.addWidget(QLabel(_tr("Run the queue"), self))
+        policy_row.addWidget(self.mode, 1)
+        policy_row.addWidget(self.policy_settings)
         self.tree = QTreeWidget(self)
         self.tree.setObjectName("queue_jobs")
         self.tree.setHeaderLabels([_tr("Job"), _tr("State"), _tr("Step")])
@@ -102,6 +125,7 @@ class QueuePanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.summary)
+        layout.addLayout(policy_row)
         layout.addWidget(self.work_line)
         layout.addWidget(self.tree, 1)
         layout.addLayout(row)
@@ -111,6 +135,8 @@ class QueuePanel(QWidget):
         self.suspend_button.clicked.connect(self.model.suspend)
         self.remove_button.clicked.connect(self._remove)
         self.compare_button.clicked.connect(self._compare)
+        self.mode.activated.connect(lambda _i: self.mode_chosen.emit(str(self.mode.currentData())))
+        self.policy_settings.clicked.connect(self.settings_requested)
         self.tree.itemSelectionChanged.connect(self._update_buttons)
         model.changed.connect(self.show_model)
         self._thumbs: dict[str, QIcon] = {}
@@ -131,6 +157,9 @@ class QueuePanel(QWidget):
             item.setSelected(view.job.id in selected)
         self.summary.setText(self._summary())
         self.work_line.setText(state_line(m.policy, m.work_state))
+        index = self.mode.findData(m.policy.mode)
+        if index >= 0 and index != self.mode.currentIndex():
+            self.mode.setCurrentIndex(index)  # `activated` is the user's only
         self._update_buttons()
 
     def _job_text(self, view: JobView) -> str:
@@ -146,7 +175,11 @@ class QueuePanel(QWidget):
             step, steps = progress.step, progress.steps
         if view.accepted_step is not None:
             return _tr("accepted at {step} of {steps}").format(step=view.accepted_step, steps=steps)
-        return _tr("step {step} of {steps}").format(step=step, steps=steps)
+        text = _tr("step {step} of {steps}").format(step=step, steps=steps)
+        eta = self.model.job_eta(view) if view.state in OPEN_STATES else None
+        if eta is not None:
+            text += " · " + _tr("about {time}").format(time=duration_text(eta))
+        return text
 
     def _thumb(self, view: JobView) -> QIcon | None:
         if view.state != "done" or view.run_dir is None:
@@ -167,21 +200,27 @@ class QueuePanel(QWidget):
 
     def _summary(self) -> str:
         m = self.model
-        left = sum(1 for v in m.views if v.state in ("queued", "running", "interrupted"))
+        left = sum(1 for v in m.views if v.state in OPEN_STATES)
         text = _tr("{count} jobs, {left} to run").format(count=len(m.views), left=left)
+        # A worker held by the work policy is waiting, not running (the line below says why),
+        # and its time left is work still to do, not a countdown.
+        waiting = m.running and m.work_state is not None and not m.work_state.work
         if m.paused and m.running:  # the pause comes after the job in hand
             text += " · " + _tr("paused after the job in hand")
         elif m.paused and left:  # the pause happened: nothing runs
             text += " · " + _tr("paused")
+        elif waiting:
+            text += " · " + _tr("waiting")
         elif m.running:
             text += " · " + _tr("running")
         if left:
             eta = m.eta_seconds()
-            text += " · " + (
-                _tr("time left unknown until a step is measured")
-                if eta is None
-                else _tr("about {time} left").format(time=duration_text(eta))
-            )
+            if eta is None:
+                text += " · " + _tr("time left unknown until each stage has run once")
+            elif waiting or not m.running:
+                text += " · " + _tr("about {time} of work").format(time=duration_text(eta))
+            else:
+                text += " · " + _tr("about {time} left").format(time=duration_text(eta))
         return text
 
     def _update_buttons(self) -> None:

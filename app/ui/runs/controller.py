@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from app.ui.generation.panel import GenerationPanel
     from app.ui.window_host import WindowHost
 from app.ui.kit.messages import show_error
-from app.ui.runs.entry import DISCARD, OPEN, RESUME, SHOW_RESULT
+from app.ui.runs.entry import DISCARD, OPEN, RESUME, SHOW_RESULT, default_actions
 from app.ui.runs.runs_panel import RunsPanel
 from app.ui.runs.unfinished_dialog import UnfinishedRunsDialog
 
@@ -68,11 +68,25 @@ class RunsController(QObject):
         lister.listed.connect(self._offer)
         lister.start()
 
+    def held(self, run_dir: Path) -> bool:
+        """One run, one owner: a queue job's run is the queue's (to run, offer or keep paused),
+        and the run this window works on is its own; neither is offered here to continue."""
+        run = self.model.run
+        mine = run is not None and Path(run.dir) == Path(run_dir) and self.model.state.busy
+        return mine or Path(run_dir).name in self._queue_runs()
+
+    def actions(self, entry: RunEntry) -> tuple[str, ...]:
+        """A row's buttons: an unfinished run another owner holds offers none (Continue would
+        start it twice, the second start refused by the run's own lock)."""
+        offered = default_actions(entry)
+        if entry.unfinished and self.held(entry.dir):
+            return ()
+        return offered
+
     def _offer(self, entries: list[RunEntry]) -> None:
         # A queue job's run is the queue's to offer (or to keep paused): offering it here too
         # would start it twice, the second start refused by the run's own lock.
-        queued = self._queue_runs()
-        entries = [e for e in entries if Path(e.dir).name not in queued]
+        entries = [e for e in entries if not self.held(e.dir)]
         if not entries or self.model.state.busy:
             return
         if self.dialog is not None:
@@ -100,7 +114,7 @@ class RunsController(QObject):
             return
         self._listing = True
         lister = self.model.session.list_runs()
-        lister.listed.connect(self.runs_panel.set_entries)
+        lister.listed.connect(lambda entries: self.runs_panel.set_entries(entries, self.actions))
         lister.finished.connect(self._listed)
         lister.start()
 
@@ -113,6 +127,9 @@ class RunsController(QObject):
     # --- actions -----------------------------------------------------------------------------
 
     def act(self, action: str, entry: RunEntry) -> None:
+        if action in (RESUME, DISCARD) and entry.unfinished and self.held(entry.dir):
+            self.panel.set_status(_tr("The queue runs this job; it continues there."))
+            return
         if action == DISCARD:
             self.discard(entry.dir)
         elif action in (RESUME, SHOW_RESULT, OPEN):

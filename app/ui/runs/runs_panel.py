@@ -3,13 +3,13 @@ Discard; refreshed when a run ends or a new one is made."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QCoreApplication, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.jobs.run_history import RunEntry
-from app.ui.runs.entry import RunListView
+from app.ui.runs.entry import RunListView, default_actions
 
 
 def _tr(text: str) -> str:
@@ -42,8 +42,12 @@ class RunsPanel(QWidget):
         layout.addWidget(self.list_view, 1)
         self.set_entries([])
 
-    def set_entries(self, entries: Sequence[RunEntry]) -> None:
-        self.list_view.set_entries(entries)
+    def set_entries(
+        self,
+        entries: Sequence[RunEntry],
+        actions: Callable[[RunEntry], Sequence[str]] = default_actions,
+    ) -> None:
+        self.list_view.set_entries(entries, actions)
         unfinished = sum(1 for e in entries if e.unfinished)
         self.count_label.setText(
             _tr("{count} runs, {unfinished} unfinished").format(

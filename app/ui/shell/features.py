@@ -142,15 +142,24 @@ class DemoController(QObject):
         form.save_now()
 
 
-def open_settings(panel: GenerationPanel, settings: Settings, paths: AppPaths) -> None:
-    """Settings… from the Generate panel: OK saves the file at once and points the session at
-    the chosen engine."""
+def open_settings(
+    panel: GenerationPanel,
+    settings: Settings,
+    paths: AppPaths,
+    queue: QueueController | None = None,
+) -> None:
+    """Settings… from the Generate panel (and the Queue dock): OK saves the file at once, points
+    the session at the chosen engine and gives the queue its work policy at once."""
     from app.ui.shell.settings_dialog import open_settings_dialog
 
     session = panel.model.session
-    open_settings_dialog(
-        panel, settings, panel.model.form, paths, applied=lambda s: apply_settings(session, s)
-    )
+
+    def applied(s: Settings) -> None:
+        apply_settings(session, s)
+        if queue is not None:
+            queue.model.apply_policy()
+
+    open_settings_dialog(panel, settings, panel.model.form, paths, applied=applied)
 
 
 def apply_settings(session: RunSession, settings: Settings) -> None:
@@ -208,7 +217,7 @@ def install(
     strip = panel.run_view.strip  # a click on a step of the Run tab shows that step large
     strip.step_selected.connect(lambda step: workspace.show_step_preview(step, strip.path(step)))
     previews.decoded.connect(workspace.show_decoded_preview)
-    panel.settings_requested.connect(lambda: open_settings(panel, settings, paths))
+    panel.settings_requested.connect(lambda: open_settings(panel, settings, paths, queue))
     ended = False
 
     def shut_down() -> None:

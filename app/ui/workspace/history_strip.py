@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QSize, Qt, Signal
-from PySide6.QtGui import QIcon, QImage, QPainter, QPaintEvent, QPixmap
+from PySide6.QtGui import QIcon, QImage, QPainter, QPaintEvent, QPixmap, QResizeEvent
 from PySide6.QtWidgets import QListView, QListWidget, QListWidgetItem, QStyle, QWidget
 
 from app.pipeline import STEPS_DIR
@@ -110,12 +110,13 @@ class ResultHistoryStrip(QListWidget):
         self.setMovement(QListView.Movement.Static)
         self.setIconSize(QSize(THUMB_PX, THUMB_PX))
         self.setSpacing(2)
-        self.setUniformItemSizes(True)
+        self.setUniformItemSizes(False)  # each caption its own width (grid: _fit_captions)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scrollbar = self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
         self.setFixedHeight(THUMB_PX + 2 * self.fontMetrics().height() + 16 + scrollbar)
         self._entries: list[HistoryEntry] = []
+        self._cell = 0  # a cell's width (_fit_captions)
         self.itemClicked.connect(self._clicked)
         self.itemActivated.connect(self._clicked)
 
@@ -145,9 +146,47 @@ class ResultHistoryStrip(QListWidget):
             item.setToolTip(entry.tooltip())
             item.setTextAlignment(Qt.AlignmentFlag.AlignHCenter)
             self.addItem(item)
+        self._fit_captions()
         self.viewport().update()  # the placeholder goes or comes
         if self.count():
             self.scrollToItem(self.item(self.count() - 1))
+            self._snap()
+
+    def _fit_captions(self) -> None:
+        """Each cell as wide as the widest caption line ("15:13 · seed 42" and "Result,
+        accepted at step 10" lost letters in cells as wide as the first caption), and the
+        cells share the view's width exactly, scrolled by whole cells: a caption at the view's
+        left edge is never cut ("5:13 · seed 42" for 15:13)."""
+        metrics = self.fontMetrics()
+        widest = max(
+            (
+                metrics.horizontalAdvance(line)
+                for row in range(self.count())
+                for line in self.item(row).text().split("\n")
+            ),
+            default=0,
+        )
+        least = max(THUMB_PX, widest) + 12
+        view = max(least, self.viewport().width())
+        cell = view // max(1, view // least)
+        grid = QSize(cell, THUMB_PX + 2 * metrics.height() + 12)
+        if self.gridSize() != grid:
+            self.setGridSize(grid)
+        self._cell = cell
+
+    def _snap(self) -> None:
+        """The scroll position on a cell's edge (the newest kept in view)."""
+        bar = self.horizontalScrollBar()
+        cell = self._cell
+        if cell > 0 and bar.maximum() > 0:
+            bar.setValue(min(bar.maximum(), -(-bar.value() // cell) * cell))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self._fit_captions()
+        if self.count():
+            self.scrollToItem(self.item(self.count() - 1))
+            self._snap()
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
         super().paintEvent(event)

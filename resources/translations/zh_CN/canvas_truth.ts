@@ -4,10 +4,6 @@
 <context>
     <name>FitGuard</name>
     <message>
-        <source>A changed setting is planned again; start once the plan says it fits.</source>
-        <translation>更改设置后会重新规划；规划显示能放下后再开始。</translation>
-    </message>
-    <message>
         <source>A smaller masked area: about {t}×{t}</source>
         <translation>更小的蒙版区域：约 {t}×{t}</translation>
     </message>
