@@ -154,15 +154,19 @@ def test_a_tiny_ring_is_left_alone_with_a_note() -> None:
 
 def test_a_grey_picture_stays_grey_and_finite() -> None:
     grey = _photo(6)[:, :, :1].repeat(3, axis=2)
-    flat = np.full_like(grey, 90)  # and a flat one: no spread to divide by
+    flat = np.full_like(grey, 90)  # and a flat one: no spread, no texture to divide by
     mask = _disc()
     for photo in (grey, flat):
         generated = np.clip(photo.astype(int) + 25, 0, 255).astype(np.uint8)
         out = _composite(photo, mask, generated, ON).astype(int)
         assert np.abs(out[:, :, 0] - out[:, :, 1]).max() <= 1
         assert np.abs(out[:, :, 1] - out[:, :, 2]).max() <= 1
-        # The brightening is taken out (to within rounding).
-        assert np.abs(out[mask >= 128] - photo[mask >= 128]).mean() < 2.0
+        left = np.abs(out[mask >= 128] - photo[mask >= 128]).mean()
+        if photo is grey:  # textured: the brightening is taken out (to within rounding)
+            assert left < 2.0
+        else:  # no texture to witness it: a drift-sized shift of all the ring is believed at
+            # most 0.8 (drift.py's prior), so most of it, never all, is taken out
+            assert 2.0 < left < 0.5 * 25
 
 
 def test_the_ring_is_unmasked_within_its_width_and_scales_with_the_picture() -> None:

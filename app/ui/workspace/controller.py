@@ -28,6 +28,7 @@ from app.ui.painter.canvas_view import CanvasView
 from app.ui.workspace.area import WorkspaceArea
 from app.ui.workspace.before_after import BeforeAfterKey
 from app.ui.workspace.history_strip import HistoryEntry, entries_of, entry_thumbnail
+from app.ui.workspace.match_line import color_match_line
 from app.ui.workspace.png_settings import save_picture_dialog
 from app.ui.workspace.run_photos import photo_hash, photo_runs
 
@@ -312,9 +313,11 @@ class WorkspaceController(QObject):
             log.warning("Cannot place %s of %s: %s", shown.kind, shown.run, exc)
             frame, standalone = whole_frame(shown.frame), True
         layer.show(frame, shown.caption, standalone=standalone)
+        record = shown.run.color_match if shown.run is not None else None
         self.area.bar.set_shown(
-            shown.caption, has_photo=not standalone, usable=shown.usable, blended=_blended(shown)
-        )
+            shown.caption, has_photo=not standalone, usable=shown.usable,
+            blended=_blended(shown), match_line=color_match_line(record),
+        )  # fmt: skip
 
     def show_photo(self) -> None:
         """Back to the photo and its mask; previews stay off until the next run."""

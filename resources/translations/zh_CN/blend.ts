@@ -89,5 +89,29 @@
         <source>Uncheck to see the result as generated, without its colour match and seam blend</source>
         <translation>取消勾选可查看未经颜色匹配和接缝融合的原始生成结果</translation>
     </message>
+    <message>
+        <source>Colour match left the colours alone: the pixels around the mask do not keep the photo's texture (slope {slope}), so they are new content, not drift.</source>
+        <translation>颜色匹配未改动颜色：蒙版周围的像素没有保留照片的纹理（斜率 {slope}），因此它们是新内容，而不是色偏。</translation>
+    </message>
+    <message>
+        <source>Colour match left the colours alone: no unmasked pixels around the mask.</source>
+        <translation>颜色匹配未改动颜色：蒙版周围没有未遮罩的像素。</translation>
+    </message>
+    <message>
+        <source>Colour match left the colours alone: only {n} unmasked pixels around the mask.</source>
+        <translation>颜色匹配未改动颜色：蒙版周围只有 {n} 个未遮罩的像素。</translation>
+    </message>
+    <message>
+        <source>Colour match left the colours alone.</source>
+        <translation>颜色匹配未改动颜色。</translation>
+    </message>
+    <message>
+        <source>Colour match found no drift to take out.</source>
+        <translation>颜色匹配没有发现需要去除的色偏。</translation>
+    </message>
+    <message>
+        <source>Colour match took out a drift of {size} LAB units (L {l}, a {a}, b {b}), confidence {confidence} %; the pixels around the mask kept the photo's texture (slope {slope}).</source>
+        <translation>颜色匹配去除了 {size} 个 LAB 单位的色偏（L {l}，a {a}，b {b}），置信度 {confidence} %；蒙版周围的像素保留了照片的纹理（斜率 {slope}）。</translation>
+    </message>
 </context>
 </TS>
