@@ -354,7 +354,7 @@ def main() -> int:
     parser.add_argument("--photos", default=",".join(PHOTOS), help="photos of the 27 cases")
     parser.add_argument("--shift", type=float, default=10.0, help="ΔE2000 of the drift")
     parser.add_argument("--peers", action="store_true", help="every peer row (slow)")
-    parser.add_argument("--trials", type=int, default=60, help="randomized test's photos")
+    parser.add_argument("--trials", type=int, default=48, help="randomized test's photos")
     parser.add_argument("--only", default="cases,stress,random,cost", help="sections")
     args = parser.parse_args()
     from bench import color_stress

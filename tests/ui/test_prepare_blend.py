@@ -47,10 +47,13 @@ def test_the_new_fills_are_offered_and_previewed(qtbot, tmp_path, dialogs) -> No
 def test_the_colour_match_controls_set_the_form_and_the_applied_composite(qtbot, tmp_path) -> None:
     window = open_window(qtbot, tmp_path)
     panel, controller = window.prepare_panel, window.prepare_controller
-    # Off by default (issue 32: on only where the bench says it holds on every case).
-    assert COLOR_MATCH.default == "off" == prep.PrepareOptions().color_match
+    # On by default (issue 32's rule: on only where the bench holds on every case; issue 40's
+    # witness-validated match does).
+    assert COLOR_MATCH.default == "on" == prep.PrepareOptions().color_match
+    assert panel.form.get(COLOR_MATCH) == "on" and panel.color_strength_spin.isEnabled()
+    assert controller.options().blend == prep.BlendOptions("on", 1.0, "off")
+    panel.color_match_combo.setCurrentIndex(panel.color_match_combo.findData("off"))
     assert panel.form.get(COLOR_MATCH) == "off" and not panel.color_strength_spin.isEnabled()
-    assert controller.options().blend == prep.BlendOptions("off", 1.0, "off")
     panel.color_match_combo.setCurrentIndex(panel.color_match_combo.findData("on"))
     assert panel.form.get(COLOR_MATCH) == "on" and panel.color_strength_spin.isEnabled()
     panel.color_strength_spin.setValue(0.5)

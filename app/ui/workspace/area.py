@@ -45,7 +45,7 @@ class WorkspaceBar(QWidget):
             "Uncheck to see the result as generated, without its colour match and seam blend"
         )
         self.color_match.setToolTip(self._match_tip)
-        # Enabled only for a result whose run used colour match or seam blend (off by default).
+        # Enabled only for a result whose run used colour match or seam blend.
         self.matched = True
         self.split = QCheckBox(_tr("Before / after"), self)
         self.split.setObjectName("workspace_split")

@@ -190,9 +190,14 @@ class WorkspaceController(QObject):
             self._show_decoded(run, "decoded", step, Path(path), caption, image)
 
     def _result_loaded(self, path: str, image: QImage) -> None:
-        run = self.model.run if self.model is not None else None
-        if run is not None and self._follow:
+        model = self.model
+        run = model.run if model is not None else None
+        if model is not None and run is not None and self._follow:
             self._result_shown = True
+            try:  # as it is now: the composite's record (what colour match did) included
+                run = model.session.pipeline.snapshot(Path(run.dir))
+            except Exception:  # noqa: BLE001 - unreadable now: shown with what was known
+                log.info("Run %s re-read failed; shown as known", run.dir, exc_info=True)
             steps = run.steps or run.spec.steps
             self._show_decoded(run, "result", steps, Path(path), _tr("Result"), image)
 

@@ -28,8 +28,8 @@
         <translation>关</translation>
     </message>
     <message>
-        <source>Take the model's colour drift out of the generated area, read where nothing was meant to change (the unmasked pixels the model repainted). Off by default: on some masks it still misses part of the drift or shifts new content that reaches past the mask</source>
-        <translation>去除生成区域中模型带来的色偏，色偏只从本不该改变的地方读取（模型重绘了的未遮罩像素）。默认关闭：在某些蒙版上它仍会漏掉部分色偏，或改变越过蒙版边缘的新内容的颜色</translation>
+        <source>Take the model's colour drift out of the generated area, read where nothing was meant to change (the unmasked pixels the model repainted) and only from pixels that kept the photo's texture; new content keeps its colour, and where no pixel witnesses a drift nothing is changed</source>
+        <translation>去除生成区域中模型带来的色偏，色偏只从本不该改变的地方读取（模型重绘了的未遮罩像素），且只取仍保留照片纹理的像素；新内容保持原有颜色，没有任何像素能证明存在色偏时不做任何改动</translation>
     </message>
     <message>
         <source>How much of the colour correction is applied: 0 none, 1 all</source>
