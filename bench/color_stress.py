@@ -12,7 +12,9 @@ generation undrifted, composited plainly, that a row takes out.
 
 Section (a3) randomized false-accept test: procedural photos (noise fields at random scales,
 gradients, shapes, grain, flat skies, dark and saturated areas) and random crops of
-scikit-image's samples × random object colours, textures and reaches (0, 2, 4, 8 px, the cells)
+scikit-image's samples × random objects (flat, textured, a gradient, or the adversary: the
+photo's own colours smoothed and moved by a drift's size, 8–25 RGB levels, with grain of their
+own) and reaches (0, 2, 4, 8 px, the cells)
 × the three mask shapes (blob, stroke, image-edge rectangle), without drift (the object's
 ΔE2000 vs colour match off: the false accept) and with a ΔE≈5–12 drift of everything in the
 cells (the share of it removed; "with witnesses": where some of the inner ring is not covered by
@@ -226,10 +228,18 @@ def _random_mask(rng: np.random.Generator, side: int, kind: str) -> np.ndarray:
     return np.clip(mask, 0, 255).astype(np.uint8)
 
 
-def _random_object(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+def _random_object(
+    rng: np.random.Generator, shape: tuple[int, ...], photo: np.ndarray
+) -> np.ndarray:
     colour = rng.uniform(0, 255, 3).astype(np.float32)
-    kind = rng.integers(3)
-    if kind == 0:  # flat with grain
+    kind = rng.integers(4)
+    if kind == 3:  # the adversary: the photo's own colours smoothed, moved a drift's size,
+        # with grain of its own (a flat new thing that looks like a drift of the background)
+        smooth = cv2.GaussianBlur(photo.astype(np.float32), (0, 0), 6.0)
+        shift = rng.normal(0.0, 1.0, 3)
+        shift *= rng.uniform(8.0, 25.0) / np.linalg.norm(shift)
+        f = smooth + shift + rng.normal(0.0, rng.uniform(1, 4), shape)
+    elif kind == 0:  # flat with grain
         f = colour + rng.normal(0.0, rng.uniform(1, 5), shape)
     elif kind == 1:  # its own texture
         f = colour + rng.uniform(5, 30) * _octave_noise(rng, shape[:2], int(rng.integers(8, 60)))
@@ -291,7 +301,7 @@ def randomized(trials: int = 60, side: int = 256, seed: int = 40) -> dict[str, d
         base = _noisy(photo, rng)
         label = f"trial {trial} {kind} spill {spill}"
         # 1. A new object, no drift: its ΔE2000 vs colour match off (a false accept).
-        generated = np.where(area[:, :, None], _random_object(rng, photo.shape), base)
+        generated = np.where(area[:, :, None], _random_object(rng, photo.shape, photo), base)
         outs = quick.composites(generated)
         off_de = float(delta_e(outs["off"][on], generated[on]).mean())
         for r in rows:
