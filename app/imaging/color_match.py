@@ -30,7 +30,6 @@ import numpy as np
 
 from app.imaging.drift import (
     IN_REACH_PX,
-    MIN_OFFSET,
     NO_RING,
     OUT_REACH_PX,
     SPAN_MARGIN_PX,
@@ -243,11 +242,7 @@ class ColorMatcher:
             inner = read_drift(self._inner, texture, True)
         if self._outer is not None:
             outer = read_drift(self._outer, texture, False)
-        whole = (
-            outer is not None
-            and outer.confidence >= OUTER_TRUSTED
-            and float(np.linalg.norm(outer.offset)) >= MIN_OFFSET
-        )
+        whole = outer is not None and outer.confidence >= OUTER_TRUSTED and outer.applies
         if inner is None or (inner.confidence < USE_OUTER_BELOW and whole):
             assert outer is not None
             return outer, outer
@@ -265,17 +260,16 @@ class ColorMatcher:
         shift = np.zeros_like(lab)
         cells = self._cells
         scale = np.float32(self.strength)
-        if drift.reason is None and drift.confidence > 0.0:
+        if drift.applies:
             model = drift.model
             d = model.drift_at(lab[cells])
             if model.field_map is not None:
                 d = d + model.field_map[inside.slices()][cells]
             shift[cells] = -np.float32(model.confidence) * scale * d
-        if beyond is not None and beyond.reason is None and beyond.confidence > 0.0:
-            if float(np.linalg.norm(beyond.offset)) >= MIN_OFFSET:
-                out = ~cells
-                d = beyond.model.drift_at(lab[out])
-                shift[out] = -np.float32(beyond.model.confidence) * scale * d
+        if beyond is not None and beyond.applies:
+            out = ~cells
+            d = beyond.model.drift_at(lab[out])
+            shift[out] = -np.float32(beyond.model.confidence) * scale * d
         pixels = placed[Rect(w.x - self.at.x, w.y - self.at.y, w.width, w.height).slices()]
         pixels = pixels.copy()
         moved = np.any(shift != 0.0, axis=2)
@@ -299,6 +293,6 @@ class ColorMatcher:
         out = self.last.as_record()
         if self.last_outer is not None and self.last_outer is not self.last:
             beyond = self.last_outer
-            if beyond.reason is None and float(np.linalg.norm(beyond.offset)) >= MIN_OFFSET:
+            if beyond.applies:
                 out["beyond_cells"] = beyond.as_record()
         return out

@@ -60,6 +60,7 @@ NOISE_FLOOR = 1.0  # LAB units²: the least residual variance the slope's error 
 LLR_LIMIT = 30.0
 MIN_SHARE = 0.03  # a mode explaining less of the candidates is never the drift
 REFINE_H, REFINE_ITERATIONS = 14.0, 3
+REFINE_TEXTURED = 0.3  # refined from witnesses alone when they weigh this share of the mode
 SUPPORT_NONE, SUPPORT_FULL = 24.0, 160.0  # px: confidence by the mode's support
 VALID_NONE, VALID_FULL = 0.5, 0.9  # confidence by the mode's probability of being drift
 SHARE_NONE, SHARE_FULL = 0.03, 0.08  # confidence by the mode's share of the candidates
@@ -309,6 +310,16 @@ class Drift:
     model: Model = NO_MODEL
 
     @property
+    def applies(self) -> bool:
+        """Something to take out: read, believed, and more than a unit (or a gain): a smaller
+        offset is within the VAE's noise and would only move new content."""
+        if self.reason is not None or self.confidence <= 0.0:
+            return False
+        return bool(
+            float(np.linalg.norm(self.offset)) >= MIN_OFFSET or np.any(self.model.gain != 1.0)
+        )
+
+    @property
     def correction(self) -> np.ndarray:
         """The mean correction added to the generated pixels (LAB)."""
         return (-self.offset * np.float32(self.confidence)).astype(np.float32)
@@ -318,7 +329,7 @@ class Drift:
         if self.reason is not None:
             return {"applied": False, "reason": self.reason, "values": dict(self.values)}
         return {
-            "applied": self.confidence > 0.0,
+            "applied": self.applies,
             "offset_lab": [round(float(v), 2) for v in self.offset],
             "gain": [round(float(v), 3) for v in self.gain],
             "confidence": round(self.confidence, 3),
@@ -394,8 +405,11 @@ class Reading:
 
     # --- modes ------------------------------------------------------------------------------
 
-    def _shift(self, center: np.ndarray, h: float, iterations: int, where=None) -> np.ndarray:
-        r, prior = self.r, self.prior
+    def _shift(
+        self, center: np.ndarray, h: float, iterations: int, where=None, prior=None
+    ) -> np.ndarray:
+        r = self.r
+        prior = self.prior if prior is None else prior
         if where is not None:
             r, prior = r[where], prior[where]
         for _ in range(iterations):
@@ -500,6 +514,11 @@ class Reading:
         centers = np.stack([m.center for m in modes])
         nearest = np.argmin(np.linalg.norm(self.r[:, None, :] - centers[None], axis=2), axis=1)
         mine = nearest == next(i for i, m in enumerate(modes) if m is best)
+        # The wider window reaches pixels of other content near the drift's colour (a new
+        # object a drift's size from the photo): where the texture says so, only witnesses.
+        gated = self.prior * self.texture.agreement[self.c.rows, self.c.cols]
+        if float(gated[mine].sum()) >= REFINE_TEXTURED * float(self.prior[mine].sum()):
+            return self._shift(best.center, REFINE_H, REFINE_ITERATIONS, mine, gated)
         return self._shift(best.center, REFINE_H, REFINE_ITERATIONS, mine)
 
     # --- the colour model from witnesses ----------------------------------------------------
