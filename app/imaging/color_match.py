@@ -69,6 +69,7 @@ SEAM_AGREE_NONE, SEAM_AGREE_FULL = 0.5, 0.85  # the seam trusts the photo where 
 SEAM_WINDOW = 5
 SEAM_FLAT = 1.5  # LAB units of band-pass: below it texture compares as flat
 SEAM_SCALE = 10.0  # LAB units: a difference this large is trusted half (new content beyond)
+SEAM_NOISE_NONE, SEAM_NOISE_FULL = 1.5, 4.0  # LAB units: smaller differences are noise
 SEAM_SCALE_UNMATCHED = 60.0  # ... without colour match, where a whole drift is left to close
 
 
@@ -137,8 +138,11 @@ def seam_trust(
     difference = cv2.boxFilter(((band - photo_band) ** 2).sum(axis=2), -1, window)
     energy = cv2.boxFilter((band * band + photo_band * photo_band).sum(axis=2), -1, window)
     agreement = 1.0 - difference / (energy + np.float32(SEAM_FLAT**2))
-    size = np.sqrt(((matched - photo) ** 2).sum(axis=2)) / np.float32(scale)
+    distance = np.sqrt(((matched - photo) ** 2).sum(axis=2))
+    size = distance / np.float32(scale)
     trust = ramp(agreement, SEAM_AGREE_NONE, SEAM_AGREE_FULL) / (1.0 + size**4)
+    # A difference of the VAE's noise is no step to close: pulling toward it only adds noise.
+    trust = trust * ramp(distance, SEAM_NOISE_NONE, SEAM_NOISE_FULL)
     return trust.astype(np.float32)
 
 
