@@ -69,6 +69,7 @@ SEAM_AGREE_NONE, SEAM_AGREE_FULL = 0.5, 0.85  # the seam trusts the photo where 
 SEAM_WINDOW = 5
 SEAM_FLAT = 1.5  # LAB units of band-pass: below it texture compares as flat
 SEAM_SCALE = 10.0  # LAB units: a difference this large is trusted half (new content beyond)
+CLIP_STEPS = (1.0, 0.75, 0.5, 0.25)  # shares of the drift a clipped pixel may have absorbed
 SEAM_NOISE_NONE, SEAM_NOISE_FULL = 1.5, 4.0  # LAB units: smaller differences are noise
 SEAM_SCALE_UNMATCHED = 60.0  # ... without colour match, where a whole drift is left to close
 
@@ -144,6 +145,33 @@ def seam_trust(
     # A difference of the VAE's noise is no step to close: pulling toward it only adds noise.
     trust = trust * ramp(distance, SEAM_NOISE_NONE, SEAM_NOISE_FULL)
     return trust.astype(np.float32)
+
+
+def _clip_consistent(
+    pixels: np.ndarray, lab: np.ndarray, shift: np.ndarray, moved: np.ndarray
+) -> None:
+    """Where the drift may have been clipped away, the least correction that explains the
+    generated pixel (in place on `shift`). A pixel at the gamut's edge (a channel at 0 or 255)
+    is what any photo colour beyond that edge drifts to: black pushed darker stays black. Of
+    the corrections −(1 − s)·d, the one with the largest s for which the photo so corrected,
+    drifted again and clipped, is the generated pixel (within a level) is kept."""
+    edge = moved & np.any((pixels == 0) | (pixels == 255), axis=2)
+    if not edge.any():
+        return
+    generated = pixels[edge].astype(np.int16)
+    g = lab[edge]
+    drift = -shift[edge]  # what the correction takes out, as a drift
+    factor = np.zeros(len(g), np.float32)  # s: 0 keeps the whole correction
+    open_ = np.ones(len(g), bool)
+    for s in CLIP_STEPS:
+        again = to_rgb(g[open_] + np.float32(s) * drift[open_]).astype(np.int16)
+        fits = np.abs(again - generated[open_]).max(axis=1) <= 1
+        index = np.flatnonzero(open_)[fits]
+        factor[index] = s
+        open_[index] = False
+        if not open_.any():
+            break
+    shift[edge] = shift[edge] * (1.0 - factor)[:, None]
 
 
 @dataclass(frozen=True)
@@ -278,6 +306,7 @@ class ColorMatcher:
         pixels = pixels.copy()
         moved = np.any(shift != 0.0, axis=2)
         if moved.any():
+            _clip_consistent(pixels, lab, shift, moved)
             lab = lab + shift
             pixels[moved] = to_rgb(lab[moved])
         trust = None

@@ -113,3 +113,22 @@ def test_no_witness_declines_with_the_reason_and_composites_plainly() -> None:
     assert record is not None and record["applied"] is False
     assert record["reason"] == NO_WITNESS and record["values"]["source"] == "inner"
     assert np.array_equal(matched, off)
+
+
+def test_a_drift_the_gamut_clipped_away_is_not_put_back() -> None:
+    """Black pushed darker stays black: the generated black pixel is what the photo's black
+    drifts to, so correcting it "back" would lift it. The textured ring is corrected."""
+    photo, mask, prepared, cells = _setup(26)
+    on = mask >= 128
+    photo = photo.copy()
+    black = on & (np.arange(SIZE)[None, :] >= SIZE // 2)  # the right half of the masked disc
+    photo[black] = 0
+    prepared = prep.prepare(photo, mask, prep.PrepareOptions(feather_px=FEATHER))
+    generated = _drifted(_noisy(photo, 6), cells, (-8.0, 5.0, 6.0))
+    generated[black] = 0  # darker than black is black
+    off, _ = _composite(prepared, generated, OFF)
+    matched, record = _composite(prepared, generated, ON)
+    assert record is not None and record["applied"]
+    assert np.abs(matched[black].astype(int)).max() <= 2  # still black
+    rest = on & ~black
+    assert _delta_e(matched[rest], photo[rest]) <= 0.4 * _delta_e(off[rest], photo[rest])
