@@ -49,8 +49,7 @@ from app.imaging.lab import to_lab, to_rgb
 from app.imaging.mask_ops import BINARY_THRESHOLD, bounding_box
 
 log = logging.getLogger(__name__)
-__all__ = ["BlendOptions", "ColorMatcher", "Fitted", "ring_pixels", "ring_width_px", "to_lab",
-           "to_rgb"]  # fmt: skip
+__all__ = ["BlendOptions", "ColorMatcher", "Fitted", "ring_width_px", "to_lab", "to_rgb"]
 
 ColorMatchMode = Literal["off", "on"]
 SeamBlend = Literal["off", "poisson"]
@@ -93,38 +92,6 @@ PLAIN = BlendOptions(color_match="off", seam_blend="off")
 def ring_width_px(size: Size) -> int:
     """The ring's width for a photo of this size: 8 px up to 512 px, 16 px from 1024 px."""
     return int(np.clip(round(max(size) / RING_SCALE), RING_MIN_PX, RING_MAX_PX))
-
-
-def ring_pixels(
-    binary_mask: np.ndarray, width_px: int, within: Rect, repainted: np.ndarray | None = None
-) -> tuple[np.ndarray, ...]:
-    """(rows, cols) in the mask's frame of the unmasked pixels at most width_px from the mask
-    (L2), inside `within` (where the generated picture has pixels) and, given `repainted`
-    (bool, the mask's frame), where the engine repainted."""
-    box = bounding_box(binary_mask >= BINARY_THRESHOLD)
-    if box is None or width_px <= 0:
-        return np.zeros(0, np.intp), np.zeros(0, np.intp)
-    height, width = binary_mask.shape
-    reach = width_px + 1
-    window = Rect(box.x - reach, box.y - reach, box.width + 2 * reach, box.height + 2 * reach)
-    window = window.intersect(Rect(0, 0, width, height)).intersect(within)
-    if window.is_empty():
-        return np.zeros(0, np.intp), np.zeros(0, np.intp)
-    # The distance is to mask pixels of the window only; one outside it but nearer than
-    # width_px lies outside `within`, where the ring has no generated pixels anyway. A
-    # pixel beside such a one may be counted a little farther than it is: harmless.
-    on = binary_mask[window.slices()] >= BINARY_THRESHOLD
-    distance = cv2.distanceTransform(
-        np.where(on, np.uint8(0), np.uint8(1)), cv2.DIST_L2, cv2.DIST_MASK_PRECISE
-    )
-    if not on.any():
-        return np.zeros(0, np.intp), np.zeros(0, np.intp)
-    rows, cols = np.nonzero((~on) & (distance <= width_px))
-    rows, cols = rows + window.y, cols + window.x
-    if repainted is not None:
-        inside = repainted[rows, cols]
-        rows, cols = rows[inside], cols[inside]
-    return rows, cols
 
 
 def seam_trust(
@@ -256,10 +223,6 @@ class ColorMatcher:
         self._cells = cells[inside.slices()]
         self.last: Drift = self.declined or declined(NO_RING)
         self.last_outer: Drift | None = None
-
-    @property
-    def active(self) -> bool:
-        return self.note is None
 
     def _read(self, generated_lab: np.ndarray) -> tuple[Drift, Drift | None]:
         """The drift inside the cells and the one beyond them (None: none read)."""

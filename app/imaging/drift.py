@@ -241,11 +241,6 @@ class Drift:
             float(np.linalg.norm(self.offset)) >= MIN_OFFSET or np.any(self.model.gain != 1.0)
         )
 
-    @property
-    def correction(self) -> np.ndarray:
-        """The mean correction added to the generated pixels (LAB)."""
-        return (-self.offset * np.float32(self.confidence)).astype(np.float32)
-
     def as_record(self) -> dict[str, Any]:
         """Plain JSON: what colour match did, for the run's record."""
         if self.reason is not None:
