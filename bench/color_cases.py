@@ -11,17 +11,30 @@ changed in a known way, so the truth is known:
   object inside the mask, minus colour match off's.
 - unshifted: the photo plus noise. Figure: the ring's (8 px either side) ΔE2000 change.
 
+- whole: the same drift over the whole frame (the cells and beyond), its own RNG.
+
 Masks: a feathered blob, a thin stroke, a rectangle at the image's edge. Photos: several of
 scikit-image's samples and two synthetic textures. Rows: off, Stepwise's colour match / seam
-blend / both, and the peers (bench/color_peers.py).
+blend / both, issue 32's colour match (bench/color_issue32.py), and with --peers the peers
+(bench/color_peers.py; slow: minutes on a busy machine).
+
+    python bench/color_cases.py [--peers] [--trials N] [--only cases,stress,random,cost]
+
+runs this section, the stress rows, the randomized false-accept test and the cost table
+(bench/color_stress.py); the default run stays within about 3 minutes on a busy 2-core machine.
 """
 
 from __future__ import annotations
 
+import argparse
+import sys
 import time
+from pathlib import Path
 
 import cv2
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.imaging import prepare as prep
 from app.imaging.align import align_image
@@ -45,7 +58,16 @@ OURS: dict[str, BlendOptions] = {
     "seam": BlendOptions(color_match="off", seam_blend="poisson"),
     "both": BlendOptions(color_match="on", seam_blend="poisson"),
 }
-ROWS = (*OURS, *PEERS)
+ROWS: tuple[str, ...] = (*OURS, "issue32")  # --peers: every peer (set_peers)
+ACTIVE_PEERS = {"issue32": PEERS["issue32"]}
+
+
+def set_peers(all_peers: bool) -> None:
+    """Which peer rows the cases composite: issue 32's match, or every peer."""
+    global ROWS
+    ACTIVE_PEERS.clear()
+    ACTIVE_PEERS.update(PEERS if all_peers else {"issue32": PEERS["issue32"]})
+    ROWS = (*OURS, *ACTIVE_PEERS)
 
 
 def _skimage():
@@ -117,15 +139,19 @@ class Case:
         self.ring = self.inner | (~on & (d_out <= RING_PX))
         self.d_out, self.on = d_out, on
         self.seconds: dict[str, float] = dict.fromkeys(ROWS, 0.0)
+        self.record: dict | None = None  # what "match" did on the last composite
 
     def composites(self, generated: np.ndarray) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
         model_sized = align_image(self.prepared.record.align, generated)
         for name, blend in OURS.items():
             start = time.perf_counter()
-            out[name] = prep.composite_prepared(self.prepared, model_sized, blend=blend)
+            compositor = prep.soft_compositor(self.prepared, blend=blend)
+            out[name] = compositor.composite(model_sized)
             self.seconds[name] += time.perf_counter() - start
-        for name, peer in PEERS.items():
+            if name == "match":
+                self.record = compositor.color_match_record()
+        for name, peer in ACTIVE_PEERS.items():
             start = time.perf_counter()
             out[name] = peer(self.photo, self.binary, generated, FEATHER_PX)
             self.seconds[name] += time.perf_counter() - start
@@ -136,15 +162,26 @@ def _noisy(photo: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(np.rint(photo + rng.normal(0.0, 2.0, photo.shape)), 0, 255).astype(np.uint8)
 
 
-def _drifted(case: Case, base: np.ndarray, direction: np.ndarray, wanted: float) -> np.ndarray:
+def _drifted(
+    case: Case,
+    base: np.ndarray,
+    direction: np.ndarray,
+    wanted: float,
+    whole: bool = False,
+    against: np.ndarray | None = None,
+) -> np.ndarray:
+    """`base` shifted in LAB along `direction` over the cells (or the whole frame) by the
+    amount that makes its mean ΔE2000 over the mask against `against` (the photo) `wanted`."""
+    truth = case.photo if against is None else against
     lab = to_lab(base)
     low, high = 0.0, 5.0 * wanted
+    where = np.ones(case.cells.shape, bool) if whole else case.cells
     for _ in range(12):
         amount = (low + high) / 2
         shifted = lab.copy()
-        shifted[case.cells] += direction * np.float32(amount)
+        shifted[where] += direction * np.float32(amount)
         out = to_rgb(shifted)
-        got = float(delta_e(out[case.on], case.photo[case.on]).mean())
+        got = float(delta_e(out[case.on], truth[case.on]).mean())
         low, high = (amount, high) if got < wanted else (low, amount)
     return out
 
@@ -176,6 +213,16 @@ def run_case(case: Case, index: int, shift: float, rng) -> dict[str, dict[str, f
     for r in ROWS:
         got = float(delta_e(outs[r][case.inner], case.photo[case.inner]).mean())
         result[r]["removed"] = 1.0 - got / off_in
+    record = case.record or {}
+    result["match"]["witnesses"] = float(record.get("applied", False))
+    result["match"]["slope"] = float(record.get("slope", record.get("values", {}).get("slope", 0)))
+    # Whole-frame drift (its own RNG, so the cases above keep theirs).
+    whole_rng = np.random.default_rng(1000 + index)
+    outs = case.composites(_drifted(case, _noisy(case.photo, whole_rng), direction, shift, True))
+    off_in = float(delta_e(outs["off"][case.inner], case.photo[case.inner]).mean())
+    for r in ROWS:
+        got = float(delta_e(outs[r][case.inner], case.photo[case.inner]).mean())
+        result[r]["whole"] = 1.0 - got / off_in
     # Objects: the worst spill.
     for r in ROWS:
         result[r]["object"] = -np.inf
@@ -212,36 +259,51 @@ def seam_error(photos: list[str], shift: float) -> bool:
             got = run_case(case, index, shift, rng)
             for r in ROWS:
                 table[r].append(got[r])
-    print(f"\n{'case':<28}" + "".join(f"{r:>12}" for r in ROWS if r != "off"))
+    print(f"\n{'case':<28}" + "".join(f"{r:>16}" for r in ROWS if r != "off"))
     for i, name in enumerate(names):
         cells = []
         for r in ROWS:
             if r == "off":
                 continue
             c = table[r][i]
-            cells.append(f"{100 * c['removed']:4.0f}%{c['object']:+4.1f}{c['unshifted']:+.1f}")
-        print(f"{name:<28}" + "".join(f"{c:>12}" for c in cells))
-    print("    (each cell: removed % / object ΔE / unshifted ΔE)")
-    print(f"\n{'row':<14}{'removed min':>12}{'mean':>7}{'object max':>12}{'unshifted max':>15}"
-          f"{'ms/composite':>14}  targets")  # fmt: skip
+            cells.append(f"{100 * c['removed']:3.0f}/{100 * c['whole']:3.0f}%"
+                         f"{c['object']:+5.1f}{c['unshifted']:+.1f}")  # fmt: skip
+        print(f"{name:<28}" + "".join(f"{c:>16}" for c in cells))
+    print("    (each cell: removed % cell-confined / whole-frame, object ΔE, unshifted ΔE)")
+    declined = [n for n, c in zip(names, table["match"], strict=True) if not c["witnesses"]]
+    print(f"\n    match declined (no witness) on: {', '.join(declined) or 'none'}")
+    heads = ("object max", 11), ("kept", 6), ("removed min", 12), ("(witnessed)", 12), \
+        ("mean", 6), ("whole min", 10), ("mean", 6), ("unshifted", 10), ("ms", 6)  # fmt: skip
+    print(f"\n{'row':<13}" + "".join(f"{h:>{w}}" for h, w in heads) + "  targets")
     met: dict[str, bool] = {}
-    calls = 2 + len(SPILLS)
+    calls = 3 + len(SPILLS)
+    witnessed = [bool(c["witnesses"]) for c in table["match"]]
     for r in ROWS:
         removed = [c["removed"] for c in table[r]]
+        seen = [v for v, w in zip(removed, witnessed, strict=True) if w] or [0.0]
+        whole = [c["whole"] for c in table[r]]
         obj = [c["object"] for c in table[r]]
         uns = [c["unshifted"] for c in table[r]]
-        ok = (min(removed) >= TARGET_REMOVED and max(obj) <= TARGET_OBJECT_DE
+        kept = sum(o <= TARGET_OBJECT_DE for o in obj)
+        ok = (min(seen) >= TARGET_REMOVED and max(obj) <= TARGET_OBJECT_DE
               and max(uns) <= TARGET_UNSHIFTED_DE)  # fmt: skip
         met[r] = ok
         ms = 1000 * sum(c.seconds[r] for c in cases) / (calls * len(cases))
         print(
-            f"{r:<14}{100 * min(removed):11.0f}%{100 * float(np.mean(removed)):6.0f}%"
-            f"{max(obj):+12.2f}{max(uns):+15.2f}{ms:14.0f}  {'met' if ok else 'NOT met'}"
+            f"{r:<13}{max(obj):+11.2f}{kept:>4}/{len(obj)}{100 * min(removed):11.0f}%"
+            f"{100 * min(seen):11.0f}%{100 * float(np.mean(removed)):5.0f}%"
+            f"{100 * min(whole):9.0f}%{100 * float(np.mean(whole)):5.0f}%{max(uns):+10.2f}"
+            f"{ms:6.0f}  {'met' if ok else 'NOT met'}"
         )
-    pairs = zip(table["both"], table["match"], strict=True)
-    both_ge = all(b["removed"] >= m["removed"] - 0.02 for b, m in pairs)
-    print(f"\n    match + seam ≥ match alone (removed, within 2 points) on every case: {both_ge}")
-    return met["match"]
+    print("    (removed (witnessed): the cases where match read witnesses; the targets use it. "
+          "ms: wall time per composite incl. building the compositor, 512-px photos)")  # fmt: skip
+    gaps = []
+    for key in ("removed", "whole"):
+        pairs = zip(table["both"], table["match"], strict=True)
+        gaps.append(min(b[key] - m[key] for b, m in pairs))
+    print(f"\n    match + seam − match alone, removed, worst case: cell-confined "
+          f"{100 * gaps[0]:+.1f} points, whole-frame {100 * gaps[1]:+.1f} points")  # fmt: skip
+    return met["match"] and min(gaps) >= -0.02
 
 
 def seam_speed(side: int = 400, repeat: int = 3) -> None:
@@ -285,3 +347,35 @@ def seam_speed(side: int = 400, repeat: int = 3) -> None:
     print(f"\n(a') seam blend of a {side}² mask, best of {repeat}, side by side:")
     print(f"    before (push-pull + 120 sweeps) {t_before:.3f} s; coarse-to-fine {t_after:.3f} s "
           f"({t_before / t_after:.1f}× faster); cv2.seamlessClone {t_cv:.3f} s")  # fmt: skip
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="colour match: cases, stress, randomized, cost")
+    parser.add_argument("--photos", default=",".join(PHOTOS), help="photos of the 27 cases")
+    parser.add_argument("--shift", type=float, default=10.0, help="ΔE2000 of the drift")
+    parser.add_argument("--peers", action="store_true", help="every peer row (slow)")
+    parser.add_argument("--trials", type=int, default=48, help="randomized test's photos")
+    parser.add_argument("--only", default="cases,stress,random,cost", help="sections")
+    args = parser.parse_args()
+    from bench import color_stress
+
+    set_peers(args.peers)
+    sections = set(args.only.split(","))
+    start = time.perf_counter()
+    met = True
+    if "cases" in sections:
+        met = seam_error([p for p in args.photos.split(",") if p], args.shift)
+    if "stress" in sections:
+        color_stress.stress()
+    if "random" in sections:
+        color_stress.randomized(args.trials)
+    if "cost" in sections:
+        color_stress.cost()
+    print(f"\n{time.perf_counter() - start:.0f} s in all; the 27 cases' targets met: {met}")
+    return 0
+
+
+if __name__ == "__main__":
+    from bench.color_cases import main as _main  # one module instance (color_stress uses it)
+
+    raise SystemExit(_main())

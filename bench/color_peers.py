@@ -12,6 +12,8 @@ do, so read them as "the method", not "the product".
   statistics from a background ring (8 to 32 px outside the mask) in both pictures.
 - reinhard+clone: the same, then OpenCV's seamlessClone of the matched generation into the
   photo over the mask grown by the feather.
+- issue32: Stepwise's colour match of issue 32, before issue 40's witnesses
+  (bench/color_issue32.py; its timing includes a prepare).
 - old: Stepwise's colour match before issue 32 (LAB mean/spread on the unmasked ring of
   8–16 px next to the mask, read from the generation's ring as it is).
 """
@@ -100,7 +102,14 @@ def old(photo, mask, generated, feather):
     return _soft(photo, mask, to_rgb(mapped.astype(np.float32)), feather)
 
 
+def _issue32(photo, mask, generated, feather):
+    from bench.color_issue32 import issue32
+
+    return issue32(photo, mask, generated, feather)
+
+
 PEERS = {
+    "issue32": _issue32,
     "old": old,
     "a1111": a1111,
     "krita": krita,

@@ -14,6 +14,8 @@ wheel) and its CIEDE2000. Every figure is measured side by side in one run.
     with an unshifted generation (the photo plus σ=2 noise, as a VAE round trip leaves it).
     Target: colour match removes ≥ 60 % of the ring ΔE and worsens the unshifted ring by at
     most 0.5 ΔE.
+(a2)–(a4) Colour match's stress rows, randomized false-accept test and cost
+    (bench/color_stress.py), with the peers' rows.
 (b) Pre-fill: each fill's error against the hidden original in the masked area (mean L1 over
     RGB, and the gradient error), per photo and as a ratio to grey.
 (c) Soft-mask curve and (d) source-reference cost: placeholders for the branches that build
@@ -36,8 +38,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from app.imaging.fill import FILL_MODES, fill_masked  # noqa: E402
+from bench import color_stress  # noqa: E402
 from bench.color_cases import PHOTOS as COLOUR_PHOTOS  # noqa: E402
-from bench.color_cases import seam_error, seam_speed  # noqa: E402
+from bench.color_cases import seam_error, seam_speed, set_peers  # noqa: E402
 
 PHOTOS = ("astronaut", "coffee", "chelsea", "camera", "rocket", "immunohistochemistry")
 
@@ -155,6 +158,9 @@ def source_reference_cost() -> None:
 
 SECTIONS: dict[str, Callable[..., object]] = {
     "seam": seam_error,
+    "stress": color_stress.stress,
+    "random": color_stress.randomized,
+    "cost": color_stress.cost,
     "speed": seam_speed,
     "fill": prefill,
     "soft": soft_mask_curve,
@@ -174,8 +180,15 @@ def main() -> int:
     parser.add_argument("--only", choices=tuple(SECTIONS), help="one section")
     args = parser.parse_args()
     photos = [p for p in args.photos.split(",") if p]
+    set_peers(True)  # the peers' rows side by side (bench/color_cases.py alone: faster)
     if args.only in (None, "seam"):
         seam_error(args.colour_photos.split(","), args.shift)
+    if args.only in (None, "stress"):
+        color_stress.stress()
+    if args.only in (None, "random"):
+        color_stress.randomized()
+    if args.only in (None, "cost"):
+        color_stress.cost()
     if args.only in (None, "speed"):
         seam_speed()
     if args.only in (None, "fill"):

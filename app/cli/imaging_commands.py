@@ -84,6 +84,19 @@ def cmd_prepare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _color_match_said(record: dict) -> str:
+    """What colour match did (app/imaging/drift.Drift.as_record), in one line."""
+    if record.get("reason") is not None:
+        values = ", ".join(f"{k} {v}" for k, v in record.get("values", {}).items())
+        return f"declined ({record['reason']}{': ' + values if values else ''})"
+    light, a, b = record["offset_lab"]
+    return (
+        f"took out L {light:+.1f} a {a:+.1f} b {b:+.1f} (gain {record['gain']}, confidence "
+        f"{record['confidence']:.2f}, texture slope {record['slope']:.2f} ± "
+        f"{record['slope_se']:.2f}, from the {record['source']} ring)"
+    )
+
+
 def cmd_composite(args: argparse.Namespace) -> int:
     loaded = load_prepared(args.prepared)
     record = loaded.record
@@ -103,6 +116,9 @@ def cmd_composite(args: argparse.Namespace) -> int:
     )
     strength = f" ×{args.color_match_strength:g}" if args.color_match == "on" else ""
     print(f"  colour match {args.color_match}{strength}, seam blend {args.seam_blend}")
+    said = compositor.color_match_record()
+    if said is not None:
+        print(f"  colour match: {_color_match_said(said)}")
     for note in compositor.notes:
         print(f"  note: {note}")
     print(f"  wrote {args.out}")

@@ -4,9 +4,14 @@ Version 2 keeps the generation parameters in `job`: a plain dict by parameter na
 names of app.pipeline.job.params; core cannot import the pipeline, so the values are checked by
 params.clean_values where they are used). A version-1 file is migrated: its models,
 generation, devices and the painter's Prepare choices become `job` entries (V1_TO_JOB).
-Version 3 changed one default: colour match is off (issue 32's bench; ARCHITECTURE.md,
-"Defaults that follow a bench"). A version-2 file saved every value of the job form, so its
-`color_match: true` is the old default, not a choice: the migration drops it (V2_OLD_DEFAULTS).
+Versions 3 and 4 changed one default each (ARCHITECTURE.md, "Defaults that follow a bench"):
+colour match went off (issue 32's bench), then on again (issue 40's witness-validated match).
+A file of version 2 or 3 saved every value of the job form, so an entry equal to the default
+of its day for a row whose default changed since is that default, not a choice: the migration
+drops it and the new default applies (OLD_DEFAULTS); a value other than its day's default was
+a choice and is kept. (Version 3's rule compared with `true`, but the row holds "on" / "off":
+it never dropped anything, so a version-3 file's "on" may be version 2's default kept; it is
+the new default anyway.)
 """
 
 from __future__ import annotations
@@ -22,10 +27,14 @@ from pathlib import Path
 from app.core.atomic import write_text_atomic
 from app.core.safe_files import SafeFileError, check_entry, read_bytes
 
-SETTINGS_VERSION = 3
-# Defaults that version 3 changed: a version-2 `job` entry with the old value is dropped, so the
-# new default applies (a version-2 file cannot tell a choice from the default it saved).
-V2_OLD_DEFAULTS: dict[str, object] = {"color_match": True}
+SETTINGS_VERSION = 4
+# By file version: the defaults of that version's day of the `job` rows whose default changed
+# since. Such an entry is dropped when the file is read, so the new default applies (a file that
+# saved every value cannot tell a choice from the default it saved).
+OLD_DEFAULTS: dict[int, dict[str, object]] = {
+    2: {"color_match": "on"},
+    3: {"color_match": "off"},
+}
 MAX_SETTINGS_BYTES = 16 * 1024 * 1024  # far more than any settings file
 # Version 1's place of each generation parameter -> its name in `job` (Param.name).
 V1_TO_JOB: dict[tuple[str, str], str] = {
@@ -156,13 +165,14 @@ def migrate_v1(data: dict) -> dict:
     return {**data, "job": job, "version": SETTINGS_VERSION}
 
 
-def migrate_v2(data: dict) -> dict:
-    """A version-2 settings object without the job entries that hold a changed old default."""
+def drop_old_defaults(data: dict, version: int) -> dict:
+    """A version-2 or -3 settings object without the job entries that hold the default of
+    that version's day for a row whose default changed since."""
+    old = OLD_DEFAULTS[version]
     job = data.get("job")
     if isinstance(job, dict):
-        job = {
-            k: v for k, v in job.items() if not (k in V2_OLD_DEFAULTS and V2_OLD_DEFAULTS[k] is v)
-        }
+        job = {k: v for k, v in job.items() if not (k in old and type(v) is type(old[k])
+                                                     and v == old[k])}  # fmt: skip
         data = {**data, "job": job}
     return {**data, "version": SETTINGS_VERSION}
 
@@ -172,8 +182,8 @@ def settings_from_dict(data: object) -> tuple[Settings, list[str]]:
     version = data.get("version", 1) if isinstance(data, dict) else None
     if isinstance(data, dict) and isinstance(version, int) and version < 2 and "job" not in data:
         data = migrate_v1(data)
-    elif isinstance(data, dict) and version == 2:
-        data = migrate_v2(data)
+    elif isinstance(data, dict) and isinstance(version, int) and version in OLD_DEFAULTS:
+        data = drop_old_defaults(data, version)
     settings = typing.cast(Settings, _coerce(Settings, data, "settings", problems))
     if settings.version > SETTINGS_VERSION:
         problems.append(f"settings are from a newer Stepwise (version {settings.version})")

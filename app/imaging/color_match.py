@@ -2,18 +2,19 @@
 
 klein's inpaints drift in colour and brightness against their surroundings, over the whole
 16-px cells the engine repaints. Between the mask and the cells' edge the generated picture was
-meant to be the photo again, so there the photo is the truth: the drift is read from those
-pixels only (the "ring": unmasked, inside the repainted cells, within RING_REACH_PX of the mask),
-and only where the generated picture still has the photo's local structure, with robust
-statistics and a confidence that fades the correction out when too little trustworthy ring is
-left (drift.py). New content that reached past the mask (the engine repaints whole cells, so a
-new object often does) reads as content there, not as drift, and keeps its colour. The drift is
-a shift in CIE LAB, taken out (scaled by the strength and the confidence) of the generated
-pixels inside the repainted cells; outside them the engine returned the photo, undrifted.
+meant to be the photo again, and just beyond the cells it is the photo's VAE round trip: there
+the photo is the truth. drift.py reads the drift from those pixels, but only from the ones that
+witness it (a colour shift that kept the photo's fine texture; new content that reached past the
+mask does not, and keeps its colour), and declines with a reason when none do. The drift (an
+offset in CIE LAB, a gain, a colour table and, inside the cells, a per-cell field) is taken out
+of the generated pixels inside the repainted cells, scaled by the strength and the confidence;
+beyond the cells only a drift of the whole frame is.
 
 The optional seam blend (seam.py) then closes what difference is left at the edge of the
 blended area, with the matched picture's gradients as the guide and the photo as the boundary,
-trusted as the drift reading trusts it, so both together keep what colour match alone keeps.
+trusted only where the matched picture keeps the photo's texture and differs by a drift-sized
+amount (`seam_trust`), so both together keep what colour match alone keeps. The trust is
+computed only when the seam blend is on.
 
 Neither step touches a pixel whose composite weight is 0: those stay the photo's, bit for bit.
 """
@@ -28,17 +29,27 @@ import cv2
 import numpy as np
 
 from app.imaging.drift import (
-    NO_DRIFT,
-    SEAM_SCALE,
+    IN_REACH_PX,
+    NO_RING,
+    OUT_REACH_PX,
+    SPAN_MARGIN_PX,
+    STRENGTH_ZERO,
+    TINY_RING,
+    Candidates,
     Drift,
-    estimate_drift,
-    size_trust,
-    structure_trust,
+    Texture,
+    band_pass,
+    candidates,
+    declined,
+    ramp,
+    read_drift,
 )
 from app.imaging.geometry import Rect, Size
+from app.imaging.lab import to_lab, to_rgb
 from app.imaging.mask_ops import BINARY_THRESHOLD, bounding_box
 
 log = logging.getLogger(__name__)
+__all__ = ["BlendOptions", "ColorMatcher", "Fitted", "ring_width_px", "to_lab", "to_rgb"]
 
 ColorMatchMode = Literal["off", "on"]
 SeamBlend = Literal["off", "poisson"]
@@ -47,11 +58,19 @@ SEAM_BLENDS: tuple[SeamBlend, ...] = ("off", "poisson")
 RING_MIN_PX = 8  # the ring's width on a small picture (≤ 512 px on its long side)
 RING_MAX_PX = 16  # ... and from 1024 px up
 RING_SCALE = 64  # long side / RING_SCALE between the two
-RING_REACH_PX = 24  # with the repainted cells known: the ring is the cells' part this near
 MIN_RING_PIXELS = 16  # fewer: no statistics worth trusting, the colours are left alone
 
 NOTE_EMPTY_RING = "colour match skipped: no unmasked pixels around the mask to match"
 NOTE_TINY_RING = "colour match skipped: only {n} unmasked pixels around the mask"
+USE_OUTER_BELOW = 0.05  # inner confidence below this and ...
+OUTER_TRUSTED = 0.5  # ... the outer one at least this: the whole frame drifted, fix inside too
+SEAM_AGREE_NONE, SEAM_AGREE_FULL = 0.5, 0.85  # the seam trusts the photo where textures agree
+SEAM_WINDOW = 5
+SEAM_FLAT = 1.5  # LAB units of band-pass: below it texture compares as flat
+SEAM_SCALE = 10.0  # LAB units: a difference this large is trusted half (new content beyond)
+CLIP_STEPS = (1.0, 0.75, 0.5, 0.25)  # shares of the drift a clipped pixel may have absorbed
+SEAM_NOISE_NONE, SEAM_NOISE_FULL = 1.5, 4.0  # LAB units: smaller differences are noise
+SEAM_SCALE_UNMATCHED = 60.0  # ... without colour match, where a whole drift is left to close
 
 
 @dataclass(frozen=True)
@@ -75,110 +94,72 @@ def ring_width_px(size: Size) -> int:
     return int(np.clip(round(max(size) / RING_SCALE), RING_MIN_PX, RING_MAX_PX))
 
 
-def ring_pixels(
-    binary_mask: np.ndarray, width_px: int, within: Rect, repainted: np.ndarray | None = None
-) -> tuple[np.ndarray, ...]:
-    """(rows, cols) in the mask's frame of the unmasked pixels at most width_px from the mask
-    (L2), inside `within` (where the generated picture has pixels) and, given `repainted`
-    (bool, the mask's frame), where the engine repainted."""
-    box = bounding_box(binary_mask >= BINARY_THRESHOLD)
-    if box is None or width_px <= 0:
-        return np.zeros(0, np.intp), np.zeros(0, np.intp)
-    height, width = binary_mask.shape
-    reach = width_px + 1
-    window = Rect(box.x - reach, box.y - reach, box.width + 2 * reach, box.height + 2 * reach)
-    window = window.intersect(Rect(0, 0, width, height)).intersect(within)
-    if window.is_empty():
-        return np.zeros(0, np.intp), np.zeros(0, np.intp)
-    # The distance is to mask pixels of the window only; one outside it but nearer than
-    # width_px lies outside `within`, where the ring has no generated pixels anyway. A
-    # pixel beside such a one may be counted a little farther than it is: harmless.
-    on = binary_mask[window.slices()] >= BINARY_THRESHOLD
-    distance = cv2.distanceTransform(
-        np.where(on, np.uint8(0), np.uint8(1)), cv2.DIST_L2, cv2.DIST_MASK_PRECISE
-    )
-    if not on.any():
-        return np.zeros(0, np.intp), np.zeros(0, np.intp)
-    rows, cols = np.nonzero((~on) & (distance <= width_px))
-    rows, cols = rows + window.y, cols + window.x
-    if repainted is not None:
-        inside = repainted[rows, cols]
-        rows, cols = rows[inside], cols[inside]
-    return rows, cols
+def seam_trust(
+    matched: np.ndarray, photo: np.ndarray, photo_band: np.ndarray, scale: float = SEAM_SCALE
+) -> np.ndarray:
+    """float32 HxW 0..1: how far the photo is the truth beside each pixel of the matched
+    picture (LAB, both HxWx3): its fine texture agrees with the photo's and what is left of the
+    difference is drift-sized (`scale`: trusted half). New content at the boundary gets no
+    pull, a leftover drift does."""
+    band = band_pass(matched)
+    window = (SEAM_WINDOW, SEAM_WINDOW)
+    difference = cv2.boxFilter(((band - photo_band) ** 2).sum(axis=2), -1, window)
+    energy = cv2.boxFilter((band * band + photo_band * photo_band).sum(axis=2), -1, window)
+    agreement = 1.0 - difference / (energy + np.float32(SEAM_FLAT**2))
+    distance = np.sqrt(((matched - photo) ** 2).sum(axis=2))
+    size = distance / np.float32(scale)
+    trust = ramp(agreement, SEAM_AGREE_NONE, SEAM_AGREE_FULL) / (1.0 + size**4)
+    # A difference of the VAE's noise is no step to close: pulling toward it only adds noise.
+    trust = trust * ramp(distance, SEAM_NOISE_NONE, SEAM_NOISE_FULL)
+    return trust.astype(np.float32)
 
 
-# CIE LAB of sRGB (D65), computed here: OpenCV's float LAB builds its tables on first use
-# (0.13 s of CPU, over a second of wall time on a loaded machine; the composite of every run
-# paid it once per process) and interpolates (up to 0.4 units off). These are the exact
-# formulas, cheap on the few pixels a ring and a mask have; a uint8 colour round-trips.
-_LAB_T = 0.008856  # (6/29)^3: below it f(t) and L are linear
-_RGB_TO_XYZ = np.array(
-    [[0.412453, 0.357580, 0.180423], [0.212671, 0.715160, 0.072169],
-     [0.019334, 0.119193, 0.950227]]
-)  # fmt: skip
-_WHITE = np.array([0.950456, 1.0, 1.088754])  # D65
-_XYZ_TO_RGB = np.linalg.inv(_RGB_TO_XYZ)
-_LEVELS = np.arange(256) / 255.0
-_SRGB_LINEAR = (
-    np.where(_LEVELS <= 0.04045, _LEVELS / 12.92, ((_LEVELS + 0.055) / 1.055) ** 2.4)[:, None, None]
-    * (_RGB_TO_XYZ.T / _WHITE)[None]
-)  # [level, channel]: that channel's share of X/Xn, Y/Yn, Z/Zn
-
-
-def _lab_f(t: np.ndarray) -> np.ndarray:
-    return np.where(t > _LAB_T, np.cbrt(t), 7.787 * t + 16.0 / 116.0)
-
-
-def _lab_f_inverse(f: np.ndarray) -> np.ndarray:
-    return np.where(f > 0.206893, f**3, (f - 16.0 / 116.0) / 7.787)
-
-
-def to_lab(rgb: np.ndarray) -> np.ndarray:
-    """float32 CIE LAB (L 0..100) of uint8 sRGB pixels (any leading shape, 3 channels last)."""
-    flat = np.asarray(rgb, np.uint8).reshape(-1, 3)
-    xyz = _SRGB_LINEAR[flat[:, 0], 0] + _SRGB_LINEAR[flat[:, 1], 1] + _SRGB_LINEAR[flat[:, 2], 2]
-    f = _lab_f(xyz)
-    y = xyz[:, 1]
-    lab = np.empty_like(xyz)
-    lab[:, 0] = np.where(y > _LAB_T, 116.0 * f[:, 1] - 16.0, 903.3 * y)
-    lab[:, 1] = 500.0 * (f[:, 0] - f[:, 1])
-    lab[:, 2] = 200.0 * (f[:, 1] - f[:, 2])
-    return lab.astype(np.float32).reshape(rgb.shape)
-
-
-def to_rgb(lab: np.ndarray) -> np.ndarray:
-    """uint8 sRGB of float32 LAB pixels (clipped to the gamut's box)."""
-    flat = lab.reshape(-1, 3).astype(np.float64)
-    light = flat[:, 0]
-    dark = light <= 8.0
-    y = np.where(dark, light / 903.3, ((light + 16.0) / 116.0) ** 3)
-    fy = np.where(dark, 7.787 * y + 16.0 / 116.0, (light + 16.0) / 116.0)
-    xyz = np.stack(
-        [_lab_f_inverse(flat[:, 1] / 500.0 + fy), y, _lab_f_inverse(fy - flat[:, 2] / 200.0)], -1
-    )
-    linear = (xyz * _WHITE) @ _XYZ_TO_RGB.T
-    rgb = np.where(linear <= 0.0031308, 12.92 * linear, 1.055 * np.abs(linear) ** (1 / 2.4) - 0.055)
-    return np.clip(np.rint(rgb * 255.0), 0, 255).astype(np.uint8).reshape(lab.shape)
+def _clip_consistent(
+    pixels: np.ndarray, lab: np.ndarray, shift: np.ndarray, moved: np.ndarray
+) -> None:
+    """Where the drift may have been clipped away, the least correction that explains the
+    generated pixel (in place on `shift`). A pixel at the gamut's edge (a channel at 0 or 255)
+    is what any photo colour beyond that edge drifts to: black pushed darker stays black. Of
+    the corrections −(1 − s)·d, the one with the largest s for which the photo so corrected,
+    drifted again and clipped, is the generated pixel (within a level) is kept."""
+    edge = moved & np.any((pixels == 0) | (pixels == 255), axis=2)
+    if not edge.any():
+        return
+    generated = pixels[edge].astype(np.int16)
+    g = lab[edge]
+    drift = -shift[edge]  # what the correction takes out, as a drift
+    factor = np.zeros(len(g), np.float32)  # s: 0 keeps the whole correction
+    open_ = np.ones(len(g), bool)
+    for s in CLIP_STEPS:
+        again = to_rgb(g[open_] + np.float32(s) * drift[open_]).astype(np.int16)
+        fits = np.abs(again - generated[open_]).max(axis=1) <= 1
+        index = np.flatnonzero(open_)[fits]
+        factor[index] = s
+        open_[index] = False
+        if not open_.any():
+            break
+    shift[edge] = shift[edge] * (1.0 - factor)[:, None]
 
 
 @dataclass(frozen=True)
 class Fitted:
-    """A generated window after colour match: the pixels, the drift taken out, and how far the
-    photo is trusted as the truth at each pixel (for the seam blend's boundary)."""
+    """A generated window after colour match: the pixels, the drift read (inside the cells),
+    and (with the seam blend) how far the photo is trusted as the truth at each pixel."""
 
     pixels: np.ndarray
     drift: Drift
-    trust: np.ndarray
+    trust: np.ndarray | None
 
 
 class ColorMatcher:
-    """The ring of one compositor and the photo around it, built once; `fit` then reads the
-    drift of one generated picture and takes it out of the `window` the composite blends.
+    """The candidate pixels of one compositor and the photo around them, built once; `fit`
+    then reads the drift of one generated picture and takes it out of the `window` the
+    composite blends.
 
     `at` is where the generated picture sits in the photo, `window` the rectangle of it that
-    is blended (both in the photo's frame); `repainted` (bool, the photo's frame; None: not
-    known) is where the engine repainted: the ring lies inside it and so does the correction.
-    strength 0 reads the trust (for the seam blend) and corrects nothing."""
+    is blended (both in the photo's frame); `repainted` (bool, the photo's frame; None: the
+    mask grown by the ring's width) is where the engine repainted. strength 0 corrects
+    nothing; `seam` computes the seam blend's trust map (Fitted.trust, else None)."""
 
     def __init__(
         self,
@@ -188,69 +169,126 @@ class ColorMatcher:
         window: Rect,
         strength: float,
         repainted: np.ndarray | None = None,
+        seam: bool = False,
     ) -> None:
         self.strength = float(np.clip(strength, 0.0, 1.0))
+        self.seam = seam
+        on = binary_mask >= BINARY_THRESHOLD
         if repainted is None:
-            self.width_px = ring_width_px(Size.of(original))
-        else:
-            self.width_px = RING_REACH_PX
-        rows, cols = ring_pixels(binary_mask, self.width_px, at, repainted)
-        self.count = int(rows.size)
+            width = ring_width_px(Size.of(original))
+            kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * width + 1, 2 * width + 1))
+            repainted = cv2.dilate(on.astype(np.uint8), kernel) > 0
+        cells_box = bounding_box(repainted)
+        span = window
+        if cells_box is not None:
+            m = SPAN_MARGIN_PX
+            grown = Rect(cells_box.x - m, cells_box.y - m, cells_box.width + 2 * m,
+                         cells_box.height + 2 * m)  # fmt: skip
+            span = window.union(grown)
+        self.span = span = span.intersect(at)
+        self.window, self.at = window, at
+        mask = on[span.slices()]
+        cells = repainted[span.slices()]
+        to_mask = cv2.distanceTransform(
+            np.where(mask, np.uint8(0), np.uint8(1)), cv2.DIST_L2, cv2.DIST_MASK_PRECISE
+        )
+        to_cells = cv2.distanceTransform(
+            np.where(cells, np.uint8(0), np.uint8(1)), cv2.DIST_L2, cv2.DIST_MASK_PRECISE
+        )
+        inner = cells & ~mask & (to_mask <= IN_REACH_PX)
+        outer = ~cells & ~mask & (to_cells <= OUT_REACH_PX) if cells.any() else np.zeros_like(mask)
+        if not mask.any():
+            inner = outer = np.zeros_like(mask)
+        self.count = int(np.count_nonzero(inner) + np.count_nonzero(outer))
         self.note: str | None = None
+        self.declined: Drift | None = None
         if self.count == 0:
-            self.note = NOTE_EMPTY_RING
+            self.note, self.declined = NOTE_EMPTY_RING, declined(NO_RING)
         elif self.count < MIN_RING_PIXELS:
             self.note = NOTE_TINY_RING.format(n=self.count)
+            self.declined = declined(TINY_RING, n=self.count)
+        elif self.strength <= 0.0:
+            self.declined = declined(STRENGTH_ZERO)
         if self.note is not None:
             log.info("%s", self.note)
-        # One window holds the ring and the blended pixels (the photo's frame).
-        span = window
-        if self.count:
-            ring_box = Rect(
-                int(cols.min()), int(rows.min()),
-                int(cols.max() - cols.min() + 1), int(rows.max() - rows.min() + 1),
-            )  # fmt: skip
-            span = window.union(ring_box)
-        self.span = span.intersect(at)
-        self.window, self.at = window, at
-        self._photo_lab = to_lab(original[self.span.slices()])
-        self._ring = (rows - self.span.y, cols - self.span.x)
-        self._fix_where: np.ndarray | None = None
-        if repainted is not None:
-            self._fix_where = repainted[window.slices()]
-        self.last: Drift = NO_DRIFT
+        self._inner: Candidates | None = None
+        self._outer: Candidates | None = None
+        if self.declined is None:
+            self._inner = candidates("inner", inner, to_mask)
+            self._outer = candidates("outer", outer, to_mask)
+        self._photo_lab = to_lab(original[span.slices()])
+        self._photo_band = band_pass(self._photo_lab) if (seam or self.declined is None) else None
+        inside = Rect(window.x - span.x, window.y - span.y, window.width, window.height)
+        self._inside = inside
+        self._cells = cells[inside.slices()]
+        self.last: Drift = self.declined or declined(NO_RING)
+        self.last_outer: Drift | None = None
 
-    @property
-    def active(self) -> bool:
-        return self.note is None
+    def _read(self, generated_lab: np.ndarray) -> tuple[Drift, Drift | None]:
+        """The drift inside the cells and the one beyond them (None: none read)."""
+        if self.declined is not None:
+            return self.declined, None
+        assert self._photo_band is not None
+        texture = Texture(
+            self._photo_lab, self._photo_band, generated_lab, band_pass(generated_lab)
+        )
+        inner = outer = None
+        if self._inner is not None:
+            inner = read_drift(self._inner, texture, True)
+        if self._outer is not None:
+            outer = read_drift(self._outer, texture, False)
+        whole = outer is not None and outer.confidence >= OUTER_TRUSTED and outer.applies
+        if inner is None or (inner.confidence < USE_OUTER_BELOW and whole):
+            assert outer is not None
+            return outer, outer
+        return inner, outer
 
     def fit(self, placed: np.ndarray) -> Fitted:
         """The generated pixels of `window` (`placed` is the picture at `at`), matched."""
-        span = self.span
+        span, w = self.span, self.window
         in_placed = Rect(span.x - self.at.x, span.y - self.at.y, span.width, span.height)
         generated_lab = to_lab(placed[in_placed.slices()])
-        trust = structure_trust(generated_lab, self._photo_lab)
-        drift = NO_DRIFT
-        if self.active and self.strength > 0.0:
-            rows, cols = self._ring
-            difference = generated_lab[rows, cols] - self._photo_lab[rows, cols]
-            drift = estimate_drift(difference, trust[rows, cols])
-        self.last = drift
-        w = self.window
-        inside = Rect(w.x - span.x, w.y - span.y, w.width, w.height)
+        drift, beyond = self._read(generated_lab)
+        self.last, self.last_outer = drift, beyond
+        inside = self._inside
         lab = generated_lab[inside.slices()]
-        correction = drift.correction * np.float32(self.strength)
-        if np.abs(correction).max() > 0.0:
-            shift = np.broadcast_to(correction, lab.shape)
-            if self._fix_where is not None:
-                shift = shift * self._fix_where[:, :, None]
+        shift = np.zeros_like(lab)
+        cells = self._cells
+        scale = np.float32(self.strength)
+        if drift.applies:
+            model = drift.model
+            d = model.drift_at(lab[cells])
+            if model.field_map is not None:
+                d = d + model.field_map[inside.slices()][cells]
+            shift[cells] = -np.float32(model.confidence) * scale * d
+        if beyond is not None and beyond.applies:
+            out = ~cells
+            d = beyond.model.drift_at(lab[out])
+            shift[out] = -np.float32(beyond.model.confidence) * scale * d
+        pixels = placed[Rect(w.x - self.at.x, w.y - self.at.y, w.width, w.height).slices()]
+        pixels = pixels.copy()
+        moved = np.any(shift != 0.0, axis=2)
+        if moved.any():
+            _clip_consistent(pixels, lab, shift, moved)
             lab = lab + shift
-            pixels = to_rgb(lab)
-        else:
-            pixels = placed[Rect(w.x - self.at.x, w.y - self.at.y, w.width, w.height).slices()]
-            pixels = pixels.copy()
-        # How far the photo is the truth beside each pixel: the structure agrees and what is
-        # left of the difference is drift-sized, not new content.
-        left = lab - self._photo_lab[inside.slices()]
-        boundary = trust[inside.slices()] * size_trust(left, SEAM_SCALE)
-        return Fitted(pixels, drift, boundary.astype(np.float32))
+            pixels[moved] = to_rgb(lab[moved])
+        trust = None
+        if self.seam:
+            assert self._photo_band is not None
+            matched = generated_lab.copy()
+            matched[inside.slices()] = lab
+            # Colour match took the drift out: what is left beyond a few units is new content.
+            # Without it (strength 0) a whole drift is left for the seam to close.
+            size_scale = SEAM_SCALE if self.strength > 0.0 else SEAM_SCALE_UNMATCHED
+            full = seam_trust(matched, self._photo_lab, self._photo_band, size_scale)
+            trust = np.ascontiguousarray(full[inside.slices()])
+        return Fitted(pixels, drift, trust)
+
+    def record(self) -> dict:
+        """What the last `fit` did, as plain JSON (the run's record)."""
+        out = self.last.as_record()
+        if self.last_outer is not None and self.last_outer is not self.last:
+            beyond = self.last_outer
+            if beyond.applies:
+                out["beyond_cells"] = beyond.as_record()
+        return out

@@ -221,9 +221,18 @@ class SoftCompositor:
         if blend.matches or seam:
             repainted = repainted_area(binary_mask, plan, region, scale)
             strength = blend.strength if blend.matches else 0.0
-            self._matcher = ColorMatcher(original, binary_mask, at, self._work, strength, repainted)
+            self._matcher = ColorMatcher(
+                original, binary_mask, at, self._work, strength, repainted, seam=seam
+            )
             if blend.matches and self._matcher.note is not None:
                 self.notes.append(self._matcher.note)
+
+    def color_match_record(self) -> dict | None:
+        """What colour match did on the last picture (drift.Drift.as_record), None when it is
+        off: the run's record keeps it."""
+        if self._matcher is None or self.blend is None or not self.blend.matches:
+            return None
+        return self._matcher.record()
 
     def patch(self, picture: np.ndarray, any_size: bool = False) -> tuple[np.ndarray, Rect]:
         """The blended pixels of the rectangle `box` of the photo, and `box` (empty when the

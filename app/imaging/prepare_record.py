@@ -54,10 +54,11 @@ class PrepareOptions:
     context: str = ""
     # Outpainting: "L,T,R,B" px added on each side, the new area masked and generated; "": none.
     expand: str = ""
-    # Composite only (color_match.py). Off by default: issue 32's rule is "on only where it
-    # holds on every bench case", and bench/color_cases.py shows it does not yet (ARCHITECTURE.md,
-    # "Defaults that follow a bench"). This is the one owner of the default (params.py reads it).
-    color_match: ColorMatchMode = "off"
+    # Composite only (color_match.py). On by default: issue 32's rule is "on only where it
+    # holds on every bench case", and bench/color_cases.py shows the witness-validated match
+    # holding (issue 40; ARCHITECTURE.md, "Defaults that follow a bench"). This is the one
+    # owner of the default (params.py reads it).
+    color_match: ColorMatchMode = "on"
     color_match_strength: float = 1.0
     seam_blend: SeamBlend = "off"
 

@@ -64,6 +64,9 @@ class RunSnapshot:
     # The file name the user knows the picture by (the GUI's copy is named image.png): None in
     # runs made before it was recorded, and where the job named none (app/pipeline/run/inputs.py).
     photo_name: str | None = None
+    # What colour match did at the composite (app/imaging/drift.Drift.as_record; run.json's
+    # composite stage), None: off, not composited yet, or a run made before issue 40.
+    color_match: dict[str, Any] | None = None
 
     @property
     def finished(self) -> bool:

@@ -126,16 +126,31 @@ def test_a_version_1_file_migrates_into_job(tmp_path: Path) -> None:
     assert again == s and json.loads(path.read_text())["version"] == SETTINGS_VERSION
 
 
-def test_a_version_2_file_loses_the_old_colour_match_default_only(tmp_path: Path) -> None:
-    """Version 3 turned colour match off by default; a version-2 file saved the old default
-    (on) with every other value, so that entry goes and the other entries stay."""
+def test_a_saved_old_default_follows_the_new_default_and_a_choice_is_kept(
+    tmp_path: Path,
+) -> None:
+    """Colour match was on by default up to version 2, off in version 3, on from version 4.
+    Versions 2 and 3 saved every job value, so a value equal to its day's default is that
+    default (dropped: the new default applies); any other value was a choice (kept)."""
+    from app.pipeline.job.params import clean_values
+
     path = tmp_path / "settings.json"
-    path.write_text(json.dumps({"version": 2, "job": {"color_match": True, "steps": 6}}))
-    assert load_settings(path).job == {"steps": 6}
-    path.write_text(json.dumps({"version": 2, "job": {"color_match": False}}))
-    assert load_settings(path).job == {"color_match": False}
-    path.write_text(json.dumps({"version": 3, "job": {"color_match": True}}))
-    assert load_settings(path).job == {"color_match": True}  # a version-3 "on" is a choice
+
+    def loaded(version: int, job: dict) -> dict:
+        path.write_text(json.dumps({"version": version, "job": job}))
+        return load_settings(path).job
+
+    assert loaded(3, {"color_match": "off", "steps": 6}) == {"steps": 6}  # version 3's default
+    assert loaded(3, {"color_match": "on"}) == {"color_match": "on"}  # a choice then
+    assert loaded(2, {"color_match": "off"}) == {"color_match": "off"}  # a choice then
+    assert loaded(2, {"color_match": "on", "steps": 6}) == {"steps": 6}  # version 2's default
+    # A version-4 file's "off" is a choice (the default is on): kept.
+    assert loaded(SETTINGS_VERSION, {"color_match": "off"}) == {"color_match": "off"}
+    # What the job form then shows: the new default where the old one was dropped.
+    assert clean_values(loaded(3, {"color_match": "off"}))[0]["color_match"] == "on"
+    assert clean_values(loaded(2, {"color_match": "off"}))[0]["color_match"] == "off"
+    save_settings(path, load_settings(path))
+    assert json.loads(path.read_text())["version"] == SETTINGS_VERSION
 
 
 def test_job_keeps_plain_values_only(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:

@@ -126,6 +126,15 @@ def test_only_masked_via_the_cli(tmp_path: Path, stepwise_home: Path) -> None:
     assert np.all(final[400:430, 600:630] == 0)
     weights = feather_weights(mask, 8)
     assert np.array_equal(final[weights == 0], picture[weights == 0])
+    # With colour match (the default): the black ring is new content, not drift: it declines,
+    # says why, and the composite is the plain one.
+    done = run_app(
+        "composite", "--prepared", tmp_path / "p", "--result", tmp_path / "result.png",
+        "--out", tmp_path / "matched.png", home=stepwise_home,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "colour match: declined (no_witness: " in done.stdout
+    assert np.array_equal(load_image(tmp_path / "matched.png"), final)
 
 
 def test_cli_errors_are_one_line_naming_the_file(tmp_path: Path, stepwise_home: Path) -> None:

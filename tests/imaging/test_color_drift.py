@@ -11,7 +11,7 @@ import numpy as np
 from app.imaging import prepare as prep
 from app.imaging.color_match import BlendOptions, to_lab, to_rgb
 from app.imaging.composite import feather_weights, repainted_area
-from app.imaging.drift import estimate_drift
+from app.imaging.drift import Texture, band_pass, candidates, read_drift
 
 from .test_color_match import SIZE, _disc, _photo, _rings
 
@@ -88,19 +88,33 @@ def test_a_drift_confined_to_the_cells_is_taken_out_there_only() -> None:
     assert np.abs(both[inner] - photo[inner]).mean() <= error_on + 0.5
 
 
-def test_too_little_trusted_ring_fades_the_correction_out() -> None:
+def test_too_little_witnessed_ring_fades_the_correction_out() -> None:
+    """The drift read from a candidate set: a textured, drifted ring gives the offset at full
+    confidence; a handful of pixels, or a ring mostly re-synthesised, gives none."""
     rng = np.random.default_rng(3)
+    size = 64
+    base = np.float32([50.0, 10.0, 20.0])
+    photo = (base + rng.normal(0, 6.0, (size, size, 3))).astype(np.float32)
     drift = np.float32([4.0, -6.0, 5.0])
-    many = drift + rng.normal(0, 1.0, (2000, 3)).astype(np.float32)
-    full = estimate_drift(many, np.ones(2000, np.float32))
-    assert full.confidence == 1.0 and np.abs(full.offset - drift).max() < 0.3
-    few = estimate_drift(many[:20], np.ones(20, np.float32))
-    assert few.confidence == 0.0 and not few.correction.any()
-    # Most of the ring untrusted (new content): the share left decides.
-    trust = np.zeros(2000, np.float32)
-    trust[:100] = 1.0
-    assert estimate_drift(many, trust).confidence < 0.1
-    # A few outliers (content of another colour) are trimmed, not averaged in.
-    mixed = many.copy()
-    mixed[:300] = (40.0, 50.0, 10.0)
-    assert np.abs(estimate_drift(mixed, np.ones(2000, np.float32)).offset - drift).max() < 0.5
+    generated = photo + drift + rng.normal(0, 1.0, photo.shape).astype(np.float32)
+    to_mask = np.full((size, size), 10.0, np.float32)
+
+    def read(where: np.ndarray, picture: np.ndarray):
+        cands = candidates("inner", where, to_mask)
+        assert cands is not None
+        texture = Texture(photo, band_pass(photo), picture, band_pass(picture))
+        return read_drift(cands, texture, False)
+
+    ring = np.zeros((size, size), bool)
+    ring[8:56, 8:56] = True
+    full = read(ring, generated)
+    assert full.confidence == 1.0 and np.abs(full.offset - drift).max() < 0.5
+    few = np.zeros_like(ring)
+    few[30:34, 30:35] = True  # 20 pixels
+    assert read(few, generated).confidence == 0.0
+    # Most of the ring re-synthesised (another texture, same drift): the witnesses left are
+    # too few a share, and the new texture is never read as drift.
+    other = base + drift + rng.normal(0, 6.0, photo.shape).astype(np.float32)
+    mostly_new = other.copy()
+    mostly_new[8:12, 8:12] = generated[8:12, 8:12]
+    assert read(ring, mostly_new).confidence == 0.0

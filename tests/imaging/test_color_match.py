@@ -12,13 +12,12 @@ from app.imaging import prepare as prep
 from app.imaging.color_match import (
     NOTE_EMPTY_RING,
     BlendOptions,
-    ring_pixels,
     ring_width_px,
     to_lab,
     to_rgb,
 )
 from app.imaging.composite import feather_weights
-from app.imaging.geometry import Rect, Size
+from app.imaging.geometry import Size
 
 SIZE = 96
 FEATHER = 6
@@ -154,26 +153,22 @@ def test_a_tiny_ring_is_left_alone_with_a_note() -> None:
 
 def test_a_grey_picture_stays_grey_and_finite() -> None:
     grey = _photo(6)[:, :, :1].repeat(3, axis=2)
-    flat = np.full_like(grey, 90)  # and a flat one: no spread to divide by
+    flat = np.full_like(grey, 90)  # and a flat one: no spread, no texture to divide by
     mask = _disc()
     for photo in (grey, flat):
         generated = np.clip(photo.astype(int) + 25, 0, 255).astype(np.uint8)
         out = _composite(photo, mask, generated, ON).astype(int)
         assert np.abs(out[:, :, 0] - out[:, :, 1]).max() <= 1
         assert np.abs(out[:, :, 1] - out[:, :, 2]).max() <= 1
-        # The brightening is taken out (to within rounding).
-        assert np.abs(out[mask >= 128] - photo[mask >= 128]).mean() < 2.0
+        left = np.abs(out[mask >= 128] - photo[mask >= 128]).mean()
+        if photo is grey:  # textured: the brightening is taken out (to within rounding)
+            assert left < 2.0
+        else:  # no texture to witness it: a drift-sized shift of all the ring is believed at
+            # most 0.8 (drift.py's prior), so most of it, never all, is taken out
+            assert 2.0 < left < 0.5 * 25
 
 
-def test_the_ring_is_unmasked_within_its_width_and_scales_with_the_picture() -> None:
-    mask = _disc(10)
-    rows, cols = ring_pixels(mask, 8, Rect(0, 0, SIZE, SIZE))
-    assert rows.size > 0 and np.all(mask[rows, cols] == 0)
-    d = np.hypot(cols - SIZE / 2, rows - SIZE / 2)
-    assert d.max() <= 10 + 8 + 1 and d.min() > 10 - 1
-    # Only where the generated picture is.
-    left = ring_pixels(mask, 8, Rect(0, 0, SIZE // 2, SIZE))
-    assert left[1].max() < SIZE // 2 and 0 < left[0].size < rows.size
+def test_the_ring_width_without_known_cells_scales_with_the_picture() -> None:
     assert [ring_width_px(Size(s, s)) for s in (256, 512, 768, 1024, 4096)] == [8, 8, 12, 16, 16]
 
 

@@ -64,8 +64,12 @@ def test_the_composite_stage_colour_matches_the_decoded_picture(
     assert np.array_equal(result, matched)
     # The random-weight model's picture has nothing of the photo's structure around the mask:
     # that is new content, not drift, so colour match leaves it as generated (it used to
-    # read the model's colours there as drift and move the whole patch).
+    # read the model's colours there as drift and move the whole patch). The run's record says
+    # so, as data (issue 40: the first real inpaints show what their rings kept).
     assert np.array_equal(result, plain)
+    record = pipeline.snapshot(run.dir).color_match
+    assert record is not None and record["applied"] is False
+    assert record["reason"] == "no_witness" and "slope" in record["values"]
     # The same prepared folder with a decoded picture that is the photo drifted over the
     # repainted cells (what a drifting model returns): the drift is taken out of the mask.
     r = prepared.record
@@ -87,3 +91,4 @@ def test_the_composite_stage_colour_matches_the_decoded_picture(
     assert isinstance(events[-1], ev.RunFinished), events[-1]
     assert np.array_equal(load_image(other.dir / "decoded.png"), decoded)
     assert np.array_equal(load_image(other.dir / "result.png"), plain)
+    assert pipeline.snapshot(other.dir).color_match is None  # off: nothing to say

@@ -141,16 +141,18 @@ def test_step_previews_land_on_the_canvas_inside_the_mask(qtbot, window) -> None
     assert layer.frame is not None and layer.caption == "Result"
     assert np.array_equal(on_screen(win), result)
     assert "Result" in win.workspace_area.bar.caption.text()
-    # The run had colour match off (the default): the bar's toggle has nothing to show.
-    assert win.generation_panel.model.run.spec.prepare.color_match == "off"
+    # The run had colour match on (the default, issue 40): the bar's toggle shows it, and its
+    # tooltip says what it did: the tiny model's picture is new content, left as it is.
+    assert win.generation_panel.model.run.spec.prepare.color_match == "on"
     box = win.workspace_area.bar.color_match
-    assert not box.isEnabled() and not box.isChecked()
+    assert box.isEnabled() and box.isChecked()
+    assert "do not keep the photo's texture" in box.toolTip()
 
 
 def test_before_after_use_as_new_image_undo_and_save(qtbot, window, tmp_path, dialogs) -> None:
     win = window
     old_photo, old_mask = win.document.image.copy(), win.document.mask.copy()
-    win.prepare_panel.form.set(COLOR_MATCH, "on")  # off by default (issue 32)
+    win.prepare_panel.form.set(COLOR_MATCH, "on")  # the default (issue 40), set all the same
     run_all(qtbot, win)
     run = win.generation_panel.model.run
     assert run.spec.prepare.color_match == "on"

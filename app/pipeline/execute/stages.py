@@ -347,13 +347,17 @@ class CompositeStage:
             copy_atomic(run.dir / DECODED, target)
         else:
             from app.imaging.io import load_image, save_png_atomic
-            from app.imaging.prepare import PrepareOptions, composite_prepared, load_prepared
+            from app.imaging.prepare import PrepareOptions, load_prepared, soft_compositor
 
             prepared = load_prepared(run.dir / PREPARED_DIR)
             # Colour match and seam blend are the job's (they are not in the prepare record).
             blend = (run.spec.prepare or PrepareOptions()).blend
             decoded = load_image(run.dir / DECODED)
-            save_png_atomic(target, composite_prepared(prepared, decoded, blend=blend))
+            compositor = soft_compositor(prepared, blend=blend)
+            save_png_atomic(target, compositor.composite(decoded))
+            # What colour match did (or why it declined), for the first real inpaints to show
+            # whether real rings keep the photo's texture (issue 40).
+            run.stage(self.name).color_match = compositor.color_match_record()
         record_outputs(run, self.name, self.outputs(run))
         yield from ()  # a generator without events
         return False

@@ -254,8 +254,8 @@ MASKED_TARGET = Param(
 # --- composite (the Prepare panel shows them; they change only the composite) ------------
 COLOR_MATCH = Param(
     "color_match", str, _PREPARE.color_match, "prepare.color_match", ("--color-match",),
-    "take the model's colour drift out: a LAB shift read from the unmasked part of the "
-    "repainted cells where the picture kept the photo's structure",
+    "take the model's colour drift out: read from the unmasked part of the repainted cells, "
+    "only from pixels that kept the photo's texture (declines where none did)",
     invalidates="composite", choices=COLOR_MATCH_MODES,
 )  # fmt: skip
 COLOR_MATCH_STRENGTH = Param(

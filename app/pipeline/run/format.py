@@ -120,6 +120,8 @@ def _check_memory(rec: dict[str, Any]) -> None:
     memory = rec.get("memory")
     if memory is not None and not isinstance(memory, dict):
         raise TypeError("memory")
+    if not isinstance(rec.get("color_match", {}), dict):
+        raise TypeError("color_match")
     changes = rec.get("memory_changes", [])
     if not isinstance(changes, list):
         raise TypeError("memory_changes")

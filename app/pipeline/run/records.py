@@ -8,6 +8,12 @@ An engine stage's record may hold (format 2, optional; absent in runs made befor
   "memory_changes": [{"stage", "what", "from", "to", "why"}, ...]   what fitting or a retry
              changed from the job's settings, in order; why = "plan" | "nothing_fits" |
              "out_of_memory" | "bad_decode"
+The composite stage's record may hold (optional; absent with colour match off, and in runs
+made before issue 40):
+  "color_match": {"applied": bool, "offset_lab", "gain", "confidence", "source", "slope",
+             "slope_se", "valid", "support_px", "share", "witness_px"[, "beyond_cells": {...}]}
+             | {"applied": false, "reason": code, "values": {...}}   what colour match read
+             and took out (app/imaging/drift.py, Drift.as_record), or why it declined
 """
 
 from __future__ import annotations
@@ -204,6 +210,19 @@ class StageRecord:
     @memory_changes.setter
     def memory_changes(self, value: list[dict[str, Any]]) -> None:
         self._d["memory_changes"] = list(value)
+
+    @property
+    def color_match(self) -> dict[str, Any] | None:
+        """What colour match did at the composite (Drift.as_record), None: off or not run."""
+        value = self._d.get("color_match")
+        return value if isinstance(value, dict) else None
+
+    @color_match.setter
+    def color_match(self, value: dict[str, Any] | None) -> None:
+        if value is None:
+            self._d.pop("color_match", None)
+        else:
+            self._d["color_match"] = value
 
     @property
     def done(self) -> bool:

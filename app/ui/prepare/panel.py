@@ -126,9 +126,9 @@ class PreparePanel(QWidget):
         self.color_match_combo.setToolTip(
             self.tr(
                 "Take the model's colour drift out of the generated area, read where nothing "
-                "was meant to change (the unmasked pixels the model repainted). Off by "
-                "default: on some masks it still misses part of the drift or shifts new "
-                "content that reaches past the mask"
+                "was meant to change (the unmasked pixels the model repainted) and only from "
+                "pixels that kept the photo's texture; new content keeps its colour, and "
+                "where no pixel witnesses a drift nothing is changed"
             )
         )
         self.color_strength_spin = QDoubleSpinBox()

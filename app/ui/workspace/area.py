@@ -60,10 +60,11 @@ class WorkspaceBar(QWidget):
         self.color_match = QCheckBox(_tr("Colour match"), self)
         self.color_match.setObjectName("workspace_color_match")
         self.color_match.setChecked(True)
-        self.color_match.setToolTip(
-            _tr("Uncheck to see the result as generated, without its colour match and seam blend")
+        self._match_tip = _tr(
+            "Uncheck to see the result as generated, without its colour match and seam blend"
         )
-        # Enabled only for a result whose run used colour match or seam blend (off by default).
+        self.color_match.setToolTip(self._match_tip)
+        # Enabled only for a result whose run used colour match or seam blend.
         self.matched = True
         self.split = QCheckBox(_tr("Before / after"), self)
         self.split.setObjectName("workspace_split")
@@ -89,12 +90,19 @@ class WorkspaceBar(QWidget):
         self.set_shown("", has_photo=False)
 
     def set_shown(
-        self, caption: str, *, has_photo: bool, usable: bool = True, blended: bool = False
+        self,
+        caption: str,
+        *,
+        has_photo: bool,
+        usable: bool = True,
+        blended: bool = False,
+        match_line: str = "",
     ) -> None:
         """`caption` of the generated picture shown, or "" for the photo alone; `usable`: it is
         a full-resolution decoded picture (a result or a decoded step), which "Use as new
         image" may make the photo (never a step's preview); `blended`: a result whose run
-        used colour match or seam blend (only then does "Colour match" mean anything)."""
+        used colour match or seam blend (only then does "Colour match" mean anything);
+        `match_line`: what its colour match did (match_line.py), shown in the tooltip."""
         shown = bool(caption)
         # Short: the bar shares its row with six controls (the explanation is the tooltip).
         self.caption.setText(caption if shown else photo_caption())
@@ -111,6 +119,8 @@ class WorkspaceBar(QWidget):
             self.color_match.setChecked(matched)
             self.color_match.blockSignals(blocked)
         self.split.setEnabled(shown and has_photo)
+        tip = self._match_tip + ("\n" + match_line if matched and match_line else "")
+        self.color_match.setToolTip(tip)
 
 
 class WorkspaceArea(QWidget):

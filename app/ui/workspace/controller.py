@@ -28,6 +28,7 @@ from app.ui.painter.canvas_view import CanvasView
 from app.ui.workspace.area import WorkspaceArea
 from app.ui.workspace.before_after import BeforeAfterKey
 from app.ui.workspace.history_strip import HistoryEntry, entries_of, entry_thumbnail
+from app.ui.workspace.match_line import color_match_line
 from app.ui.workspace.png_settings import save_picture_dialog
 from app.ui.workspace.run_photos import photo_hash, photo_runs
 
@@ -189,9 +190,14 @@ class WorkspaceController(QObject):
             self._show_decoded(run, "decoded", step, Path(path), caption, image)
 
     def _result_loaded(self, path: str, image: QImage) -> None:
-        run = self.model.run if self.model is not None else None
-        if run is not None and self._follow:
+        model = self.model
+        run = model.run if model is not None else None
+        if model is not None and run is not None and self._follow:
             self._result_shown = True
+            try:  # as it is now: the composite's record (what colour match did) included
+                run = model.session.pipeline.snapshot(Path(run.dir))
+            except Exception:  # noqa: BLE001 - unreadable now: shown with what was known
+                log.info("Run %s re-read failed; shown as known", run.dir, exc_info=True)
             steps = run.steps or run.spec.steps
             self._show_decoded(run, "result", steps, Path(path), _tr("Result"), image)
 
@@ -312,9 +318,11 @@ class WorkspaceController(QObject):
             log.warning("Cannot place %s of %s: %s", shown.kind, shown.run, exc)
             frame, standalone = whole_frame(shown.frame), True
         layer.show(frame, shown.caption, standalone=standalone)
+        record = shown.run.color_match if shown.run is not None else None
         self.area.bar.set_shown(
-            shown.caption, has_photo=not standalone, usable=shown.usable, blended=_blended(shown)
-        )
+            shown.caption, has_photo=not standalone, usable=shown.usable,
+            blended=_blended(shown), match_line=color_match_line(record),
+        )  # fmt: skip
 
     def show_photo(self) -> None:
         """Back to the photo and its mask; previews stay off until the next run."""

@@ -28,8 +28,8 @@
         <translation>关</translation>
     </message>
     <message>
-        <source>Take the model's colour drift out of the generated area, read where nothing was meant to change (the unmasked pixels the model repainted). Off by default: on some masks it still misses part of the drift or shifts new content that reaches past the mask</source>
-        <translation>去除生成区域中模型带来的色偏，色偏只从本不该改变的地方读取（模型重绘了的未遮罩像素）。默认关闭：在某些蒙版上它仍会漏掉部分色偏，或改变越过蒙版边缘的新内容的颜色</translation>
+        <source>Take the model's colour drift out of the generated area, read where nothing was meant to change (the unmasked pixels the model repainted) and only from pixels that kept the photo's texture; new content keeps its colour, and where no pixel witnesses a drift nothing is changed</source>
+        <translation>去除生成区域中模型带来的色偏，色偏只从本不该改变的地方读取（模型重绘了的未遮罩像素），且只取仍保留照片纹理的像素；新内容保持原有颜色，没有任何像素能证明存在色偏时不做任何改动</translation>
     </message>
     <message>
         <source>How much of the colour correction is applied: 0 none, 1 all</source>
@@ -88,6 +88,30 @@
     <message>
         <source>Uncheck to see the result as generated, without its colour match and seam blend</source>
         <translation>取消勾选可查看未经颜色匹配和接缝融合的原始生成结果</translation>
+    </message>
+    <message>
+        <source>Colour match left the colours alone: the pixels around the mask do not keep the photo's texture (slope {slope}), so they are new content, not drift.</source>
+        <translation>颜色匹配未改动颜色：蒙版周围的像素没有保留照片的纹理（斜率 {slope}），因此它们是新内容，而不是色偏。</translation>
+    </message>
+    <message>
+        <source>Colour match left the colours alone: no unmasked pixels around the mask.</source>
+        <translation>颜色匹配未改动颜色：蒙版周围没有未遮罩的像素。</translation>
+    </message>
+    <message>
+        <source>Colour match left the colours alone: only {n} unmasked pixels around the mask.</source>
+        <translation>颜色匹配未改动颜色：蒙版周围只有 {n} 个未遮罩的像素。</translation>
+    </message>
+    <message>
+        <source>Colour match left the colours alone.</source>
+        <translation>颜色匹配未改动颜色。</translation>
+    </message>
+    <message>
+        <source>Colour match found no drift to take out.</source>
+        <translation>颜色匹配没有发现需要去除的色偏。</translation>
+    </message>
+    <message>
+        <source>Colour match took out a drift of {size} LAB units (L {l}, a {a}, b {b}), confidence {confidence} %; the pixels around the mask kept the photo's texture (slope {slope}).</source>
+        <translation>颜色匹配去除了 {size} 个 LAB 单位的色偏（L {l}，a {a}，b {b}），置信度 {confidence} %；蒙版周围的像素保留了照片的纹理（斜率 {slope}）。</translation>
     </message>
 </context>
 </TS>

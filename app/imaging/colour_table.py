@@ -1,0 +1,91 @@
+"""The colour table of a drift reading (drift.py): what the witnesses' residuals keep beyond the
+offset and gain, as a function of the generated colour. It learns the sRGB gamut's clipping of
+saturated colours and a colour-dependent drift from the ring itself; colours no witness has get
+0 (the plain offset)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+TABLE_STEP = (5.0, 8.0, 8.0)  # LAB units between the colour table's nodes (L, a, b)
+TABLE_LOW = (0.0, -96.0, -96.0)
+TABLE_NODES = (21, 25, 25)
+TABLE_SHRINK = 10.0  # witness weight: a node with this much is trusted half
+
+
+def _nodes(lab: np.ndarray, per_step: int) -> np.ndarray:
+    """Nx3 nearest node (integer per axis) of LAB colours on the table grid refined
+    `per_step` times, clipped to the grid."""
+    out = np.empty(lab.shape, np.int64)
+    for c in range(3):
+        last = (TABLE_NODES[c] - 1) * per_step
+        i = np.rint((lab[:, c] - TABLE_LOW[c]) * (per_step / TABLE_STEP[c]))
+        out[:, c] = np.clip(i, 0, last)
+    return out
+
+
+@dataclass(frozen=True)
+class ColourTable:
+    """What the witnesses' residuals keep beyond offset and gain, by generated colour: kernel
+    regression on a LAB grid (bincounts smoothed by σ = 1 node, shrunk toward 0), refined 2×
+    linearly; looked up at the nearest refined node. Only the part of the grid the witnesses
+    reach (and the kernel's) is kept: colours beyond it get 0 (the plain offset)."""
+
+    low: np.ndarray  # the kept block's first refined node per axis
+    values: np.ndarray  # refined nodes of the block × 3
+
+    @classmethod
+    def fit(cls, g: np.ndarray, deviation: np.ndarray, w: np.ndarray) -> ColourTable:
+        nodes = _nodes(g, 1)
+        pad = 2
+        lo = np.maximum(nodes.min(axis=0) - pad, 0)
+        hi = np.minimum(nodes.max(axis=0) + pad, np.asarray(TABLE_NODES) - 1)
+        shape = tuple(int(v) for v in hi - lo + 1)
+        local = nodes - lo
+        flat = (local[:, 0] * shape[1] + local[:, 1]) * shape[2] + local[:, 2]
+        size = int(np.prod(shape))
+        den = np.bincount(flat, w, size).astype(np.float32).reshape(shape)
+        num = np.stack([np.bincount(flat, w * deviation[:, c], size) for c in range(3)], -1)
+        den_s = _smooth_nodes(den)
+        num_s = _smooth_nodes(num.astype(np.float32).reshape(*shape, 3))
+        table = num_s / (den_s[..., None] + np.float32(TABLE_SHRINK))
+        return cls(2 * lo, _upsample2(table))
+
+    def at(self, lab: np.ndarray) -> np.ndarray:
+        local = _nodes(lab, 2) - self.low
+        shape = np.asarray(self.values.shape[:3])
+        inside = np.all((local >= 0) & (local < shape), axis=1)
+        out = np.zeros(lab.shape, np.float32)
+        i = local[inside]
+        out[inside] = self.values[i[:, 0], i[:, 1], i[:, 2]]
+        return out
+
+
+def _smooth_nodes(grid: np.ndarray) -> np.ndarray:
+    """A Gaussian of σ = 1 node along each of the first three axes (peak 1, zero outside)."""
+    taps = {k: math.exp(-0.5 * k * k) for k in range(-2, 3)}
+    for axis in range(3):
+        out = np.zeros_like(grid)
+        n = grid.shape[axis]
+        for k, w in taps.items():
+            src = [slice(None)] * grid.ndim
+            dst = [slice(None)] * grid.ndim
+            src[axis] = slice(max(0, -k), n - max(0, k))
+            dst[axis] = slice(max(0, k), n - max(0, -k))
+            out[tuple(dst)] += np.float32(w) * grid[tuple(src)]
+        grid = out
+    return grid
+
+
+def _upsample2(grid: np.ndarray) -> np.ndarray:
+    """Linear 2× refinement of the first three axes (n nodes → 2n − 1)."""
+    for axis in range(3):
+        moved = np.moveaxis(grid, axis, 0)
+        out = np.empty((2 * moved.shape[0] - 1, *moved.shape[1:]), np.float32)
+        out[0::2] = moved
+        out[1::2] = 0.5 * (moved[:-1] + moved[1:])
+        grid = np.moveaxis(out, 0, axis)
+    return grid
