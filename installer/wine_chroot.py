@@ -109,15 +109,16 @@ def in_namespace(
 
 
 def spawn_in_namespace(
-    root: Path, command: list[str], binds: dict[Path, str], env: dict[str, str]
+    root: Path, command: list[str], binds: dict[Path, str], env: dict[str, str], log: Path
 ) -> subprocess.Popen:
-    """Start `command` chrooted in `root` (namespace_argv); output discarded."""
-    return subprocess.Popen(
-        namespace_argv(root, command, binds),
-        env=namespace_env(env),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    """Start `command` chrooted in `root` (namespace_argv); its output goes to `log`."""
+    with open(log, "ab") as out:
+        return subprocess.Popen(
+            namespace_argv(root, command, binds),
+            env=namespace_env(env),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
 
 
 @contextlib.contextmanager

@@ -103,7 +103,10 @@ class Box:
 
     def popen(self, *args: str, extra: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
         command = ["sh", "-c", 'exec wine "$@"', "sh", *args]
-        return wine_chroot.spawn_in_namespace(self.root, command, self.binds(), self.env(extra))
+        log = OUT / "wine-output.log"
+        return wine_chroot.spawn_in_namespace(
+            self.root, command, self.binds(), self.env(extra), log
+        )
 
     def kill_all(self) -> None:
         """Every Windows process of the prefix ends at once (a power cut, as far as files go)."""
@@ -205,7 +208,7 @@ def make_inputs(folder: Path) -> dict[str, Path]:
     Image.fromarray(photo).save(folder / "photo.png")
     Image.fromarray(mask).save(folder / "mask.png")
     return {
-        "dit": Path(models.dit),
+        "dit": Path(models.diffusion),
         "llm": Path(models.llm),
         "vae": Path(models.vae),
         "photo": folder / "photo.png",
@@ -367,15 +370,16 @@ def grab(display: str | None):
     if result.returncode != 0 or len(data) < 100:
         return None
     header = struct.unpack(">25I", data[:100])
-    size, width, height, bits = header[0], header[4], header[5], header[11]
+    size, width, height, order = header[0], header[4], header[5], header[7]
     line, ncolors = header[12], header[19]
-    if bits != 32:
-        return None
+    if width == 0 or line < width * 4:
+        return None  # not a 32-bit-per-pixel ZPixmap (Xvfb's 24-bit screen is one)
     start = size + ncolors * 12
-    pixels = np.frombuffer(data[start : start + line * height], np.uint8).reshape(height, line)
-    pixels = pixels[:, : width * 4].reshape(height, width, 4)
-    order = header[7]  # byte order: 0 LSB first (BGRX)
-    return pixels[:, :, [2, 1, 0]] if order == 0 else pixels[:, :, [1, 2, 3]]
+    pixels = np.frombuffer(data[start : start + line * height], np.uint8)
+    if pixels.size < line * height:
+        return None
+    pixels = pixels.reshape(height, line)[:, : width * 4].reshape(height, width, 4)
+    return pixels[:, :, [2, 1, 0]] if order == 0 else pixels[:, :, [1, 2, 3]]  # LSB first: BGRX
 
 
 def blank(picture) -> bool:
@@ -462,3 +466,7 @@ def run(setup: Path) -> int:
     say(f"took {time.monotonic() - started:.0f} s; failed: {', '.join(failed) or 'none'}")
     print(f"wine-test: {len(box.checks) - len(failed)} passed, {len(failed)} failed", flush=True)
     return 1 if failed else 0
+
+
+if __name__ == "__main__":  # the test alone, on a setup .exe made earlier
+    sys.exit(run(Path(sys.argv[1]).resolve()))
