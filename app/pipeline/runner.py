@@ -21,7 +21,6 @@ from typing import Any
 from app.core.errors import DamagedFileError, InputError, OutputError, StepwiseError
 from app.core.paths import AppPaths
 from app.core.settings import load_settings
-from app.engine.argv import VaeDecodeArgs
 from app.engine.catalog import list_catalog
 from app.engine.devices import RecentDevices
 from app.engine.errors import Cancelled, Suspended
@@ -49,7 +48,7 @@ from app.pipeline.control import RunControl
 from app.pipeline.execute import accept, scheduler
 from app.pipeline.execute.engine_stage import log_path, run_engine
 from app.pipeline.execute.failure_kinds import failure_for
-from app.pipeline.execute.stage_args import common_args
+from app.pipeline.execute.stage_args import vae_decode_args
 from app.pipeline.job import preflight, presets
 from app.pipeline.job.spec import JobSpec
 from app.pipeline.run import checkpoints
@@ -397,12 +396,7 @@ class Pipeline:
             write_tensors(latent, {"latent": tensors["x_t"]})
             yield ev.StageStarted(stage, run.dir)
             started = time.monotonic()
-            args = VaeDecodeArgs(
-                vae=Path(run.spec.models.vae),
-                load_latent=latent,
-                output=out,
-                common=common_args(run.spec, stage),
-            )
+            args = vae_decode_args(run.spec, None, latent, out)
             yield from run_engine(run, control, engine, args, name, record=False)
             yield ev.StageFinished(stage, time.monotonic() - started, False)
             yield ev.RunFinished(out)

@@ -21,14 +21,20 @@ from typing import BinaryIO
 import numpy as np
 
 from app.core.errors import InputError
-from app.engine.argv import LlmEncodeArgs, StageArgs, VaeDecodeArgs, VaeEncodeArgs
+from app.engine.argv import StageArgs
 from app.engine.plan import StagePlan, plan_stage
 from app.engine.process import engine_environment
 from app.engine.tensorfile import write_tensors
 from app.pipeline.api import DeviceInfo
 from app.pipeline.execute import fit
 from app.pipeline.execute.fit import Fit, Planner, StageSettings
-from app.pipeline.execute.stage_args import DiffuseFiles, common_args, diffuse_args
+from app.pipeline.execute.stage_args import (
+    DiffuseFiles,
+    diffuse_args,
+    llm_encode_args,
+    vae_decode_args,
+    vae_encode_args,
+)
 from app.pipeline.job.spec import JobSpec
 
 LATENT_CHANNELS = 128
@@ -192,39 +198,28 @@ def stage_args(
     scratch: Path,
     context: list[int],
 ) -> StageArgs:
-    m = spec.models
+    """A stage's command line for the plan (stage_args.py's builders), its inputs dummies
+    written into `scratch`; `context` holds the DiT's context size once read."""
     if stage == "llm-encode":
-        return LlmEncodeArgs(
-            llm=Path(m.llm),
-            prompt=spec.prompt or "a picture",
-            save_embeddings=scratch / "plan_conditioning.bin",
-            cfg_scale=spec.cfg_scale,
-            negative_prompt=spec.negative_prompt if spec.cfg_scale != 1.0 else "",
-            common=common_args(spec, stage, settings),
-        )
+        return llm_encode_args(spec, settings, scratch / "plan_conditioning.bin", plan=True)
     if stage == "vae-encode":
         image = _grey_png(scratch / f"plan_{width}x{height}.png", width, height)
         source = (image,) if spec.uses_source_ref else ()  # the photo is encoded twice
-        return VaeEncodeArgs(
-            vae=Path(m.vae),
-            width=width,
-            height=height,
+        return vae_encode_args(
+            spec,
+            width,
+            height,
+            settings,
             init_image=image,
             save_latent=scratch / "plan_init.bin",
             ref_images=source,
             save_ref_latents=scratch / "plan_refs.bin" if source else None,
-            common=common_args(spec, stage, settings),
         )
     latent = _zero_latent(scratch / f"plan_latent_{width}x{height}.bin", width, height)
     if stage == "vae-decode":
-        return VaeDecodeArgs(
-            vae=Path(m.vae),
-            load_latent=latent,
-            output=scratch / "plan.png",
-            common=common_args(spec, stage, settings),
-        )
+        return vae_decode_args(spec, settings, latent, scratch / "plan.png")
     if not context:
-        context.append(dit_context_size(Path(m.diffusion)))
+        context.append(dit_context_size(Path(spec.models.diffusion)))
     files = DiffuseFiles(
         embeddings=_zero_conditioning(scratch / "plan_cond.bin", context[0], spec.cfg_scale != 1.0),
         save_latent=scratch / "plan_final.bin",

@@ -23,9 +23,11 @@ from app.pipeline.execute.engine_stage import run_engine
 from app.pipeline.execute.fit import CPU, StageSettings, job_settings
 from app.pipeline.execute.stage_args import (
     DiffuseFiles,
-    common_args,
     diffuse_args,
     diffuse_masked,
+    llm_encode_args,
+    vae_decode_args,
+    vae_encode_args,
 )
 from app.pipeline.job.spec import effective_steps
 from app.pipeline.run import checkpoints
@@ -173,19 +175,16 @@ class VaeEncodeStage:
         return files
 
     def args(self, run: Run, settings: StageSettings | None = None) -> VaeEncodeArgs:
-        spec = run.spec
-        width, height = _size(run)
         refs = _ref_images(run)
-        is_img = spec.image is not None
-        return VaeEncodeArgs(
-            vae=Path(spec.models.vae),
-            width=width,
-            height=height,
+        is_img = run.spec.image is not None
+        return vae_encode_args(
+            run.spec,
+            *_size(run),
+            _settings(self.name, run, settings),
             init_image=run.dir / PREPARED_DIR / "input.png" if is_img else None,
             save_latent=run.dir / INIT_LATENT if is_img else None,
             ref_images=refs,
             save_ref_latents=run.dir / REF_LATENTS if refs else None,
-            common=common_args(spec, self.name, _settings(self.name, run, settings)),
         )
 
     def run(self, ctx: StageContext) -> StageRun:
@@ -208,16 +207,8 @@ class LlmEncodeStage:
         return {CONDITIONING: CONDITIONING}
 
     def args(self, run: Run, settings: StageSettings | None = None) -> LlmEncodeArgs:
-        spec = run.spec
-        return LlmEncodeArgs(
-            llm=Path(spec.models.llm),
-            prompt=spec.prompt,
-            save_embeddings=run.dir / CONDITIONING,
-            negative_prompt=spec.negative_prompt if spec.cfg_scale != 1.0 else "",
-            cfg_scale=spec.cfg_scale,
-            lora_model_dir=Path(spec.models.lora_dir) if spec.models.lora_dir else None,
-            common=common_args(spec, self.name, _settings(self.name, run, settings)),
-        )
+        settings = _settings(self.name, run, settings)
+        return llm_encode_args(run.spec, settings, run.dir / CONDITIONING)
 
     def run(self, ctx: StageContext) -> StageRun:
         # A GPU encode is close to, not bit-identical with, a CPU one: the conditioning is
@@ -315,12 +306,8 @@ class VaeDecodeStage:
         return {"decoded": DECODED}
 
     def args(self, run: Run, settings: StageSettings | None = None) -> VaeDecodeArgs:
-        return VaeDecodeArgs(
-            vae=Path(run.spec.models.vae),
-            load_latent=run.dir / FINAL_LATENT,
-            output=run.dir / DECODED,
-            common=common_args(run.spec, self.name, _settings(self.name, run, settings)),
-        )
+        settings = _settings(self.name, run, settings)
+        return vae_decode_args(run.spec, settings, run.dir / FINAL_LATENT, run.dir / DECODED)
 
     def run(self, ctx: StageContext) -> StageRun:
         run = ctx.run
