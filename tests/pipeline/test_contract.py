@@ -64,7 +64,7 @@ def test_api_md_lists_every_protocol_method() -> None:
     assert f"all {len(listed)} methods" in block
 
 
-@pytest.fixture(params=["real", "fake"])
+@pytest.fixture(params=[pytest.param("real", marks=pytest.mark.engine), "fake"])
 def api(request: pytest.FixtureRequest, tmp_path: Path) -> PipelineAPI:
     if request.param == "real":
         return Pipeline(app_paths(), request.getfixturevalue("sd_stage"), cache_limit_mb=16)
