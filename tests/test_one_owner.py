@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from app.engine.argv import STAGE_MODELS
+from app.engine.stage import Stage
 from app.imaging.mask_ops import BINARY_THRESHOLD
 from app.pipeline.run import records as run_records
 
@@ -131,3 +133,67 @@ def test_one_table_says_which_module_a_stage_loads() -> None:
                    for k, v in pairs):  # fmt: skip
                 found.append(f"{path.relative_to(APP)}:{node.lineno}")
     assert found == [], f"read app/engine/argv.STAGE_MODELS instead: {found}"
+
+
+# The stage names are app/engine/stage.py's `Stage` (a str enum: run.json and the engine protocol
+# keep the plain values). Below the UI a bare stage name is a second table in waiting.
+STAGE_NAMES = {s.value for s in Stage}
+STAGE_SCANNED = ("pipeline", "engine")
+# (module, value): the same word for something else, or a module another branch owns now.
+NOT_A_STAGE = {
+    ("pipeline/job/spec.py", "prepare"),  # JobSpec's `prepare` group (PrepareOptions)
+    ("pipeline/execute/engine_stage.py", "diffuse"),  # the queue branch's file (issue 39)
+}
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    kinds = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    return {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, kinds) and node.body and isinstance(node.body[0], ast.Expr)
+    }
+
+
+def test_stage_names_come_from_the_stage_enum() -> None:
+    owner = APP / "engine" / "stage.py"
+    found = []
+    for path, tree in _trees():
+        rel = path.relative_to(APP)
+        if path == owner or rel.parts[0] not in STAGE_SCANNED:
+            continue
+        dict_keys = {id(k) for n in ast.walk(tree) if isinstance(n, ast.Dict) for k in n.keys}
+        skip = _docstrings(tree) | dict_keys  # a cache key's payload names its parts
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Constant)
+                and node.value in STAGE_NAMES
+                and id(node) not in skip
+                and (rel.as_posix(), node.value) not in NOT_A_STAGE
+            ):
+                found.append(f"{rel}:{node.lineno} {node.value!r}")
+    assert found == [], f"use app.engine.stage.Stage: {found}"
+
+
+def test_the_stage_tables_are_the_enums() -> None:
+    assert run_records.STAGES == tuple(Stage)
+    assert set(run_records.ENGINE_STAGES) == set(STAGE_MODELS)
+    assert [s.on_engine for s in Stage] == [False, True, True, True, True, False]
+
+
+def test_guided_has_one_owner() -> None:
+    """ "cfg ≠ 1" (the negative prompt encoded, two passes per step) is JobSpec.guided alone."""
+    owner = APP / "pipeline" / "job" / "spec.py"
+    found = []
+    for path, tree in _trees():
+        if path == owner:
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Compare):
+                continue
+            sides = [node.left, *node.comparators]
+            names_cfg = any("cfg_scale" in ast.unparse(s) for s in sides)
+            one = any(isinstance(s, ast.Constant) and s.value == 1 for s in sides)
+            if names_cfg and (one or any("CFG_SCALE" in ast.unparse(s) for s in sides)):
+                found.append(f"{path.relative_to(APP)}:{node.lineno}")
+    assert found == [], f"ask JobSpec.guided: {found}"

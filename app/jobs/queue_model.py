@@ -1,7 +1,7 @@
 """The queue for the GUI: adding the current job (or N variations of it), the worker on its own
 thread, the jobs' states and the whole queue's ETA from the measured seconds per step.
 
-The store and the worker are the pipeline's (app/pipeline/queue/jobs.py, queue_worker.py; the
+The store and the worker are the pipeline's (app/pipeline/queue/jobs.py, queue/worker.py; the
 CLI's `queue` commands use the same ones), so the GUI and a `queue run` in a terminal share one
 queue and never run the same job. The worker has a Pipeline of its own (the stage cache is
 shared through its folder); the GPU is free between jobs, every stage being its own process.
@@ -53,7 +53,7 @@ def size_key(job: QueuedJob) -> tuple[object, ...]:
     spec = job.spec
     picture = job.image.sha256 if job.image is not None else None
     return (picture, spec.width, spec.height, spec.prepare, len(job.refs), spec.source_ref,
-            spec.cfg_scale != 1, spec.devices)  # fmt: skip
+            spec.guided, spec.devices)  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from app.engine.stage import Stage
 from app.pipeline.control import RunControl
 from app.pipeline.events import Event
 from app.pipeline.failures import Failure
@@ -75,7 +76,7 @@ class RunSnapshot:
         if self.finished:
             return False
         engine_done = any(
-            s.state in ("done", "cached") and s.name != "prepare" for s in self.stages
+            s.state in ("done", "cached") and s.name != Stage.PREPARE for s in self.stages
         )
         return engine_done or bool(self.checkpoints)
 

@@ -26,6 +26,7 @@ from app.engine.devices import RecentDevices
 from app.engine.errors import Cancelled, Suspended
 from app.engine.locate import find_sd_stage
 from app.engine.process import engine_environment
+from app.engine.stage import Stage
 from app.engine.tensorfile import file_sha256, read_tensors, write_tensors
 from app.pipeline import events as ev
 from app.pipeline.api import (
@@ -248,9 +249,9 @@ class Pipeline:
         elif spec.prepare != run.spec.prepare and run.inputs.image is not None:
             preflight.check_frame_fits(spec, run.dir / run.inputs.image.file)
         run.spec_changed(spec)
-        if job_keys(run)["diffuse"] != before["diffuse"]:
+        if job_keys(run)[Stage.DIFFUSE] != before[Stage.DIFFUSE]:
             # The user changed what diffuse makes: its old checkpoints may go (no question).
-            run.stage("diffuse").checkpoint_key = None
+            run.stage(Stage.DIFFUSE).checkpoint_key = None
         run.set_result(None)
         run.save()
         return snapshot_of(run)
@@ -338,7 +339,7 @@ class Pipeline:
         engine = self.engine_binary()
         old_keys = self.stage_keys(run, engine)
         new_keys = self.stage_keys(new, engine)
-        for stage in STAGES[: STAGES.index("diffuse")]:  # diffuse goes on from `from_step`
+        for stage in STAGES[: STAGES.index(Stage.DIFFUSE)]:  # diffuse goes on from `from_step`
             if old_keys[stage] != new_keys[stage] or not scheduler.up_to_date(
                 run, stage, old_keys[stage]
             ):
@@ -346,10 +347,10 @@ class Pipeline:
             for out in run.stage(stage).outputs.values():
                 _copy(run.dir / out.file, new.dir / out.file)
             new.stage(stage).copy_from(run.stage(stage))
-            if stage == "prepare":
+            if stage == Stage.PREPARE:
                 new.model_input = run.model_input
-        if old_keys["diffuse"] == new_keys["diffuse"] and from_step > 0:
-            checkpoints.share(run, new, from_step, str(new_keys["diffuse"]))
+        if old_keys[Stage.DIFFUSE] == new_keys[Stage.DIFFUSE] and from_step > 0:
+            checkpoints.share(run, new, from_step, str(new_keys[Stage.DIFFUSE]))
         new.save()
         return snapshot_of(new)
 
@@ -366,14 +367,14 @@ class Pipeline:
         try:
             run = open_run(run_dir)
         except DamagedFileError as exc:
-            failure = failure_for(exc, "prepare")
+            failure = failure_for(exc, Stage.PREPARE)
             yield ev.RunFailed.of(failure)
             return
         yield from scheduler.execute(self, run, control, only)
 
     def decode_step(self, run_dir: Path, step: int, control: RunControl) -> Iterator[ev.Event]:
         """Decodes the checkpoint after `step` to steps/step_NNN.png ("Decode this step")."""
-        stage = "vae-decode"
+        stage = Stage.VAE_DECODE
         name = f"decode-step-{step}"
         run: Run | None = None
         try:

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.engine.argv import (
-    STAGE_DIFFUSE,
     STAGE_MODELS,
     CommonArgs,
     DiffuseArgs,
@@ -21,6 +20,7 @@ from app.engine.argv import (
     VaeDecodeArgs,
     VaeEncodeArgs,
 )
+from app.engine.stage import Stage
 from app.pipeline.execute.fit import MIB, StageSettings, job_settings
 from app.pipeline.job.frame_checks import expands
 from app.pipeline.job.params import ETA
@@ -57,10 +57,10 @@ def llm_encode_args(
         llm=Path(m.llm),
         prompt=(spec.prompt or "a picture") if plan else spec.prompt,
         save_embeddings=save_embeddings,
-        negative_prompt=spec.negative_prompt if spec.cfg_scale != 1.0 else "",
+        negative_prompt=spec.negative_prompt if spec.guided else "",
         cfg_scale=spec.cfg_scale,
         lora_model_dir=Path(m.lora_dir) if not plan and m.lora_dir else None,
-        common=common_args(spec, "llm-encode", settings),
+        common=common_args(spec, Stage.LLM_ENCODE, settings),
     )
 
 
@@ -84,7 +84,7 @@ def vae_encode_args(
         save_latent=save_latent,
         ref_images=ref_images,
         save_ref_latents=save_ref_latents,
-        common=common_args(spec, "vae-encode", settings),
+        common=common_args(spec, Stage.VAE_ENCODE, settings),
     )
 
 
@@ -96,7 +96,7 @@ def vae_decode_args(
         vae=Path(spec.models.vae),
         load_latent=load_latent,
         output=output,
-        common=common_args(spec, "vae-decode", settings),
+        common=common_args(spec, Stage.VAE_DECODE, settings),
     )
 
 
@@ -159,5 +159,5 @@ def diffuse_args(
         resume_step=None if plan else resume_step,
         preview="none" if plan else spec.preview,
         vae=Path(m.vae) if not plan and spec.preview == "vae" else None,
-        common=common_args(spec, STAGE_DIFFUSE, settings),
+        common=common_args(spec, Stage.DIFFUSE, settings),
     )

@@ -1,4 +1,4 @@
-"""One object per stage behind the `Stage` protocol: its name (= its key in keys.stage_keys),
+"""One object per stage behind the `StageStep` protocol: its name (= its key in keys.stage_keys),
 the outputs it writes and `run`, a generator of events that returns True when its outputs came
 from the cache."""
 
@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 from app.core.errors import StepwiseError
 from app.engine.argv import DiffuseArgs, LlmEncodeArgs, VaeDecodeArgs, VaeEncodeArgs
 from app.engine.errors import BadInputError
+from app.engine.stage import Stage
 from app.engine.tensorfile import file_sha256
 from app.pipeline import events as ev
 from app.pipeline.cache.store import StageCache, cache_key
@@ -66,8 +67,10 @@ class StageContext:
     settings: StageSettings | None = None  # the memory settings (fit.py); None: the job's
 
 
-class Stage(Protocol):
-    name: str
+class StageStep(Protocol):
+    """One stage's work in a run."""
+
+    name: Stage
 
     def outputs(self, run: Run) -> dict[str, str]:
         """Output name → file relative to the run folder (what the stage records)."""
@@ -95,7 +98,7 @@ def _from_cache(ctx: StageContext, stage: str, files: dict[str, str]) -> bool:
 class PrepareStage:
     """Aligns / fills / crops the photo as JobSpec.prepare says; records model_input."""
 
-    name = "prepare"
+    name = Stage.PREPARE
 
     def outputs(self, run: Run) -> dict[str, str]:
         folder = run.dir / PREPARED_DIR
@@ -164,7 +167,7 @@ def _size(run: Run) -> tuple[int, int]:
 
 
 class VaeEncodeStage:
-    name = "vae-encode"
+    name = Stage.VAE_ENCODE
 
     def outputs(self, run: Run) -> dict[str, str]:
         files = {}
@@ -201,7 +204,7 @@ class VaeEncodeStage:
 
 
 class LlmEncodeStage:
-    name = "llm-encode"
+    name = Stage.LLM_ENCODE
 
     def outputs(self, run: Run) -> dict[str, str]:
         return {CONDITIONING: CONDITIONING}
@@ -231,7 +234,7 @@ class LlmEncodeStage:
 class DiffuseStage:
     """Samples; resumes from the newest valid checkpoint made with the same key."""
 
-    name = "diffuse"
+    name = Stage.DIFFUSE
 
     def outputs(self, run: Run) -> dict[str, str]:
         return {FINAL_LATENT: FINAL_LATENT}
@@ -300,7 +303,7 @@ def _write_soft_mask(run: Run) -> None:
 
 
 class VaeDecodeStage:
-    name = "vae-decode"
+    name = Stage.VAE_DECODE
 
     def outputs(self, run: Run) -> dict[str, str]:
         return {"decoded": DECODED}
@@ -322,7 +325,7 @@ class VaeDecodeStage:
 class CompositeStage:
     """Puts the decoded picture back into the original photo (through prepare's record)."""
 
-    name = "composite"
+    name = Stage.COMPOSITE
 
     def outputs(self, run: Run) -> dict[str, str]:
         return {RESULT_FILE: RESULT_FILE}
@@ -346,7 +349,7 @@ class CompositeStage:
         return False
 
 
-STAGE_OBJECTS: tuple[Stage, ...] = (
+STAGE_OBJECTS: tuple[StageStep, ...] = (
     PrepareStage(),
     VaeEncodeStage(),
     LlmEncodeStage(),
