@@ -1,5 +1,5 @@
 """The Qt UI. shell/ composes the window; the features (painter/, prepare/, generation/,
-workspace/, runs/, queue/) talk to it through kit/window_host.py; kit/ and words/ are what
+workspace/, runs/, queue/) talk to it through window_host.py; kit/ and words/ are what
 they all use. ARCHITECTURE.md draws the floors."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The queue's database (app/pipeline/queue/db.py, job_queue.py): nothing lost at any size, a
+"""The queue's database (app/pipeline/queue/db.py, queue/jobs.py): nothing lost at any size, a
 flipped byte, a damaged file moved aside and said, forged rows refused one by one, a killed
 worker's claim released, queue.json imported once (issue 29, defects 1, 2, 8)."""
 
