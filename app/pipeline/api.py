@@ -4,6 +4,13 @@
 (tests/fakes/fake_pipeline.py); tests/pipeline/test_contract.py runs the same scenarios
 against both. Runs cross this seam as frozen `RunSnapshot`s and are named by their folder:
 no caller ever holds the live object a worker mutates.
+
+Above the pipeline (jobs, ui, cli) a caller imports only what app/pipeline/__init__.py hands
+out, the seam modules (api, events, failures, control), the job/ floor and selftest, demo,
+engine_info (the "pipeline surface" import contract). Each event stream ends in exactly one
+terminal event (events.py TERMINAL_EVENTS); an up-to-date stage yields StageStarted and
+StageFinished(cached=True), a skipped one nothing. A change reruns exactly the stages after
+the one it invalidates (cache/keys.py; the parameter table's `invalidates`).
 """
 
 from __future__ import annotations
