@@ -76,3 +76,21 @@ def test_every_named_file_exists() -> None:
         }
     )
     assert missing == [], "\n".join(missing)
+
+
+ARCHITECTURE_MAX_WORDS = 2000
+APP = ROOT / "app"
+
+
+def test_architecture_md_is_a_map() -> None:
+    """A map, not a feature list (it had grown to 5,632 words): one line per folder and the
+    "where a change goes" table; the details live in the packages' docstrings."""
+    text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    words = len(text.split())
+    assert words <= ARCHITECTURE_MAX_WORDS, f"ARCHITECTURE.md has {words} words"
+    assert "## Where a change goes" in text
+    packages = sorted(p.name for p in APP.iterdir() if (p / "__init__.py").is_file())
+    rows = {m for m in re.findall(r"^\| `(\w+)/` \|", text, flags=re.MULTILINE)}
+    assert set(packages) <= rows, f"one line per folder: {sorted(set(packages) - rows)}"
+    for package in packages:  # where the details went
+        assert ast.get_docstring(ast.parse((APP / package / "__init__.py").read_text())), package

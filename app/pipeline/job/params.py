@@ -8,10 +8,10 @@ the CLI's argparse, the sd-cli importer, the stage keys and `status --json` are 
 
 Adding a parameter (ARCHITECTURE.md "Where a change goes"): a row here (and in PARAMS), the
 JobSpec field (spec.py, its default read from the row), the engine flag it maps to
-(app/engine/argv.py and the one line in app/pipeline/execute/stage_args.py or stages.py), and
-the widget that shows it (a ui/generation pane, its zh_CN words). The CLI flag, the importer,
-the settings, the stage key (a row with `invalidates` joins that stage's key by itself,
-keys.py) and `status --json` need nothing: `eta` was added that way, in six files.
+(app/engine/argv.py and the one line in app/pipeline/execute/stage_args.py), and the widget
+that shows it (a ui/generation pane, its zh_CN words). The CLI flag, the importer, the
+settings, the stage key (a row with `invalidates` joins that stage's key by itself, keys.py),
+run.json's type check and `status --json` need nothing: 4 files, +2 for a widget.
 """
 
 from __future__ import annotations
