@@ -197,3 +197,22 @@ def test_guided_has_one_owner() -> None:
             if names_cfg and (one or any("CFG_SCALE" in ast.unparse(s) for s in sides)):
                 found.append(f"{path.relative_to(APP)}:{node.lineno}")
     assert found == [], f"ask JobSpec.guided: {found}"
+
+
+# The one engine locator: the pipeline's engine_binary() (PipelineAPI). engine_info.py reports
+# which engine would run (a missing one is its data, not a failure).
+LOCATORS = {"engine/locate.py", "pipeline/runner.py", "pipeline/engine_info.py"}
+
+
+def test_the_engine_is_located_in_one_place() -> None:
+    found = []
+    for path, tree in _trees():
+        rel = path.relative_to(APP).as_posix()
+        if rel in LOCATORS:
+            continue
+        for node in ast.walk(tree):
+            name = node.func if isinstance(node, ast.Call) else None
+            called = getattr(name, "id", None) or getattr(name, "attr", None)
+            if called == "find_sd_stage":
+                found.append(f"{rel}:{node.lineno}")
+    assert found == [], f"ask PipelineAPI.engine_binary(): {found}"

@@ -50,10 +50,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     spec = job_spec(args, pipeline)
     if not args.force:
         from app.cli.fit_check import refusal
-        from app.engine.locate import find_sd_stage
 
         try:
-            engine = find_sd_stage(Path(args.engine) if args.engine else None)
+            engine = pipeline.engine_binary()
         except StepwiseError:
             engine = None  # the run below says what is missing
         refused = None if engine is None else refusal(pipeline, spec, engine)

@@ -116,6 +116,11 @@ class RunSummary:
 class PipelineAPI(Protocol):
     """What jobs/, ui/ (through jobs/) and cli/ may ask of the pipeline."""
 
+    def engine_binary(self) -> Path:
+        """The sd-stage this pipeline runs, located now: the one engine locator above the
+        pipeline (EngineNotFound, a StepwiseError, when there is none)."""
+        ...
+
     def devices(self) -> list[DeviceInfo]:
         """The devices the engine lists (cpu first). Raises StepwiseError without an engine."""
         ...

@@ -92,6 +92,13 @@ class FakePipeline:
         self._count = 0
 
     # --- the engine ---
+    def engine_binary(self) -> Path:
+        """The fake runs no engine; the plan and the preview decoder beside it use the one
+        sd-stage finds by default, as a session with no engine chosen always has."""
+        from app.engine.locate import find_sd_stage
+
+        return find_sd_stage()
+
     def devices(self) -> list[DeviceInfo]:
         return [DeviceInfo("cpu", "fake CPU")]
 

@@ -25,6 +25,7 @@ from tests.engine.pause_hook import suspend_at
 from tests.fakes.fake_pipeline import FakePipeline
 
 PROTOCOL_METHODS = (
+    "engine_binary",
     "devices",
     "catalog",
     "create_run",
