@@ -216,3 +216,20 @@ def test_the_engine_is_located_in_one_place() -> None:
             if called == "find_sd_stage":
                 found.append(f"{rel}:{node.lineno}")
     assert found == [], f"ask PipelineAPI.engine_binary(): {found}"
+
+
+def test_event_streams_are_closed_as_generators() -> None:
+    """execute(), decode_step() and accept_step() return an EventStream (a generator): a caller
+    closes it, never asks whether it can (`getattr(events, "close")`)."""
+    found = []
+    for path, tree in _trees():
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "id", None) == "getattr"
+                and len(node.args) >= 2
+                and isinstance(node.args[1], ast.Constant)
+                and node.args[1].value == "close"
+            ):
+                found.append(f"{path.relative_to(APP)}:{node.lineno}")
+    assert found == [], f"type the stream as events.EventStream and close it: {found}"

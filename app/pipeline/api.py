@@ -15,14 +15,14 @@ the one it invalidates (cache/keys.py; the parameter table's `invalidates`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from app.engine.stage import Stage
 from app.pipeline.control import RunControl
-from app.pipeline.events import Event
+from app.pipeline.events import EventStream
 from app.pipeline.failures import Failure
 from app.pipeline.job.catalog import DeviceInfo as DeviceInfo
 from app.pipeline.job.catalog import EngineCatalog as EngineCatalog
@@ -173,15 +173,15 @@ class PipelineAPI(Protocol):
 
     def execute(
         self, run_dir: Path, control: RunControl, *, only: str | None = None
-    ) -> Iterator[Event]:
+    ) -> EventStream:
         """Runs every stage not up to date (or just `only`); exactly one terminal event."""
         ...
 
-    def decode_step(self, run_dir: Path, step: int, control: RunControl) -> Iterator[Event]:
+    def decode_step(self, run_dir: Path, step: int, control: RunControl) -> EventStream:
         """Decodes the checkpoint after `step`; RunFinished(result_path=the PNG)."""
         ...
 
-    def accept_step(self, run_dir: Path, step: int, control: RunControl) -> Iterator[Event]:
+    def accept_step(self, run_dir: Path, step: int, control: RunControl) -> EventStream:
         """Finishes the run from step `step` without its later steps: vae-decode and composite
         run on that step's latent and the snapshot's accepted_step is `step`; exactly one
         terminal event (RunFailed, kind input, when `step` has no valid checkpoint)."""

@@ -256,7 +256,7 @@ class Pipeline:
         run.save()
         return snapshot_of(run)
 
-    def accept_step(self, run_dir: Path, step: int, control: RunControl) -> Iterator[ev.Event]:
+    def accept_step(self, run_dir: Path, step: int, control: RunControl) -> ev.EventStream:
         """Finishes the run from step `step` (execute/accept.py)."""
         return accept.accept_step(self, Path(run_dir), step, control)
 
@@ -357,13 +357,13 @@ class Pipeline:
     # ------------------------------------------------------------------ execution
     def execute(
         self, run_dir: Path, control: RunControl, *, only: str | None = None
-    ) -> Iterator[ev.Event]:
+    ) -> ev.EventStream:
         """Runs every stage that is not up to date (or just `only`); one terminal event last."""
         if only is not None and only not in STAGES:
             raise ValueError(f"unknown stage {only!r}")
         return self._execute(Path(run_dir), control, only)
 
-    def _execute(self, run_dir: Path, control: RunControl, only: str | None) -> Iterator[ev.Event]:
+    def _execute(self, run_dir: Path, control: RunControl, only: str | None) -> ev.EventStream:
         try:
             run = open_run(run_dir)
         except DamagedFileError as exc:
@@ -372,7 +372,7 @@ class Pipeline:
             return
         yield from scheduler.execute(self, run, control, only)
 
-    def decode_step(self, run_dir: Path, step: int, control: RunControl) -> Iterator[ev.Event]:
+    def decode_step(self, run_dir: Path, step: int, control: RunControl) -> ev.EventStream:
         """Decodes the checkpoint after `step` to steps/step_NNN.png ("Decode this step")."""
         stage = Stage.VAE_DECODE
         name = f"decode-step-{step}"

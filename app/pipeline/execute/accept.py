@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 from app.core.errors import DamagedFileError, InputError, StepwiseError
@@ -80,9 +79,7 @@ def step_latent(run_dir: Path, step: int) -> tuple[dict[str, object], str]:
     return {"latent": tensors["x_t"]}, "checkpoint"
 
 
-def accept_step(
-    res: Resources, run_dir: Path, step: int, control: RunControl
-) -> Iterator[ev.Event]:
+def accept_step(res: Resources, run_dir: Path, step: int, control: RunControl) -> ev.EventStream:
     """Finishes the run from step `step`; exactly one terminal event last."""
     lock = RunLock(Path(run_dir))
     try:
@@ -97,9 +94,7 @@ def accept_step(
         lock.__exit__(None, None, None)
 
 
-def _accept_locked(
-    res: Resources, run_dir: Path, step: int, control: RunControl
-) -> Iterator[ev.Event]:
+def _accept_locked(res: Resources, run_dir: Path, step: int, control: RunControl) -> ev.EventStream:
     stage = Stage.DIFFUSE
     run: Run | None = None
     try:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol
 
@@ -122,7 +121,7 @@ def record_failure(run: Run, failure: Failure) -> None:
         log.exception("could not record the failure")
 
 
-def execute(res: Resources, run: Run, control: RunControl, only: str | None) -> Iterator[ev.Event]:
+def execute(res: Resources, run: Run, control: RunControl, only: str | None) -> ev.EventStream:
     """Runs every stage not up to date (or just `only`) under the run's lock."""
     if only is not None and only not in STAGES:
         raise ValueError(f"unknown stage {only!r}")
@@ -148,7 +147,7 @@ def execute(res: Resources, run: Run, control: RunControl, only: str | None) -> 
 
 def _execute_locked(  # noqa: C901 - the stage loop's pause, cache and terminal-event rules
     res: Resources, run: Run, control: RunControl, only: str | None
-) -> Iterator[ev.Event]:
+) -> ev.EventStream:
     stage = Stage.PREPARE
     try:
         if stop_orphan_engine(run.engine_pid, run.dir, started=run.engine_started):

@@ -152,9 +152,7 @@ def yield_job(
             if isinstance(event, ev.TERMINAL_EVENTS):
                 terminal = event
     finally:
-        close = getattr(events, "close", None)
-        if close is not None:
-            close()
+        events.close()
     if isinstance(terminal, ev.RunFinished):
         queue.record(job.id, Outcome("done", str(run_dir), None, _now()))
     elif (
