@@ -233,3 +233,17 @@ def test_event_streams_are_closed_as_generators() -> None:
             ):
                 found.append(f"{path.relative_to(APP)}:{node.lineno}")
     assert found == [], f"type the stream as events.EventStream and close it: {found}"
+
+
+def test_no_module_imports_anothers_private_name() -> None:
+    """A name with a leading underscore is its module's own (accept.py once took the
+    scheduler's `_Devices`): what another module needs is public, with a docstring."""
+    found = []
+    for path, tree in _trees():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("app"):
+                private = [a.name for a in node.names if a.name.startswith("_")]
+                private = [n for n in private if not n.startswith("__")]
+                if private:
+                    found.append(f"{path.relative_to(APP)}:{node.lineno} {private}")
+    assert found == [], found

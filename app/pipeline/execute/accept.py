@@ -26,8 +26,8 @@ from app.pipeline.control import RunControl
 from app.pipeline.execute.failure_kinds import failure_for
 from app.pipeline.execute.memory_retry import run_fitted
 from app.pipeline.execute.scheduler import (
+    DevicesOnce,
     Resources,
-    _Devices,
     engine_log_of,
     mark,
     record_failure,
@@ -125,7 +125,7 @@ def _accept_locked(res: Resources, run_dir: Path, step: int, control: RunControl
             run.stage(later).mark("pending", key=None, seconds=None, cached=False)
         run.set_engine(str(engine), res.engine_version(engine))
         run.save()
-        devices = _Devices(res)
+        devices = DevicesOnce(res)
         stage_key = key
         for obj in STAGE_OBJECTS:
             if obj.name not in FINISHING:

@@ -54,7 +54,7 @@ class Resources(Protocol):
     def catalog_if_any(self) -> EngineCatalog | None: ...
 
 
-class _Devices:
+class DevicesOnce:
     """The engine's devices by name, asked once per execute() and only when a stage plans."""
 
     def __init__(self, res: Resources) -> None:
@@ -166,7 +166,7 @@ def _execute_locked(  # noqa: C901 - the stage loop's pause, cache and terminal-
         if not run.finished:
             run.set_result(None)
         run.save()
-        devices = _Devices(res)
+        devices = DevicesOnce(res)
         for obj in STAGE_OBJECTS:
             stage = obj.name
             if only is not None and STAGES.index(stage) > STAGES.index(only):
