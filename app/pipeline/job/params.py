@@ -6,8 +6,8 @@ settings, a help text, and the first stage whose key it changes. Settings, JobSp
 the CLI's argparse, the sd-cli importer, the stage keys and `status --json` are derived from it
 (tests/pipeline/test_params.py fails when one of them disagrees).
 
-Adding a parameter (ARCHITECTURE.md "Where a change goes"): a row here (and in PARAMS), the
-JobSpec field (spec.py, its default read from the row), the engine flag it maps to
+Adding a parameter (ARCHITECTURE.md "Where a change goes"): a row here (PARAMS is every row
+defined), the JobSpec field (spec.py, its default read from the row), the engine flag it maps to
 (app/engine/argv.py and the one line in app/pipeline/execute/stage_args.py), and the widget
 that shows it (a ui/generation pane, its zh_CN words). The CLI flag, the importer, the
 settings, the stage key (a row with `invalidates` joins that stage's key by itself, keys.py),
@@ -295,14 +295,9 @@ EXPAND = Param(
     invalidates=Stage.PREPARE, persist=False, metavar="L,T,R,B",
 )  # fmt: skip
 
-PARAMS: tuple[Param, ...] = (
-    DIFFUSION_MODEL, LLM_MODEL, VAE_MODEL, LORA_DIR, PROMPT, NEGATIVE_PROMPT, WIDTH, HEIGHT,
-    STEPS, SEED, STRENGTH, CFG_SCALE, SAMPLER, SCHEDULER, ETA, MASK_MODE, PREVIEW, LLM_DEVICE,
-    DIFFUSION_DEVICE, VAE_DEVICE, THREADS, FLASH_ATTENTION, VAE_TILING, VAE_TILE_SIZE,
-    FIT_MEMORY, MAX_ALLOC_MB, DECODED_PREVIEWS, MMAP, ALIGN, FILL, ONLY_MASKED, PADDING,
-    FEATHER, MASKED_TARGET, COLOR_MATCH, COLOR_MATCH_STRENGTH, SEAM_BLEND, SOURCE_REF, CONTEXT,
-    EXPAND,
-)  # fmt: skip
+# Every row above, in the order it is defined (the CLI's help, the form and `status --json`
+# follow it): a row is in the table by being defined here, there is no list to extend by hand.
+PARAMS: tuple[Param, ...] = tuple(v for v in list(globals().values()) if isinstance(v, Param))
 BY_NAME: dict[str, Param] = {p.name: p for p in PARAMS}
 
 
