@@ -5,6 +5,7 @@ Scanned in the syntax tree, so a comment or a docstring that mentions 128 does n
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 from app.engine.argv import STAGE_MODELS
@@ -25,6 +26,7 @@ RUN_NAMES = {
 OTHER_FOLDERS = {("core/paths.py", "logs"), ("jobs/generation.py", "inputs")}
 
 
+@functools.cache  # parsed once for every scan here (the fast tier's slowest tests otherwise)
 def _trees() -> list[tuple[Path, ast.AST]]:
     return [(p, ast.parse(p.read_text(encoding="utf-8"))) for p in sorted(APP.rglob("*.py"))]
 
