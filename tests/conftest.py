@@ -25,6 +25,31 @@ _engine_defaults_for_direct_runs()
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
+# --- the tiers (pyproject.toml markers): `./test.sh fast` runs `-m "not slow and not engine"` ---
+
+# A test whose fixtures (their whole closure) include one of these needs the built engine or
+# the tiny models: it is marked `engine`, whatever its module says.
+ENGINE_FIXTURES = frozenset({"sd_stage", "sd_stage_vulkan", "tiny_models"})
+# test.sh sets it for the fast tier: an engine build or the tiny models asked for there is a
+# test that should have been marked (a fixture not in ENGINE_FIXTURES, a direct call).
+FAST_TIER_ENV = "STEPWISE_FAST_TIER"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if ENGINE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.engine)
+
+
+def refuse_in_fast_tier(what: str) -> None:
+    """Fails the asking test in the fast tier: it needs `what`, so it must be marked `engine`."""
+    if os.environ.get(FAST_TIER_ENV):
+        pytest.fail(
+            f"the fast tier has no {what}: mark this test `engine` (pytest.mark.engine) or use "
+            f"one of the fixtures {sorted(ENGINE_FIXTURES)}",
+            pytrace=False,
+        )
+
 
 @pytest.fixture(autouse=True)
 def stepwise_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -50,6 +75,7 @@ BUILD_TIMEOUT_S = 3600
 
 def _build_engine(*extra: str) -> Path:
     """Builds sd-stage through the same command users run (never skipped: a failure fails)."""
+    refuse_in_fast_tier("engine build")
     import subprocess
     import sys
 
@@ -95,6 +121,7 @@ def _vulkan_build_as_cpu(folder: Path) -> Path | None:
 
     if os.name != "posix":
         return None
+    refuse_in_fast_tier("engine build")
     done = subprocess.run(
         [sys.executable, str(REPO_ROOT / "native" / "build.py"), "--vulkan", "--test-hooks"]
         + ["--print-path"],
@@ -154,6 +181,7 @@ def lavapipe(sd_stage_vulkan: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture(scope="session")
 def tiny_models(tmp_path_factory: pytest.TempPathFactory):
     """The deterministic tiny random-weight FLUX.2 klein model set (DiT, Qwen3 LLM, VAE)."""
+    refuse_in_fast_tier("tiny models")
     from tests.models.generate import generate_models
 
     return generate_models(tmp_path_factory.mktemp("tiny-models"))

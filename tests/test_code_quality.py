@@ -394,7 +394,7 @@ def test_the_race_check_finds_what_it_should() -> None:
 
 def test_no_test_races_the_engine() -> None:
     """A test stops a run at a step with the engine's hold-at-step hook, never a command sent
-    when a step's event arrives (ARCHITECTURE.md, "How a test stops a run at a step")."""
+    when a step's event arrives (tests/engine/pause_hook.py says how)."""
     offenders = []
     for path in sorted((ROOT / "tests").rglob("*.py")):
         if path.name == "test_code_quality.py":

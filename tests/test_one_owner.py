@@ -5,8 +5,11 @@ Scanned in the syntax tree, so a comment or a docstring that mentions 128 does n
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
+from app.engine.argv import STAGE_MODELS
+from app.engine.stage import Stage
 from app.imaging.mask_ops import BINARY_THRESHOLD
 from app.pipeline.run import records as run_records
 
@@ -23,6 +26,7 @@ RUN_NAMES = {
 OTHER_FOLDERS = {("core/paths.py", "logs"), ("jobs/generation.py", "inputs")}
 
 
+@functools.cache  # parsed once for every scan here (the fast tier's slowest tests otherwise)
 def _trees() -> list[tuple[Path, ast.AST]]:
     return [(p, ast.parse(p.read_text(encoding="utf-8"))) for p in sorted(APP.rglob("*.py"))]
 
@@ -131,3 +135,117 @@ def test_one_table_says_which_module_a_stage_loads() -> None:
                    for k, v in pairs):  # fmt: skip
                 found.append(f"{path.relative_to(APP)}:{node.lineno}")
     assert found == [], f"read app/engine/argv.STAGE_MODELS instead: {found}"
+
+
+# The stage names are app/engine/stage.py's `Stage` (a str enum: run.json and the engine protocol
+# keep the plain values). Below the UI a bare stage name is a second table in waiting.
+STAGE_NAMES = {s.value for s in Stage}
+STAGE_SCANNED = ("pipeline", "engine")
+# (module, value): the same word for something else, or a module another branch owns now.
+NOT_A_STAGE = {
+    ("pipeline/job/spec.py", "prepare"),  # JobSpec's `prepare` group (PrepareOptions)
+    ("pipeline/execute/engine_stage.py", "diffuse"),  # the queue branch's file (issue 39)
+}
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    kinds = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    return {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, kinds) and node.body and isinstance(node.body[0], ast.Expr)
+    }
+
+
+def test_stage_names_come_from_the_stage_enum() -> None:
+    owner = APP / "engine" / "stage.py"
+    found = []
+    for path, tree in _trees():
+        rel = path.relative_to(APP)
+        if path == owner or rel.parts[0] not in STAGE_SCANNED:
+            continue
+        dict_keys = {id(k) for n in ast.walk(tree) if isinstance(n, ast.Dict) for k in n.keys}
+        skip = _docstrings(tree) | dict_keys  # a cache key's payload names its parts
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Constant)
+                and node.value in STAGE_NAMES
+                and id(node) not in skip
+                and (rel.as_posix(), node.value) not in NOT_A_STAGE
+            ):
+                found.append(f"{rel}:{node.lineno} {node.value!r}")
+    assert found == [], f"use app.engine.stage.Stage: {found}"
+
+
+def test_the_stage_tables_are_the_enums() -> None:
+    assert run_records.STAGES == tuple(Stage)
+    assert set(run_records.ENGINE_STAGES) == set(STAGE_MODELS)
+    assert [s.on_engine for s in Stage] == [False, True, True, True, True, False]
+
+
+def test_guided_has_one_owner() -> None:
+    """ "cfg ≠ 1" (the negative prompt encoded, two passes per step) is JobSpec.guided alone."""
+    owner = APP / "pipeline" / "job" / "spec.py"
+    found = []
+    for path, tree in _trees():
+        if path == owner:
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Compare):
+                continue
+            sides = [node.left, *node.comparators]
+            names_cfg = any("cfg_scale" in ast.unparse(s) for s in sides)
+            one = any(isinstance(s, ast.Constant) and s.value == 1 for s in sides)
+            if names_cfg and (one or any("CFG_SCALE" in ast.unparse(s) for s in sides)):
+                found.append(f"{path.relative_to(APP)}:{node.lineno}")
+    assert found == [], f"ask JobSpec.guided: {found}"
+
+
+# The one engine locator: the pipeline's engine_binary() (PipelineAPI). engine_info.py reports
+# which engine would run (a missing one is its data, not a failure).
+LOCATORS = {"engine/locate.py", "pipeline/runner.py", "pipeline/engine_info.py"}
+
+
+def test_the_engine_is_located_in_one_place() -> None:
+    found = []
+    for path, tree in _trees():
+        rel = path.relative_to(APP).as_posix()
+        if rel in LOCATORS:
+            continue
+        for node in ast.walk(tree):
+            name = node.func if isinstance(node, ast.Call) else None
+            called = getattr(name, "id", None) or getattr(name, "attr", None)
+            if called == "find_sd_stage":
+                found.append(f"{rel}:{node.lineno}")
+    assert found == [], f"ask PipelineAPI.engine_binary(): {found}"
+
+
+def test_event_streams_are_closed_as_generators() -> None:
+    """execute(), decode_step() and accept_step() return an EventStream (a generator): a caller
+    closes it, never asks whether it can (`getattr(events, "close")`)."""
+    found = []
+    for path, tree in _trees():
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "id", None) == "getattr"
+                and len(node.args) >= 2
+                and isinstance(node.args[1], ast.Constant)
+                and node.args[1].value == "close"
+            ):
+                found.append(f"{path.relative_to(APP)}:{node.lineno}")
+    assert found == [], f"type the stream as events.EventStream and close it: {found}"
+
+
+def test_no_module_imports_anothers_private_name() -> None:
+    """A name with a leading underscore is its module's own (accept.py once took the
+    scheduler's `_Devices`): what another module needs is public, with a docstring."""
+    found = []
+    for path, tree in _trees():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("app"):
+                private = [a.name for a in node.names if a.name.startswith("_")]
+                private = [n for n in private if not n.startswith("__")]
+                if private:
+                    found.append(f"{path.relative_to(APP)}:{node.lineno} {private}")
+    assert found == [], found

@@ -21,7 +21,8 @@ from app.pipeline.job.preflight import check_output_file
 from app.pipeline.job.spec import JobSpec, spec_from_values
 
 
-def _pipeline(args: argparse.Namespace) -> PipelineAPI:
+def pipeline_of(args: argparse.Namespace) -> PipelineAPI:
+    """The pipeline a command runs on (`--engine` when given)."""
     from app.pipeline import Pipeline
 
     return Pipeline(app_paths(), Path(args.engine) if getattr(args, "engine", None) else None)
@@ -46,14 +47,13 @@ def job_spec(args: argparse.Namespace, pipeline: PipelineAPI) -> JobSpec:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    pipeline = _pipeline(args)
+    pipeline = pipeline_of(args)
     spec = job_spec(args, pipeline)
     if not args.force:
         from app.cli.fit_check import refusal
-        from app.engine.locate import find_sd_stage
 
         try:
-            engine = find_sd_stage(Path(args.engine) if args.engine else None)
+            engine = pipeline.engine_binary()
         except StepwiseError:
             engine = None  # the run below says what is missing
         refused = None if engine is None else refusal(pipeline, spec, engine)
@@ -74,7 +74,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
-    pipeline = _pipeline(args)
+    pipeline = pipeline_of(args)
     if getattr(args, "start_over", False):
         pipeline.start_over(Path(args.run_dir))
         print("diffuse starts over: its old checkpoints are deleted when it runs")
@@ -96,7 +96,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    run = _pipeline(args).snapshot(Path(args.run_dir))
+    run = pipeline_of(args).snapshot(Path(args.run_dir))
     status = status_json(run)
     if args.json:
         print(json.dumps(status, indent=1, ensure_ascii=False))

@@ -95,7 +95,7 @@ def execute(
     run_dir: Path,
     out: TextIO | None = None,
     on_event: Callable[[ev.Event], None] | None = None,
-    events_of: Callable[[RunControl], Iterator[ev.Event]] | None = None,
+    events_of: Callable[[RunControl], ev.EventStream] | None = None,
 ) -> Exit:
     """Runs what is left of the run in `run_dir` (or `events_of(control)`'s events: accept
     at a step), printing its progress."""
@@ -115,7 +115,5 @@ def execute(
             print("stopped", file=sys.stderr)
             code = Exit.CANCELLED
         finally:
-            close = getattr(events, "close", None)
-            if close is not None:
-                close()  # stops an engine process still running
+            events.close()  # stops an engine process still running
     return code

@@ -12,7 +12,7 @@ from pathlib import Path
 from app.cli.exits import Exit
 from app.core.paths import app_paths
 from app.core.settings import load_settings, save_settings
-from app.engine.locate import find_sd_stage
+from app.pipeline import Pipeline
 from app.pipeline.measure.probe import MeasureStep
 from app.pipeline.measure.report import apply_choice
 from app.pipeline.measure.session import SHAPES, make_setup, measure, parse_sizes
@@ -47,7 +47,7 @@ def cmd_measure(args: argparse.Namespace) -> int:
     paths = app_paths()
     settings = load_settings(paths.settings_file)
     explicit = args.engine or (Path(settings.engine_path) if settings.engine_path else None)
-    engine = find_sd_stage(explicit)
+    engine = Pipeline(paths, explicit).engine_binary()
     setup = make_setup(
         paths, settings, engine, quick=args.quick, shape=args.shape,
         sizes=parse_sizes(args.sizes) if args.sizes else None,

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.cli.commands import _pipeline, job_spec
+from app.cli.commands import job_spec, pipeline_of
 from app.cli.execute import ctrl_c_suspends, print_event
 from app.cli.exits import Exit
 from app.cli.work_texts import policy_text, waiting_text
@@ -56,7 +56,7 @@ def say_notices(queue: JobQueue) -> None:
 
 
 def cmd_add(args: argparse.Namespace) -> int:
-    pipeline = _pipeline(args)
+    pipeline = pipeline_of(args)
     spec = job_spec(args, pipeline)
     try:
         catalog = pipeline.catalog()
@@ -175,7 +175,7 @@ def work_gate(args: argparse.Namespace, queue: JobQueue) -> WorkGate:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    pipeline = _pipeline(args)
+    pipeline = pipeline_of(args)
     queue = _queue()
     gate = work_gate(args, queue)
     control = RunControl()

@@ -17,6 +17,7 @@ FAILURE_TEXTS: dict[FailureKind, str] = {
     FailureKind.INPUT: "An input is wrong (image, mask, reference or a parameter).",
     FailureKind.DAMAGED: "A file Stepwise wrote earlier is damaged; it was not used.",
     FailureKind.OUTPUT: "An output could not be written (disk full or a read-only folder?).",
+    FailureKind.NO_ROOM: "The disk is full; free some space or choose another folder.",
     FailureKind.ENGINE_MISSING: "The sd-stage engine was not found. Build it (native/build.py) "
     "or pass --engine PATH.",
     FailureKind.ENGINE_CRASHED: "The engine stopped unexpectedly; the steps it finished are kept.",

@@ -14,11 +14,6 @@ from app.core import platform
 from app.core.errors import DiskFullError, OutputError
 
 
-def disk_full_message() -> str:
-    """The template a write that found the disk full raises with (the queue worker waits)."""
-    return _explain(OSError(errno.ENOSPC, "No space left on device"), Path(".")).message
-
-
 def _explain(exc: OSError, path: Path) -> OutputError:
     if exc.errno == errno.ENOSPC:
         return DiskFullError(

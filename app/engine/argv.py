@@ -11,11 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.core import platform
-
-STAGE_VAE_ENCODE = "vae-encode"
-STAGE_LLM_ENCODE = "llm-encode"
-STAGE_DIFFUSE = "diffuse"
-STAGE_VAE_DECODE = "vae-decode"
+from app.engine.stage import Stage
 
 PREVIEW_MODES = ("none", "proj", "vae")
 # --mask-mode: hard repaints every masked 16-px cell for all steps; soft lets a cell of mask value
@@ -41,10 +37,10 @@ class StageModel:
 # The one stage ↔ module table (the memory settings, the engine switches and the device a
 # stage reports all read it).
 STAGE_MODELS: dict[str, StageModel] = {
-    STAGE_VAE_ENCODE: StageModel("vae", "vae"),
-    STAGE_LLM_ENCODE: StageModel("te", "llm"),
-    STAGE_DIFFUSE: StageModel("diffusion", "diffusion"),
-    STAGE_VAE_DECODE: StageModel("vae", "vae"),
+    Stage.VAE_ENCODE: StageModel("vae", "vae"),
+    Stage.LLM_ENCODE: StageModel("te", "llm"),
+    Stage.DIFFUSE: StageModel("diffusion", "diffusion"),
+    Stage.VAE_DECODE: StageModel("vae", "vae"),
 }
 # A stage whose model runs on the CPU sees no Vulkan device at all: the pinned sd.cpp cannot keep
 # the diffusion model on the CPU while it sees a GPU, and each stage is its own process. ggml
@@ -153,7 +149,7 @@ class VaeEncodeArgs:
     save_ref_latents: Path | None = None
     common: CommonArgs = field(default_factory=CommonArgs)
 
-    stage = STAGE_VAE_ENCODE
+    stage = Stage.VAE_ENCODE
 
     def to_argv(self) -> list[str]:
         if self.init_image is None and not self.ref_images:
@@ -184,7 +180,7 @@ class LlmEncodeArgs:
     lora_model_dir: Path | None = None
     common: CommonArgs = field(default_factory=CommonArgs)
 
-    stage = STAGE_LLM_ENCODE
+    stage = Stage.LLM_ENCODE
 
     def to_argv(self) -> list[str]:
         argv = _stage(self.stage) + ["--llm", _path(self.llm), "-p", self.prompt]
@@ -225,7 +221,7 @@ class DiffuseArgs:
     vae: Path | None = None  # needed for preview "vae"
     common: CommonArgs = field(default_factory=CommonArgs)
 
-    stage = STAGE_DIFFUSE
+    stage = Stage.DIFFUSE
 
     def to_argv(self) -> list[str]:  # noqa: C901 - one check and one flag per field
         if self.steps < 1:
@@ -287,7 +283,7 @@ class VaeDecodeArgs:
     output: Path
     common: CommonArgs = field(default_factory=CommonArgs)
 
-    stage = STAGE_VAE_DECODE
+    stage = Stage.VAE_DECODE
 
     def to_argv(self) -> list[str]:
         argv = _stage(self.stage) + [

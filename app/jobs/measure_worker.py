@@ -13,7 +13,7 @@ from PySide6.QtCore import QObject, Signal
 
 from app.core.paths import AppPaths
 from app.core.settings import Settings
-from app.engine.locate import find_sd_stage
+from app.jobs.run_session import make_pipeline
 from app.jobs.run_state import log_error, user_text
 from app.jobs.workers import EngineWorker
 from app.pipeline.measure.probe import MeasureSetup
@@ -50,7 +50,7 @@ class MeasureWorker(EngineWorker):
 
     def work(self) -> None:
         try:
-            setup = self._setup_of(find_sd_stage(self._engine))
+            setup = self._setup_of(make_pipeline(self._paths, self._engine).engine_binary())
             report, md, _js = measure(setup, self._paths, self.progress.emit, self._cancel)
         except Exception as exc:
             log_error(log, "measuring this computer failed", exc)

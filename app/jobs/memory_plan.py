@@ -18,7 +18,6 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
 from app.engine.children import WorkerStopped
-from app.engine.locate import find_sd_stage
 from app.imaging.geometry import Size
 from app.jobs.generation import GenerationModel
 from app.jobs.run_state import log_error, user_text
@@ -81,7 +80,7 @@ def plan_spec(model: GenerationModel) -> JobSpec:
 
 def session_plan_fn(model: GenerationModel) -> PlanFn:
     """Plans with the engine the model's session runs (located when a plan is made)."""
-    return engine_plan_fn(lambda: find_sd_stage(model.session.engine))
+    return engine_plan_fn(model.session.engine_binary)
 
 
 def engine_plan_fn(engine: Callable[[], Path]) -> PlanFn:

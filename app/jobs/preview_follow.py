@@ -13,7 +13,6 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QImage
 
 from app.core.errors import StepwiseError
-from app.engine.locate import find_sd_stage
 from app.jobs.generation import GenerationModel
 from app.jobs.preview_decoding import PreviewDecoding
 from app.jobs.stage_runner import StageRunner
@@ -40,7 +39,7 @@ class DecodedPreviews(QObject):
         if kind != "execute" or run is None or not decoder_wanted(run.spec.devices):
             return
         try:
-            engine = find_sd_stage(self.model.session.engine)
+            engine = self.model.session.engine_binary()
         except (StepwiseError, OSError) as exc:
             log.info("no background preview decoder: %s", exc)
             return

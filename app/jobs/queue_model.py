@@ -3,7 +3,7 @@ thread, the jobs' states and each job's and the whole queue's ETA from every sta
 (app/jobs/eta.py: the job in hand's measured stages, the stage times of the queue's finished
 runs on this computer, scaled by the pixels for a size never measured).
 
-The store and the worker are the pipeline's (app/pipeline/queue/jobs.py, queue_worker.py; the
+The store and the worker are the pipeline's (app/pipeline/queue/jobs.py, queue/worker.py; the
 CLI's `queue` commands use the same ones), so the GUI and a `queue run` in a terminal share one
 queue and never run the same job. The worker has a Pipeline of its own (the stage cache is
 shared through its folder); the GPU is free between jobs, every stage being its own process.

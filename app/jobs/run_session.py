@@ -98,6 +98,10 @@ class RunSession(QObject):
                 self._pipeline = make_pipeline(self.paths, self.engine, self.cache_limit_mb)
             return self._pipeline
 
+    def engine_binary(self) -> Path:
+        """The sd-stage this session's pipeline runs (PipelineAPI.engine_binary)."""
+        return self.pipeline.engine_binary()
+
     def set_engine(self, engine: Path | None) -> None:
         """A different sd-stage (settings); the next call builds a new pipeline."""
         if engine != self.engine:

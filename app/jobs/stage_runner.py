@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -52,7 +52,7 @@ class Control(Protocol):
     def cancel(self) -> None: ...
 
 
-EventSource = Callable[["RunControl"], Iterator[ev.Event]]
+EventSource = Callable[["RunControl"], ev.EventStream]
 
 
 class StageRunner(AppThread):
@@ -187,7 +187,7 @@ class StageRunner(AppThread):
     # ---- worker ---------------------------------------------------------------------------
 
     def run(self) -> None:  # QThread entry point
-        events: Iterator[ev.Event] | None = None
+        events: ev.EventStream | None = None
         try:
             events = self._source(self._control)
             for event in events:
@@ -199,10 +199,9 @@ class StageRunner(AppThread):
             failure = failure_for(exc, self._current_stage)
             self._terminal("failed", lambda: self.run_failed.emit(failure))
         finally:
-            close = getattr(events, "close", None)
-            if callable(close):
+            if events is not None:
                 try:
-                    close()  # runs the pipeline's own clean-up (stops a child it still owns)
+                    events.close()  # runs the pipeline's own clean-up (stops a child it owns)
                 except Exception:
                     log.exception("Closing the event source of run %s failed", self._name)
             if not self._terminal_sent:

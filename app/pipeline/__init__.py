@@ -27,10 +27,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the names handed out, for the type checker; _HANDED_OUT below lists them
     from app.pipeline.execute.failure_kinds import failure_for as failure_for
     from app.pipeline.execute.fit import CPU as CPU
-    from app.pipeline.execute.fit import WHY_BAD_DECODE as WHY_BAD_DECODE
-    from app.pipeline.execute.fit import WHY_NOTHING_FITS as WHY_NOTHING_FITS
-    from app.pipeline.execute.fit import WHY_OUT_OF_MEMORY as WHY_OUT_OF_MEMORY
-    from app.pipeline.execute.fit import WHY_PLAN as WHY_PLAN
     from app.pipeline.execute.fit import Fit as Fit
     from app.pipeline.execute.fit import StageSettings as StageSettings
     from app.pipeline.execute.fit_guard import Unfit as Unfit

@@ -4,17 +4,25 @@
 (tests/fakes/fake_pipeline.py); tests/pipeline/test_contract.py runs the same scenarios
 against both. Runs cross this seam as frozen `RunSnapshot`s and are named by their folder:
 no caller ever holds the live object a worker mutates.
+
+Above the pipeline (jobs, ui, cli) a caller imports only what app/pipeline/__init__.py hands
+out, the seam modules (api, events, failures, control), the job/ floor and selftest, demo,
+engine_info (the "pipeline surface" import contract). Each event stream ends in exactly one
+terminal event (events.py TERMINAL_EVENTS); an up-to-date stage yields StageStarted and
+StageFinished(cached=True), a skipped one nothing. A change reruns exactly the stages after
+the one it invalidates (cache/keys.py; the parameter table's `invalidates`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from app.engine.stage import Stage
 from app.pipeline.control import RunControl
-from app.pipeline.events import Event
+from app.pipeline.events import EventStream
 from app.pipeline.failures import Failure
 from app.pipeline.job.catalog import DeviceInfo as DeviceInfo
 from app.pipeline.job.catalog import EngineCatalog as EngineCatalog
@@ -78,7 +86,7 @@ class RunSnapshot:
         if self.finished:
             return False
         engine_done = any(
-            s.state in ("done", "cached") and s.name != "prepare" for s in self.stages
+            s.state in ("done", "cached") and s.name != Stage.PREPARE for s in self.stages
         )
         return engine_done or bool(self.checkpoints)
 
@@ -110,6 +118,11 @@ class RunSummary:
 @runtime_checkable
 class PipelineAPI(Protocol):
     """What jobs/, ui/ (through jobs/) and cli/ may ask of the pipeline."""
+
+    def engine_binary(self) -> Path:
+        """The sd-stage this pipeline runs, located now: the one engine locator above the
+        pipeline (EngineNotFound, a StepwiseError, when there is none)."""
+        ...
 
     def devices(self) -> list[DeviceInfo]:
         """The devices the engine lists (cpu first). Raises StepwiseError without an engine."""
@@ -163,15 +176,15 @@ class PipelineAPI(Protocol):
 
     def execute(
         self, run_dir: Path, control: RunControl, *, only: str | None = None
-    ) -> Iterator[Event]:
+    ) -> EventStream:
         """Runs every stage not up to date (or just `only`); exactly one terminal event."""
         ...
 
-    def decode_step(self, run_dir: Path, step: int, control: RunControl) -> Iterator[Event]:
+    def decode_step(self, run_dir: Path, step: int, control: RunControl) -> EventStream:
         """Decodes the checkpoint after `step`; RunFinished(result_path=the PNG)."""
         ...
 
-    def accept_step(self, run_dir: Path, step: int, control: RunControl) -> Iterator[Event]:
+    def accept_step(self, run_dir: Path, step: int, control: RunControl) -> EventStream:
         """Finishes the run from step `step` without its later steps: vae-decode and composite
         run on that step's latent and the snapshot's accepted_step is `step`; exactly one
         terminal event (RunFailed, kind input, when `step` has no valid checkpoint)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Generator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -159,3 +159,6 @@ Event = (
     | RunCancelled
 )
 TERMINAL_EVENTS = (RunFinished, RunFailed, RunSuspended, RunCancelled)
+# What execute(), decode_step() and accept_step() return: a generator, so a caller that stops
+# early closes it (`events.close()`) and the pipeline's own clean-up runs (a child stopped).
+EventStream = Generator[Event, None, None]

@@ -25,7 +25,8 @@ class FailureKind(StrEnum):
     MODEL_FILE = "model_file"  # a model is missing, unreadable or of the wrong kind
     INPUT = "input"  # an image, mask, reference or parameter is wrong
     DAMAGED = "damaged"  # a file Stepwise wrote earlier fails verification
-    OUTPUT = "output"  # an output could not be written (disk full, unwritable folder)
+    OUTPUT = "output"  # an output could not be written (unwritable folder, write error)
+    NO_ROOM = "no_room"  # the disk is full (a queued job is not at fault: it waits for room)
     ENGINE_MISSING = "engine_missing"  # no sd-stage binary
     ENGINE_CRASHED = "engine_crashed"  # the engine died (signal, internal error)
     DEVICE = "device"  # the chosen device is not there or was lost

@@ -21,12 +21,12 @@ from typing import Any
 from app.core.errors import DamagedFileError, InputError, OutputError, StepwiseError
 from app.core.paths import AppPaths
 from app.core.settings import load_settings
-from app.engine.argv import VaeDecodeArgs
 from app.engine.catalog import list_catalog
 from app.engine.devices import RecentDevices
 from app.engine.errors import Cancelled, Suspended
 from app.engine.locate import find_sd_stage
 from app.engine.process import engine_environment
+from app.engine.stage import Stage
 from app.engine.tensorfile import file_sha256, read_tensors, write_tensors
 from app.pipeline import events as ev
 from app.pipeline.api import (
@@ -49,7 +49,7 @@ from app.pipeline.control import RunControl
 from app.pipeline.execute import accept, scheduler
 from app.pipeline.execute.engine_stage import log_path, run_engine
 from app.pipeline.execute.failure_kinds import failure_for
-from app.pipeline.execute.stage_args import common_args
+from app.pipeline.execute.stage_args import vae_decode_args
 from app.pipeline.job import preflight, presets
 from app.pipeline.job.spec import JobSpec
 from app.pipeline.run import checkpoints
@@ -250,14 +250,14 @@ class Pipeline:
         elif spec.prepare != run.spec.prepare and run.inputs.image is not None:
             preflight.check_frame_fits(spec, run.dir / run.inputs.image.file)
         run.spec_changed(spec)
-        if job_keys(run)["diffuse"] != before["diffuse"]:
+        if job_keys(run)[Stage.DIFFUSE] != before[Stage.DIFFUSE]:
             # The user changed what diffuse makes: its old checkpoints may go (no question).
-            run.stage("diffuse").checkpoint_key = None
+            run.stage(Stage.DIFFUSE).checkpoint_key = None
         run.set_result(None)
         run.save()
         return snapshot_of(run)
 
-    def accept_step(self, run_dir: Path, step: int, control: RunControl) -> Iterator[ev.Event]:
+    def accept_step(self, run_dir: Path, step: int, control: RunControl) -> ev.EventStream:
         """Finishes the run from step `step` (execute/accept.py)."""
         return accept.accept_step(self, Path(run_dir), step, control)
 
@@ -340,7 +340,7 @@ class Pipeline:
         engine = self.engine_binary()
         old_keys = self.stage_keys(run, engine)
         new_keys = self.stage_keys(new, engine)
-        for stage in STAGES[: STAGES.index("diffuse")]:  # diffuse goes on from `from_step`
+        for stage in STAGES[: STAGES.index(Stage.DIFFUSE)]:  # diffuse goes on from `from_step`
             if old_keys[stage] != new_keys[stage] or not scheduler.up_to_date(
                 run, stage, old_keys[stage]
             ):
@@ -348,34 +348,34 @@ class Pipeline:
             for out in run.stage(stage).outputs.values():
                 _copy(run.dir / out.file, new.dir / out.file)
             new.stage(stage).copy_from(run.stage(stage))
-            if stage == "prepare":
+            if stage == Stage.PREPARE:
                 new.model_input = run.model_input
-        if old_keys["diffuse"] == new_keys["diffuse"] and from_step > 0:
-            checkpoints.share(run, new, from_step, str(new_keys["diffuse"]))
+        if old_keys[Stage.DIFFUSE] == new_keys[Stage.DIFFUSE] and from_step > 0:
+            checkpoints.share(run, new, from_step, str(new_keys[Stage.DIFFUSE]))
         new.save()
         return snapshot_of(new)
 
     # ------------------------------------------------------------------ execution
     def execute(
         self, run_dir: Path, control: RunControl, *, only: str | None = None
-    ) -> Iterator[ev.Event]:
+    ) -> ev.EventStream:
         """Runs every stage that is not up to date (or just `only`); one terminal event last."""
         if only is not None and only not in STAGES:
             raise ValueError(f"unknown stage {only!r}")
         return self._execute(Path(run_dir), control, only)
 
-    def _execute(self, run_dir: Path, control: RunControl, only: str | None) -> Iterator[ev.Event]:
+    def _execute(self, run_dir: Path, control: RunControl, only: str | None) -> ev.EventStream:
         try:
             run = open_run(run_dir)
         except DamagedFileError as exc:
-            failure = failure_for(exc, "prepare")
+            failure = failure_for(exc, Stage.PREPARE)
             yield ev.RunFailed.of(failure)
             return
         yield from scheduler.execute(self, run, control, only)
 
-    def decode_step(self, run_dir: Path, step: int, control: RunControl) -> Iterator[ev.Event]:
+    def decode_step(self, run_dir: Path, step: int, control: RunControl) -> ev.EventStream:
         """Decodes the checkpoint after `step` to steps/step_NNN.png ("Decode this step")."""
-        stage = "vae-decode"
+        stage = Stage.VAE_DECODE
         name = f"decode-step-{step}"
         run: Run | None = None
         try:
@@ -398,12 +398,7 @@ class Pipeline:
             write_tensors(latent, {"latent": tensors["x_t"]})
             yield ev.StageStarted(stage, run.dir)
             started = time.monotonic()
-            args = VaeDecodeArgs(
-                vae=Path(run.spec.models.vae),
-                load_latent=latent,
-                output=out,
-                common=common_args(run.spec, stage),
-            )
+            args = vae_decode_args(run.spec, None, latent, out)
             yield from run_engine(run, control, engine, args, name, record=False)
             yield ev.StageFinished(stage, time.monotonic() - started, False)
             yield ev.RunFinished(out)

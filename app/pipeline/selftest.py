@@ -122,7 +122,7 @@ def selftest(
             if on_event is not None:
                 on_event(event)
     finally:
-        events.close()  # type: ignore[attr-defined]  # stops an engine still running
+        events.close()  # stops an engine still running
     report.seconds_total = round(time.monotonic() - started, 2)
     report.ok = isinstance(report.terminal, ev.RunFinished)
     if report.ok:

@@ -49,7 +49,7 @@ class WindowHost(Protocol):
         self, widget: QWidget, title: str, *, object_name: str | None = None, tabify: bool = True
     ) -> QDockWidget: ...
 
-    def statusBar(self) -> QStatusBar: ...  # noqa: N802 - Qt's name
+    def statusBar(self) -> QStatusBar: ...
 
 
 class ShellWindow(WindowHost, Protocol):

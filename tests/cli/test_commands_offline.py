@@ -8,7 +8,7 @@ from pathlib import Path
 from app.core.paths import app_paths
 from app.pipeline.job.spec import JobSpec, ModelFiles
 from app.pipeline.runner import STAGES, Pipeline
-from tests.cli.conftest import run_cli
+from tests.cli.conftest import cli_here as run_cli  # in process: no engine here
 
 
 def _fresh_run(tmp_path: Path):

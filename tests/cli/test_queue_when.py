@@ -23,17 +23,17 @@ from app.core.settings import Settings, WorkSettings, save_settings
 from app.pipeline.queue.jobs import JobQueue
 from app.pipeline.queue.work_gate import read_status
 from app.pipeline.work_policy import policy_of
-from tests.cli.conftest import REPO_ROOT, run_cli
+from tests.cli.conftest import REPO_ROOT, cli_here, run_cli
 from tests.fakes.fake_idle import FakeIdle
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="SIGINT to a child")
 
 
 def test_bad_policies_are_messages() -> None:
-    done = run_cli("queue", "run", "--when", "25:00-01:00")
+    done = cli_here("queue", "run", "--when", "25:00-01:00")
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert '"25:00-01:00" is not a work policy for the queue' in done.stderr, done.stderr
-    done = run_cli("queue", "run", "--when", "idle", "--idle-minutes", "0")
+    done = cli_here("queue", "run", "--when", "idle", "--idle-minutes", "0")
     assert done.returncode != 0 and "from 1 to 1440 minutes, not 0" in done.stderr, done.stderr
 
 
@@ -71,7 +71,7 @@ def test_when_idle_without_an_idle_source_is_a_message(monkeypatch: pytest.Monke
 
 
 def test_list_says_the_policy_without_a_worker() -> None:
-    done = run_cli("queue", "list")
+    done = cli_here("queue", "list")
     assert done.returncode == 0, done.stderr
     assert "policy: always (no worker running)" in done.stdout
 

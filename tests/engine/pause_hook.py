@@ -1,7 +1,16 @@
 """Stopping a tiny run at a chosen step, deterministically: the test build's
 SD_STAGE_TEST_PAUSE_AT_STEP (native/PROTOCOL.md, "Test hooks") makes diffuse pause after that
 step's checkpoint by itself. A suspend sent from Python when a checkpoint event arrived raced
-the tiny steps: under load the run often finished first."""
+the tiny steps: under load the run often finished first.
+
+How a test stops a run at a step: it sets the hook before the run starts (`engines_pause_at`,
+`suspend_at`, `hold_session_at_step`, or `env=` for one process); the engine pauses by itself
+after step k's checkpoint and emits `paused`, and the test suspends, cancels, kills or resumes
+on that `Paused` event. The fake pipeline honours the same variable (tests/fakes/fake_steps.py).
+A stop that must land inside a child's work holds the child (`SD_STAGE_TEST_SLOW_LOAD=1`: the
+load lasts until the stop). Never a command sent when a step event or a log line arrives, nor
+an assert that a child still exists: tests/test_code_quality.py (`race_shaped`) fails on that
+pattern in any test that does not hold the engine."""
 
 from __future__ import annotations
 

@@ -174,6 +174,7 @@ def test_engine_version_is_the_binarys_one_line(tmp_path: Path) -> None:
 @pytest.mark.skipif(
     not all(shutil.which(tool) for tool in ("cmake", "make", "cc")), reason="needs CMake and cc"
 )
+@pytest.mark.slow  # a real CMake build, compiler and all
 @pytest.mark.parametrize("generator", ["Unix Makefiles", "Ninja"])
 def test_a_real_cmake_build_reports_compile_progress(
     tmp_path: Path, generator: str, monkeypatch

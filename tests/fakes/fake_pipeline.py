@@ -12,7 +12,7 @@ import dataclasses
 import shutil
 import threading
 import time
-from collections.abc import Callable, Generator, Iterator, Mapping
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,7 @@ from app.pipeline.api import (
     StageSnapshot,
 )
 from app.pipeline.control import RunControl
-from app.pipeline.events import Event
+from app.pipeline.events import Event, EventStream
 from app.pipeline.failures import Failure, FailureKind
 from app.pipeline.job.preflight import check_catalog
 from app.pipeline.job.spec import JobSpec
@@ -92,6 +92,13 @@ class FakePipeline:
         self._count = 0
 
     # --- the engine ---
+    def engine_binary(self) -> Path:
+        """The fake runs no engine; the plan and the preview decoder beside it use the one
+        sd-stage finds by default, as a session with no engine chosen always has."""
+        from app.engine.locate import find_sd_stage
+
+        return find_sd_stage()
+
     def devices(self) -> list[DeviceInfo]:
         return [DeviceInfo("cpu", "fake CPU")]
 
@@ -176,12 +183,12 @@ class FakePipeline:
     # --- execution ---
     def execute(
         self, run_dir: Path, control: RunControl, *, only: str | None = None
-    ) -> Iterator[Event]:
+    ) -> EventStream:
         if only is not None and only not in STAGES:
             raise ValueError(f"unknown stage {only!r}")
         return self._execute(self._run(run_dir), control, only)
 
-    def decode_step(self, run_dir: Path, step: int, control: RunControl) -> Iterator[Event]:
+    def decode_step(self, run_dir: Path, step: int, control: RunControl) -> EventStream:
         run = self._run(run_dir)
         if step not in run.checkpoints:
             yield ev.RunFailed(
@@ -198,7 +205,7 @@ class FakePipeline:
         yield ev.StageFinished("vae-decode", 0.0, False, "cpu")
         yield ev.RunFinished(out)
 
-    def accept_step(self, run_dir: Path, step: int, control: RunControl) -> Iterator[Event]:
+    def accept_step(self, run_dir: Path, step: int, control: RunControl) -> EventStream:
         run = self._run(run_dir)
         if step not in run.checkpoints:
             yield ev.RunFailed(
@@ -224,7 +231,7 @@ class FakePipeline:
 
     def _execute(  # noqa: C901 - one branch per injected fault
         self, run: _FakeRun, control: RunControl, only: str | None
-    ) -> Iterator[Event]:
+    ) -> EventStream:
         run.failure = None
         if self.out_of_order:
             yield ev.StepProgressed(1, run.spec.steps, 0.0, 0.0)  # before any StageStarted

@@ -8,6 +8,8 @@ import pytest
 
 from tests.models import ModelSet, TinySpec, generate_models
 
+pytestmark = pytest.mark.engine  # it makes the tiny models itself
+
 
 @pytest.fixture(scope="module")
 def models(tmp_path_factory: pytest.TempPathFactory) -> ModelSet:

@@ -20,6 +20,8 @@ from app.pipeline import events as ev
 from app.pipeline.cache import keys
 from app.pipeline.cache.key_sources import KNOWN_BUILDS_FILE
 from app.pipeline.control import RunControl
+from app.pipeline.execute.fit import job_settings
+from app.pipeline.execute.job_plan import stage_args as plan_stage_args
 from app.pipeline.execute.stages import STAGE_OBJECTS
 from app.pipeline.failures import FailureKind
 from app.pipeline.job import params as P
@@ -248,6 +250,31 @@ def _argv_env(tmp_path: Path, values: dict[str, Any], image: bool) -> tuple[list
     return argvs, envs
 
 
+# Rows the plan leaves out on purpose (stage_args.py: `--plan` loads no weights and resumes
+# nothing; the seed is planned as max(seed, 0)); every other row must reach the plan's command
+# line too, or the Devices pane, the fit guard and `measure` plan another job than the run.
+PLAN_BLIND = frozenset({"seed", "preview", "lora_dir"})
+DIT_CONTEXT = 7680  # the plan reads it from the DiT's header; the test has no model file
+
+
+def _plan_argv(tmp_path: Path, values: dict[str, Any], image: bool) -> list:
+    """The plan's command line of every stage the job runs (job_plan.stage_args)."""
+    spec = spec_from_values(values, image="photo.png" if image else None,
+                              mask="mask.png" if image else None)  # fmt: skip
+    scratch = tmp_path / f"plan-{len(list(tmp_path.iterdir()))}"
+    scratch.mkdir()
+    argvs = []
+    for stage in ENGINE_STAGES:
+        if stage == "vae-encode" and not image:
+            continue
+        settings = job_settings(stage, spec.devices)
+        args = plan_stage_args(stage, spec, 64, 64, settings, scratch, [DIT_CONTEXT])
+        argv = build_argv(Path("sd-stage"), args)
+        argvs.append([a.replace(str(scratch), "PLAN") for a in argv])
+        argvs.append(sorted(args.common.environment().items()))
+    return argvs
+
+
 def _keys(values: dict[str, Any], image: bool) -> dict[str, str | None]:
     spec = spec_from_values(values)
     models = {  # identities follow the file named (a real run hashes the file)
@@ -276,6 +303,10 @@ def test_every_engine_bound_row_changes_the_engine_call_and_its_key(
     assert _argv_env(tmp_path, other, image) != _argv_env(tmp_path, base, image), (
         f"{p.name} = {other[p.name]!r} reaches no engine argv or environment"
     )
+    if p.name not in PLAN_BLIND:
+        assert _plan_argv(tmp_path, other, image) != _plan_argv(tmp_path, base, image), (
+            f"{p.name} = {other[p.name]!r} reaches the run's command line but not the plan's"
+        )
     if p.invalidates is not None:
         assert _keys(other, image)[p.invalidates] != _keys(base, image)[p.invalidates]
     else:  # a switch that changes no result changes no key

@@ -138,7 +138,7 @@ def test_not_enough_disk(models: ModelFiles, tmp_path: Path, monkeypatch) -> Non
     monkeypatch.setattr(preflight.shutil, "disk_usage", lambda _p: usage._replace(free=10 * 2**20))
     with pytest.raises(OutputError, match="10 MB free") as caught:
         preflight.check_run_folder(tmp_path / "run", _spec(models))
-    assert failure_kind(caught.value) is FailureKind.OUTPUT
+    assert failure_kind(caught.value) is FailureKind.NO_ROOM  # a queued job waits for room
     assert preflight.expected_run_bytes(_spec(models, steps=8)) > preflight.expected_run_bytes(
         _spec(models, steps=4)
     )

@@ -1,4 +1,4 @@
-"""The queue's database (app/pipeline/queue/db.py, job_queue.py): nothing lost at any size, a
+"""The queue's database (app/pipeline/queue/db.py, queue/jobs.py): nothing lost at any size, a
 flipped byte, a damaged file moved aside and said, forged rows refused one by one, a killed
 worker's claim released, queue.json imported once (issue 29, defects 1, 2, 8)."""
 
@@ -23,7 +23,7 @@ from app.pipeline.queue.legacy_json import IMPORTED, LEGACY_BACKUP, LEGACY_FILE
 from app.pipeline.queue.records import QUEUE_FORMAT
 from app.pipeline.queue.variations import MAX_JOBS_PER_ADD, variations
 from app.pipeline.run.format import checksum
-from tests.cli.conftest import REPO_ROOT
+from tests.cli.conftest import cli_here
 
 
 def _spec(prompt: str = "a red house", seed: int = 7) -> JobSpec:
@@ -36,14 +36,7 @@ def queue() -> JobQueue:
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "app", "queue", *args],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=os.environ.copy(),
-    )
+    return cli_here("queue", *args)
 
 
 def _rows(queue: JobQueue) -> sqlite3.Connection:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from app.pipeline.failures import NoteCode
 from app.pipeline.job.advice import job_notes
 from app.pipeline.job.spec import JobSpec, ModelFiles, effective_steps, spec_from_dict, spec_to_dict
@@ -68,3 +70,19 @@ def test_strength_truncation_matches_sdcpp() -> None:
     assert effective_steps(dataclasses.replace(img, strength=1.0)) == 6
     assert effective_steps(dataclasses.replace(img, strength=0.1)) == 1
     assert effective_steps(dataclasses.replace(img, strength=0.99)) == 6
+
+
+@pytest.mark.parametrize(
+    ("field", "bad"),
+    [("eta", "0.5"), ("devices.threads", "4"), ("devices.mmap", 1), ("devices.llm", 0),
+     ("models.lora_dir", None), ("steps", True), ("cfg_scale", "1")],
+)  # fmt: skip
+def test_every_row_of_the_table_is_type_checked_when_read(field: str, bad: object) -> None:
+    """run.json is read from disk: each row has the kind the parameter table says, the device
+    rows and eta too (issue 39: 13 fields were listed by hand)."""
+    data = spec_to_dict(JobSpec(models=ModelFiles("d", "l", "v"), prompt="a"))
+    spec_from_dict(data)  # the good one reads
+    head, _, tail = field.rpartition(".")
+    (data[head] if head else data)[tail] = bad
+    with pytest.raises(TypeError, match=field):
+        spec_from_dict(data)

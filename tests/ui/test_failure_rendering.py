@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pytest
 from PySide6.QtCore import QCoreApplication
 
-from app.core.errors import InputError, OutputError
+from app.core.errors import DiskFullError, InputError, OutputError
 from app.engine.errors import error_for_exit
 from app.engine.locate import EngineNotFound
 from app.pipeline.execute.decode_check import BadDecodeError
@@ -72,6 +72,7 @@ def _examples(tmp: Path) -> list[tuple[BaseException, str]]:
         (_damaged_latent(tmp), "diffuse"),
         (error_for_exit(8, None, ""), "vae-decode"),
         (OutputError("The disk is full while writing {path}.", path=tmp / "r.png"), "composite"),
+        (DiskFullError("The disk is full while writing {path}.", path=tmp / "r.png"), "prepare"),
         (EngineNotFound(), "llm-encode"),
         (error_for_exit(1, None, ""), "diffuse"),
         (error_for_exit(-9, None, ""), "diffuse"),

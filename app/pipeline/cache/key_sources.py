@@ -13,6 +13,7 @@ from pathlib import Path
 from app.core.atomic import write_text_atomic
 from app.core.errors import StepwiseError
 from app.core.safe_files import read_bytes
+from app.engine.stage import Stage
 from app.pipeline.cache.keys import stage_keys
 from app.pipeline.job.identity import model_identity
 from app.pipeline.job.loras import lora_identities, prompt_loras
@@ -78,9 +79,9 @@ def build_stamp_key(engine: Path) -> str | None:
 def keys_recorded(run: Run, keys: Mapping[str, str | None]) -> bool | None:
     """Whether the run's records name these keys (None: it records none yet)."""
     recorded = [(run.stage(s).key, keys[s]) for s in STAGES if run.stage(s).key is not None]
-    ck = run.stage("diffuse").checkpoint_key
+    ck = run.stage(Stage.DIFFUSE).checkpoint_key
     if ck is not None:
-        recorded.append((ck, keys["diffuse"]))
+        recorded.append((ck, keys[Stage.DIFFUSE]))
     if not recorded:
         return None
     return any(have == want for have, want in recorded)

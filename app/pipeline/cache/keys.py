@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from app.engine.stage import Stage
 from app.imaging.prepare import PrepareOptions
 from app.pipeline.cache.store import cache_key
 from app.pipeline.job.identity import identity_key
@@ -28,7 +29,7 @@ EXPLICIT = frozenset({
 COMPOSITE_ONLY = {
     p.spec_field.partition(".")[2]: p.default
     for p in PARAMS
-    if p.invalidates == "composite" and p.spec_field.startswith("prepare.")
+    if p.invalidates == Stage.COMPOSITE and p.spec_field.startswith("prepare.")
 }
 # Prepare options added after runs were keyed: left out of the key while empty, so the runs
 # made before them keep their keys (and resume without preparing again).
@@ -54,10 +55,10 @@ def stage_keys(
     prepare_opts = _prepare_dict(spec)
     keys: dict[str, str | None] = {}
     table = values_from_spec(spec)
-    keys["prepare"] = cache_key(
-        "prepare",
+    keys[Stage.PREPARE] = cache_key(
+        Stage.PREPARE,
         {
-            **_table_part(table, "prepare"),
+            **_table_part(table, Stage.PREPARE),
             "v": KEYS_VERSION,
             "image": image["sha256"] if image else None,
             "mask": mask["sha256"] if mask else None,
@@ -70,14 +71,14 @@ def stage_keys(
         },
     )
     has_latents = image is not None or bool(refs)
-    keys["vae-encode"] = (
+    keys[Stage.VAE_ENCODE] = (
         cache_key(
-            "vae-encode",
+            Stage.VAE_ENCODE,
             {
-                **_table_part(table, "vae-encode"),
+                **_table_part(table, Stage.VAE_ENCODE),
                 "v": KEYS_VERSION,
                 "vae": identity_key(models.get("vae")),
-                "prepare": keys["prepare"],
+                "prepare": keys[Stage.PREPARE],
                 "engine": engine_version,
             },
         )
@@ -86,11 +87,11 @@ def stage_keys(
     )
     # The negative prompt is encoded only when cfg != 1 (and then the conditioning does not
     # depend on the cfg value itself): editing it at cfg 1 costs no LLM run.
-    guided = float(spec.cfg_scale) != 1.0
-    keys["llm-encode"] = cache_key(
-        "llm-encode",
+    guided = spec.guided
+    keys[Stage.LLM_ENCODE] = cache_key(
+        Stage.LLM_ENCODE,
         {
-            **_table_part(table, "llm-encode"),
+            **_table_part(table, Stage.LLM_ENCODE),
             "v": KEYS_VERSION,
             "llm": identity_key(models.get("llm")),
             "prompt": spec.prompt,
@@ -100,15 +101,15 @@ def stage_keys(
             "engine": engine_version,
         },
     )
-    keys["diffuse"] = cache_key(
-        "diffuse",
+    keys[Stage.DIFFUSE] = cache_key(
+        Stage.DIFFUSE,
         {
-            **_table_part(table, "diffuse"),
+            **_table_part(table, Stage.DIFFUSE),
             "v": KEYS_VERSION,
             "diffusion": identity_key(models.get("diffusion")),
-            "conditioning": keys["llm-encode"],
-            "latents": keys["vae-encode"],
-            "prepare": keys["prepare"],
+            "conditioning": keys[Stage.LLM_ENCODE],
+            "latents": keys[Stage.VAE_ENCODE],
+            "prepare": keys[Stage.PREPARE],
             "steps": spec.steps,
             "seed": spec.seed,
             "strength": float(spec.strength),
@@ -120,23 +121,23 @@ def stage_keys(
             "size": None if image else [spec.width, spec.height],
         },
     )
-    keys["vae-decode"] = cache_key(
-        "vae-decode",
+    keys[Stage.VAE_DECODE] = cache_key(
+        Stage.VAE_DECODE,
         {
-            **_table_part(table, "vae-decode"),
+            **_table_part(table, Stage.VAE_DECODE),
             "v": KEYS_VERSION,
             "vae": identity_key(models.get("vae")),
-            "latent": keys["diffuse"],
+            "latent": keys[Stage.DIFFUSE],
             "engine": engine_version,
         },
     )
-    keys["composite"] = cache_key(
-        "composite",
+    keys[Stage.COMPOSITE] = cache_key(
+        Stage.COMPOSITE,
         {
-            **_table_part(table, "composite"),
+            **_table_part(table, Stage.COMPOSITE),
             "v": KEYS_VERSION,
-            "decoded": keys["vae-decode"],
-            "prepare": keys["prepare"],
+            "decoded": keys[Stage.VAE_DECODE],
+            "prepare": keys[Stage.PREPARE],
         },
     )
     return keys
@@ -173,7 +174,7 @@ def _prepare_dict(spec: JobSpec) -> Any:
     keyed = dataclasses.replace(spec.prepare, **COMPOSITE_ONLY)
     if keyed == PrepareOptions():
         return None
-    data = spec_to_dict(dataclasses.replace(spec, prepare=keyed))["prepare"]
+    data = spec_to_dict(dataclasses.replace(spec, prepare=keyed))[Stage.PREPARE]
     options = {k: v for k, v in data.items() if k not in COMPOSITE_ONLY}
     for name in _NEW_PREPARE_FIELDS:
         if not options.get(name):

@@ -4,7 +4,7 @@ The latent is step k's x0 prediction (`checkpoints/x0_NNN.bin`, which the engine
 newest 4 steps; native/PROTOCOL.md "x0 latents"); when that file is gone, step k's checkpoint
 latent x_t, as "Decode this step" decodes it (Pipeline.decode_step). It becomes the run's
 final latent; vae-decode and composite then run as in any run (fitted to memory), and run.json
-records `"accepted": {"step": k, "diffuse_key": ...}` (run_dir.py). Diffuse is recorded done
+records `"accepted": {"step": k, "diffuse_key": ...}` (run/folder.py). Diffuse is recorded done
 under a key of its own (the real key + k), so a branch or the cache never takes the early latent
 for the full diffusion, and a later `resume` of the run without --accept-step would run the
 remaining steps (from checkpoint k on) and the run is then no longer "accepted".
@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 from app.core.errors import DamagedFileError, InputError, StepwiseError
 from app.engine.errors import Cancelled, Suspended
+from app.engine.stage import Stage
 from app.engine.tensorfile import read_tensors, write_tensors
 from app.pipeline import events as ev
 from app.pipeline.cache.store import cache_key
@@ -26,8 +26,8 @@ from app.pipeline.control import RunControl
 from app.pipeline.execute.failure_kinds import failure_for
 from app.pipeline.execute.memory_retry import run_fitted
 from app.pipeline.execute.scheduler import (
+    DevicesOnce,
     Resources,
-    _Devices,
     engine_log_of,
     mark,
     record_failure,
@@ -39,7 +39,7 @@ from app.pipeline.run.lock import RunBusy, RunLock, stop_orphan_engine
 
 log = logging.getLogger(__name__)
 
-FINISHING = ("vae-decode", "composite")
+FINISHING = (Stage.VAE_DECODE, Stage.COMPOSITE)
 
 
 def x0_file(run_dir: Path, step: int) -> Path:
@@ -79,15 +79,13 @@ def step_latent(run_dir: Path, step: int) -> tuple[dict[str, object], str]:
     return {"latent": tensors["x_t"]}, "checkpoint"
 
 
-def accept_step(
-    res: Resources, run_dir: Path, step: int, control: RunControl
-) -> Iterator[ev.Event]:
+def accept_step(res: Resources, run_dir: Path, step: int, control: RunControl) -> ev.EventStream:
     """Finishes the run from step `step`; exactly one terminal event last."""
     lock = RunLock(Path(run_dir))
     try:
         lock.__enter__()
     except RunBusy as exc:
-        failure = failure_for(exc, "vae-decode")
+        failure = failure_for(exc, Stage.VAE_DECODE)
         yield ev.RunFailed.of(failure)
         return
     try:
@@ -96,10 +94,8 @@ def accept_step(
         lock.__exit__(None, None, None)
 
 
-def _accept_locked(
-    res: Resources, run_dir: Path, step: int, control: RunControl
-) -> Iterator[ev.Event]:
-    stage = "diffuse"
+def _accept_locked(res: Resources, run_dir: Path, step: int, control: RunControl) -> ev.EventStream:
+    stage = Stage.DIFFUSE
     run: Run | None = None
     try:
         run = open_run(run_dir)
@@ -107,8 +103,8 @@ def _accept_locked(
             yield ev.LogLine(stage, "Stopped an engine left running by a crashed Stepwise process.")
         engine = res.engine_binary()
         keys = res.stage_keys(run, engine)
-        diffuse_key = keys["diffuse"]
-        if diffuse_key is None or run.stage("diffuse").checkpoint_key != diffuse_key:
+        diffuse_key = keys[Stage.DIFFUSE]
+        if diffuse_key is None or run.stage(Stage.DIFFUSE).checkpoint_key != diffuse_key:
             raise InputError(
                 "The run {path} has no checkpoints of its current job to accept.",
                 path=run.dir,
@@ -120,7 +116,7 @@ def _accept_locked(
         key = accepted_key(diffuse_key, step)
         record_outputs(run, stage, {FINAL_LATENT: FINAL_LATENT})
         run.stage(stage).mark("done", key=key, seconds=0.0, cached=False)
-        run.stage("diffuse").checkpoint_key = diffuse_key  # the checkpoints stay resumable
+        run.stage(Stage.DIFFUSE).checkpoint_key = diffuse_key  # the checkpoints stay resumable
         run.last_completed_step = step
         run.set_accepted(step, key)
         run.set_result(None)
@@ -129,7 +125,7 @@ def _accept_locked(
             run.stage(later).mark("pending", key=None, seconds=None, cached=False)
         run.set_engine(str(engine), res.engine_version(engine))
         run.save()
-        devices = _Devices(res)
+        devices = DevicesOnce(res)
         stage_key = key
         for obj in STAGE_OBJECTS:
             if obj.name not in FINISHING:

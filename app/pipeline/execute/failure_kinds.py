@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.core.errors import DamagedFileError, InputError, OutputError, StepwiseError
+from app.core.errors import (
+    DamagedFileError,
+    DiskFullError,
+    InputError,
+    OutputError,
+    StepwiseError,
+)
 from app.engine.errors import (
     BadInputError,
     DeviceError,
@@ -33,7 +39,8 @@ class StageOrderError(StepwiseError):
         self.stage = stage
 
 
-# Most specific first: EngineNotFound is an EngineError, TensorFileError a DamagedFileError.
+# Most specific first: EngineNotFound is an EngineError, TensorFileError a DamagedFileError,
+# DiskFullError an OutputError.
 _KINDS: tuple[tuple[type[BaseException], FailureKind], ...] = (
     (EngineNotFound, FailureKind.ENGINE_MISSING),
     (EngineOutOfMemory, FailureKind.OUT_OF_MEMORY),
@@ -43,6 +50,7 @@ _KINDS: tuple[tuple[type[BaseException], FailureKind], ...] = (
     (BadInputError, FailureKind.INPUT),
     (InputError, FailureKind.INPUT),
     (DamagedFileError, FailureKind.DAMAGED),
+    (DiskFullError, FailureKind.NO_ROOM),
     (WriteFailedError, FailureKind.OUTPUT),
     (OutputError, FailureKind.OUTPUT),
     (DeviceError, FailureKind.DEVICE),

@@ -37,6 +37,7 @@ from typing import Any
 
 from app.engine.argv import STAGE_MODELS
 from app.engine.plan import StagePlan
+from app.engine.stage import Stage
 from app.pipeline.api import DeviceInfo
 from app.pipeline.job.spec import DeviceChoice
 
@@ -49,7 +50,7 @@ TILE_SIZES = (32, 16)  # latent cells per tile side, largest (fastest) first
 FALLBACK_MAX_VRAM_GIB = 2.0
 CPU = "cpu"
 
-VAE_STAGES = ("vae-encode", "vae-decode")
+VAE_STAGES = (Stage.VAE_ENCODE, Stage.VAE_DECODE)
 
 # Why a setting changed (run.json "why"; the UI and CLI own the texts).
 WHY_PLAN = "plan"  # the plan did not fit the device
@@ -135,7 +136,7 @@ def job_settings(stage: str, d: DeviceChoice) -> StageSettings:
     """A stage's settings exactly as the job's devices say (no fitting)."""
     module = STAGE_MODELS[stage].module
     device = {"te": d.llm, "diffusion": d.diffusion, "vae": d.vae}[module]
-    if stage == "diffuse":
+    if stage == Stage.DIFFUSE:
         return StageSettings(device=device, flash_attention=d.flash_attention)
     if stage in VAE_STAGES:
         return StageSettings(
@@ -214,7 +215,7 @@ def ladder(
     that turn a saver on: a saver the user turned on is never turned off)."""
     infos = infos or {}
     steps = [user]
-    if stage == "diffuse":
+    if stage == Stage.DIFFUSE:
         fa = dataclasses.replace(user, flash_attention=True)
         steps.append(fa)
         if user.device != CPU and not user.weights_on_cpu:
@@ -227,7 +228,7 @@ def ladder(
                 steps.append(dataclasses.replace(steps[-1], vae_tiling=True, vae_tile_size=tile))
         if user.device != CPU:
             steps.append(dataclasses.replace(steps[-1], device=CPU))
-    elif stage == "llm-encode" and user.device != CPU:
+    elif stage == Stage.LLM_ENCODE and user.device != CPU:
         steps.append(dataclasses.replace(user, device=CPU))
     out: list[StageSettings] = []
     for s in steps:

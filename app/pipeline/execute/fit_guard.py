@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.engine.stage import Stage
 from app.imaging.geometry import Size
 from app.imaging.io import load_image, load_mask
 from app.imaging.mask_ops import BINARY_THRESHOLD, bounding_box
@@ -70,7 +71,7 @@ def unfit_of(plan: JobPlan | None) -> Unfit | None:
     for fit in plan.fits.values():
         if not fit.fits:
             return Unfit(fit, plan.width, plan.height, plan.largest)
-    diffuse = plan.fits.get("diffuse")
+    diffuse = plan.fits.get(Stage.DIFFUSE)
     slowed = diffuse is not None and any(c.what == "weights_on_cpu" for c in diffuse.changes)
     if diffuse is not None and (plan.too_large or slowed):
         return Unfit(diffuse, plan.width, plan.height, plan.largest, slow=True)

@@ -24,20 +24,27 @@ from typing import BinaryIO
 import numpy as np
 
 from app.core.errors import InputError
-from app.engine.argv import LlmEncodeArgs, StageArgs, VaeDecodeArgs, VaeEncodeArgs
+from app.engine.argv import StageArgs
 from app.engine.plan import StagePlan, plan_stage
 from app.engine.process import engine_environment
+from app.engine.stage import Stage
 from app.engine.tensorfile import write_tensors
 from app.pipeline.api import DeviceInfo
 from app.pipeline.execute import fit
 from app.pipeline.execute.fit import Fit, Planner, StageSettings
-from app.pipeline.execute.stage_args import DiffuseFiles, common_args, diffuse_args
+from app.pipeline.execute.stage_args import (
+    DiffuseFiles,
+    diffuse_args,
+    llm_encode_args,
+    vae_decode_args,
+    vae_encode_args,
+)
 from app.pipeline.job.spec import JobSpec
 
 LATENT_CHANNELS = 128
 PROMPT_TOKENS = 512  # klein pads every prompt to 512 tokens
 # The stages whose memory grows with the picture (searched for the largest size).
-SIZED_STAGES = ("diffuse", "vae-decode")
+SIZED_STAGES = (Stage.DIFFUSE, Stage.VAE_DECODE)
 MAX_SEARCH_SIDE = 2048
 PROBE_SIDES = (512, 1024)  # the longer side of the two sizes the search plans at
 SHRINK_TRIES = 6
@@ -86,10 +93,10 @@ def plan_job(
 ) -> JobPlan:
     """Fits every stage the job runs at width×height; with `search`, the largest size."""
     d = spec.devices
-    stages = ["llm-encode", "diffuse", "vae-decode"]
+    stages = [Stage.LLM_ENCODE, Stage.DIFFUSE, Stage.VAE_DECODE]
     if spec.image is not None or spec.refs:
-        stages.insert(0, "vae-encode")
-    fits = {}
+        stages.insert(0, Stage.VAE_ENCODE)
+    fits: dict[str, Fit] = {}
     for stage in stages:
         user = fit.job_settings(stage, d)
         planner = planner_for(stage, width, height)
@@ -234,41 +241,30 @@ def stage_args(
     scratch: Path,
     context: list[int],
 ) -> StageArgs:
-    m = spec.models
-    if stage == "llm-encode":
-        return LlmEncodeArgs(
-            llm=Path(m.llm),
-            prompt=spec.prompt or "a picture",
-            save_embeddings=scratch / "plan_conditioning.bin",
-            cfg_scale=spec.cfg_scale,
-            negative_prompt=spec.negative_prompt if spec.cfg_scale != 1.0 else "",
-            common=common_args(spec, stage, settings),
-        )
-    if stage == "vae-encode":
+    """A stage's command line for the plan (stage_args.py's builders), its inputs dummies
+    written into `scratch`; `context` holds the DiT's context size once read."""
+    if stage == Stage.LLM_ENCODE:
+        return llm_encode_args(spec, settings, scratch / "plan_conditioning.bin", plan=True)
+    if stage == Stage.VAE_ENCODE:
         image = _grey_png(scratch / f"plan_{width}x{height}.png", width, height)
         source = (image,) if spec.uses_source_ref else ()  # the photo is encoded twice
-        return VaeEncodeArgs(
-            vae=Path(m.vae),
-            width=width,
-            height=height,
+        return vae_encode_args(
+            spec,
+            width,
+            height,
+            settings,
             init_image=image,
             save_latent=scratch / "plan_init.bin",
             ref_images=source,
             save_ref_latents=scratch / "plan_refs.bin" if source else None,
-            common=common_args(spec, stage, settings),
         )
     latent = _zero_latent(scratch / f"plan_latent_{width}x{height}.bin", width, height)
-    if stage == "vae-decode":
-        return VaeDecodeArgs(
-            vae=Path(m.vae),
-            load_latent=latent,
-            output=scratch / "plan.png",
-            common=common_args(spec, stage, settings),
-        )
+    if stage == Stage.VAE_DECODE:
+        return vae_decode_args(spec, settings, latent, scratch / "plan.png")
     if not context:
-        context.append(dit_context_size(Path(m.diffusion)))
+        context.append(dit_context_size(Path(spec.models.diffusion)))
     files = DiffuseFiles(
-        embeddings=_zero_conditioning(scratch / "plan_cond.bin", context[0], spec.cfg_scale != 1.0),
+        embeddings=_zero_conditioning(scratch / "plan_cond.bin", context[0], spec.guided),
         save_latent=scratch / "plan_final.bin",
         checkpoint_dir=scratch / "plan_checkpoints",
         init_latent=lambda: latent,

@@ -12,7 +12,7 @@
    checkpoint (DiffuseStage.run does that: no step before it is computed again).
 
 Every change is recorded in the stage's run.json record ("memory": the settings it runs with,
-"memory_changes": what changed, from, to and why; run_records.py) and said in the log.
+"memory_changes": what changed, from, to and why; run/records.py) and said in the log.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from app.pipeline.api import DeviceInfo
 from app.pipeline.execute import fit
 from app.pipeline.execute.decode_check import BadDecodeError
 from app.pipeline.execute.fit import Change, StageSettings
-from app.pipeline.execute.stages import Stage, StageContext, StageRun
+from app.pipeline.execute.stages import StageContext, StageRun, StageStep
 from app.pipeline.run.folder import ENGINE_STAGES, Run
 
 log = logging.getLogger(__name__)
@@ -52,14 +52,15 @@ WHY_TEXT = {
 
 
 def change_text(c: Change) -> str:
-    """The English log line of one change (the UI translates from run.json's codes)."""
+    """The English log line of one change (run.json keeps the change as data; nothing reads
+    it back into words yet)."""
     return (
         f"{c.stage}: {WHAT_TEXT.get(c.what, c.what)} {c.old} → {c.new} "
         f"({WHY_TEXT.get(c.why, c.why)})"
     )
 
 
-def engine_planner(ctx: StageContext, obj: Stage) -> Callable[[StageSettings], StagePlan]:
+def engine_planner(ctx: StageContext, obj: StageStep) -> Callable[[StageSettings], StagePlan]:
     """Plans `obj` with the given settings: its real arguments plus --plan."""
 
     def plan(settings: StageSettings) -> StagePlan:
@@ -78,10 +79,10 @@ def record(run: Run, stage: str, settings: StageSettings, changes: list[Change])
 
 
 def run_fitted(
-    obj: Stage,
+    obj: StageStep,
     ctx: StageContext,
     devices: Callable[[], Mapping[str, DeviceInfo]],
-    planner: Callable[[StageContext, Stage], Callable[[StageSettings], StagePlan]] = (
+    planner: Callable[[StageContext, StageStep], Callable[[StageSettings], StagePlan]] = (
         engine_planner
     ),
 ) -> StageRun:

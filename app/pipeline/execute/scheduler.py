@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol
 
 from app.core.errors import StepwiseError, error_text
 from app.engine.errors import Cancelled, EngineError, Suspended
+from app.engine.stage import Stage
 from app.engine.tensorfile import file_sha256
 from app.pipeline import events as ev
 from app.pipeline.api import DeviceInfo, EngineCatalog
@@ -54,7 +54,7 @@ class Resources(Protocol):
     def catalog_if_any(self) -> EngineCatalog | None: ...
 
 
-class _Devices:
+class DevicesOnce:
     """The engine's devices by name, asked once per execute() and only when a stage plans."""
 
     def __init__(self, res: Resources) -> None:
@@ -80,7 +80,7 @@ def up_to_date(run: Run, stage: str, key: str | None) -> bool:
                 return False
         except (OSError, StepwiseError):
             return False
-    return not (stage == "prepare" and run.model_input is None)
+    return not (stage == Stage.PREPARE and run.model_input is None)
 
 
 def mark(
@@ -121,7 +121,7 @@ def record_failure(run: Run, failure: Failure) -> None:
         log.exception("could not record the failure")
 
 
-def execute(res: Resources, run: Run, control: RunControl, only: str | None) -> Iterator[ev.Event]:
+def execute(res: Resources, run: Run, control: RunControl, only: str | None) -> ev.EventStream:
     """Runs every stage not up to date (or just `only`) under the run's lock."""
     if only is not None and only not in STAGES:
         raise ValueError(f"unknown stage {only!r}")
@@ -129,14 +129,14 @@ def execute(res: Resources, run: Run, control: RunControl, only: str | None) -> 
     try:
         lock.__enter__()
     except StepwiseError as exc:  # busy, a read-only place, a linked or odd .lock
-        failure = failure_for(exc, "prepare")
+        failure = failure_for(exc, Stage.PREPARE)
         yield ev.RunFailed.of(failure)
         return
     try:
         try:
             check_entries(run.dir)  # no link among the run's entries, its folders are folders
         except StepwiseError as exc:
-            failure = failure_for(exc, "prepare")
+            failure = failure_for(exc, Stage.PREPARE)
             yield ev.RunFailed.of(failure)
             return
         remove_leftover_temps(run.dir)
@@ -147,12 +147,12 @@ def execute(res: Resources, run: Run, control: RunControl, only: str | None) -> 
 
 def _execute_locked(  # noqa: C901 - the stage loop's pause, cache and terminal-event rules
     res: Resources, run: Run, control: RunControl, only: str | None
-) -> Iterator[ev.Event]:
-    stage = "prepare"
+) -> ev.EventStream:
+    stage = Stage.PREPARE
     try:
         if stop_orphan_engine(run.engine_pid, run.dir, started=run.engine_started):
             yield ev.LogLine(
-                "diffuse", "Stopped an engine left running by a crashed Stepwise process."
+                Stage.DIFFUSE, "Stopped an engine left running by a crashed Stepwise process."
             )
         run.failure = None
         # A resumed or changed run is checked like a new one, its sampler and scheduler against
@@ -161,12 +161,12 @@ def _execute_locked(  # noqa: C901 - the stage loop's pause, cache and terminal-
         engine = res.engine_binary()
         keys = res.stage_keys(run, engine)
         # Before any stage: checkpoints whose key changed under them are never lost silently.
-        checkpoints.check_not_orphaned(run, keys["diffuse"])
+        checkpoints.check_not_orphaned(run, keys[Stage.DIFFUSE])
         run.set_engine(str(engine), res.engine_version(engine))
         if not run.finished:
             run.set_result(None)
         run.save()
-        devices = _Devices(res)
+        devices = DevicesOnce(res)
         for obj in STAGE_OBJECTS:
             stage = obj.name
             if only is not None and STAGES.index(stage) > STAGES.index(only):
@@ -209,7 +209,7 @@ def _execute_locked(  # noqa: C901 - the stage loop's pause, cache and terminal-
                 cached=cached,
             )
             yield ev.StageFinished(stage, seconds, cached, run.stage(stage).device or "")
-        if only is not None and only != "composite":
+        if only is not None and only != Stage.COMPOSITE:
             outputs = list(run.stage(only).outputs.values())
             yield ev.RunFinished(run.dir / outputs[0].file if outputs else run.dir)
             return

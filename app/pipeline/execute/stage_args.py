@@ -1,6 +1,9 @@
-"""The stage arguments a run (stages.py) and a plan (job_plan.py) share: the engine switches of
-a stage (`common_args`) and diffuse's command line (`diffuse_args`), built once from the
-JobSpec; the caller says only which files the stage reads and writes."""
+"""The one builder of every engine stage's command line, shared by a run (stages.py), a plan
+and `measure` (job_plan.py) and "Decode this step" (runner.py): the engine switches of a stage
+(`common_args`) and each stage's arguments (`llm_encode_args`, `vae_encode_args`,
+`diffuse_args`, `vae_decode_args`), built once from the JobSpec; the caller says only which
+files the stage reads and writes. A new engine flag is one line here (tests/pipeline/
+test_hardening_keys.py compares the run's and the plan's command lines for every row)."""
 
 from __future__ import annotations
 
@@ -8,7 +11,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.engine.argv import STAGE_DIFFUSE, STAGE_MODELS, CommonArgs, DiffuseArgs, Placement
+from app.engine.argv import (
+    STAGE_MODELS,
+    CommonArgs,
+    DiffuseArgs,
+    LlmEncodeArgs,
+    Placement,
+    VaeDecodeArgs,
+    VaeEncodeArgs,
+)
+from app.engine.stage import Stage
 from app.pipeline.execute.fit import MIB, StageSettings, job_settings
 from app.pipeline.job.frame_checks import expands
 from app.pipeline.job.params import ETA
@@ -32,6 +44,59 @@ def common_args(spec: JobSpec, stage: str, settings: StageSettings | None = None
         vae_tile_size=settings.vae_tile_size if settings.vae_tiling and module == "vae" else None,
         max_vram_gib=settings.max_vram_gib if settings.weights_on_cpu else None,
         max_alloc_bytes=d.max_alloc_mb * MIB if d.max_alloc_mb > 0 else None,
+    )
+
+
+def llm_encode_args(
+    spec: JobSpec, settings: StageSettings | None, save_embeddings: Path, *, plan: bool = False
+) -> LlmEncodeArgs:
+    """llm-encode's command line. plan=True: what the plan loads (no LoRA folder: --plan loads
+    no weights; an empty prompt planned as a short one)."""
+    m = spec.models
+    return LlmEncodeArgs(
+        llm=Path(m.llm),
+        prompt=(spec.prompt or "a picture") if plan else spec.prompt,
+        save_embeddings=save_embeddings,
+        negative_prompt=spec.negative_prompt if spec.guided else "",
+        cfg_scale=spec.cfg_scale,
+        lora_model_dir=Path(m.lora_dir) if not plan and m.lora_dir else None,
+        common=common_args(spec, Stage.LLM_ENCODE, settings),
+    )
+
+
+def vae_encode_args(
+    spec: JobSpec,
+    width: int,
+    height: int,
+    settings: StageSettings | None,
+    *,
+    init_image: Path | None,
+    save_latent: Path | None,
+    ref_images: tuple[Path, ...],
+    save_ref_latents: Path | None,
+) -> VaeEncodeArgs:
+    """vae-encode's command line: the picture (img2img / inpainting) and the reference images."""
+    return VaeEncodeArgs(
+        vae=Path(spec.models.vae),
+        width=width,
+        height=height,
+        init_image=init_image,
+        save_latent=save_latent,
+        ref_images=ref_images,
+        save_ref_latents=save_ref_latents,
+        common=common_args(spec, Stage.VAE_ENCODE, settings),
+    )
+
+
+def vae_decode_args(
+    spec: JobSpec, settings: StageSettings | None, load_latent: Path, output: Path
+) -> VaeDecodeArgs:
+    """vae-decode's command line: a latent into a PNG."""
+    return VaeDecodeArgs(
+        vae=Path(spec.models.vae),
+        load_latent=load_latent,
+        output=output,
+        common=common_args(spec, Stage.VAE_DECODE, settings),
     )
 
 
@@ -94,5 +159,5 @@ def diffuse_args(
         resume_step=None if plan else resume_step,
         preview="none" if plan else spec.preview,
         vae=Path(m.vae) if not plan and spec.preview == "vae" else None,
-        common=common_args(spec, STAGE_DIFFUSE, settings),
+        common=common_args(spec, Stage.DIFFUSE, settings),
     )

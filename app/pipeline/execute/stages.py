@@ -1,4 +1,4 @@
-"""One object per stage behind the `Stage` protocol: its name (= its key in keys.stage_keys),
+"""One object per stage behind the `StageStep` protocol: its name (= its key in keys.stage_keys),
 the outputs it writes and `run`, a generator of events that returns True when its outputs came
 from the cache."""
 
@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 from app.core.errors import StepwiseError
 from app.engine.argv import DiffuseArgs, LlmEncodeArgs, VaeDecodeArgs, VaeEncodeArgs
 from app.engine.errors import BadInputError
+from app.engine.stage import Stage
 from app.engine.tensorfile import file_sha256
 from app.pipeline import events as ev
 from app.pipeline.cache.store import StageCache, cache_key
@@ -23,9 +24,11 @@ from app.pipeline.execute.engine_stage import run_engine
 from app.pipeline.execute.fit import CPU, StageSettings, job_settings
 from app.pipeline.execute.stage_args import (
     DiffuseFiles,
-    common_args,
     diffuse_args,
     diffuse_masked,
+    llm_encode_args,
+    vae_decode_args,
+    vae_encode_args,
 )
 from app.pipeline.job.spec import effective_steps
 from app.pipeline.run import checkpoints
@@ -64,8 +67,10 @@ class StageContext:
     settings: StageSettings | None = None  # the memory settings (fit.py); None: the job's
 
 
-class Stage(Protocol):
-    name: str
+class StageStep(Protocol):
+    """One stage's work in a run."""
+
+    name: Stage
 
     def outputs(self, run: Run) -> dict[str, str]:
         """Output name → file relative to the run folder (what the stage records)."""
@@ -93,7 +98,7 @@ def _from_cache(ctx: StageContext, stage: str, files: dict[str, str]) -> bool:
 class PrepareStage:
     """Aligns / fills / crops the photo as JobSpec.prepare says; records model_input."""
 
-    name = "prepare"
+    name = Stage.PREPARE
 
     def outputs(self, run: Run) -> dict[str, str]:
         folder = run.dir / PREPARED_DIR
@@ -162,7 +167,7 @@ def _size(run: Run) -> tuple[int, int]:
 
 
 class VaeEncodeStage:
-    name = "vae-encode"
+    name = Stage.VAE_ENCODE
 
     def outputs(self, run: Run) -> dict[str, str]:
         files = {}
@@ -173,19 +178,16 @@ class VaeEncodeStage:
         return files
 
     def args(self, run: Run, settings: StageSettings | None = None) -> VaeEncodeArgs:
-        spec = run.spec
-        width, height = _size(run)
         refs = _ref_images(run)
-        is_img = spec.image is not None
-        return VaeEncodeArgs(
-            vae=Path(spec.models.vae),
-            width=width,
-            height=height,
+        is_img = run.spec.image is not None
+        return vae_encode_args(
+            run.spec,
+            *_size(run),
+            _settings(self.name, run, settings),
             init_image=run.dir / PREPARED_DIR / "input.png" if is_img else None,
             save_latent=run.dir / INIT_LATENT if is_img else None,
             ref_images=refs,
             save_ref_latents=run.dir / REF_LATENTS if refs else None,
-            common=common_args(spec, self.name, _settings(self.name, run, settings)),
         )
 
     def run(self, ctx: StageContext) -> StageRun:
@@ -202,22 +204,14 @@ class VaeEncodeStage:
 
 
 class LlmEncodeStage:
-    name = "llm-encode"
+    name = Stage.LLM_ENCODE
 
     def outputs(self, run: Run) -> dict[str, str]:
         return {CONDITIONING: CONDITIONING}
 
     def args(self, run: Run, settings: StageSettings | None = None) -> LlmEncodeArgs:
-        spec = run.spec
-        return LlmEncodeArgs(
-            llm=Path(spec.models.llm),
-            prompt=spec.prompt,
-            save_embeddings=run.dir / CONDITIONING,
-            negative_prompt=spec.negative_prompt if spec.cfg_scale != 1.0 else "",
-            cfg_scale=spec.cfg_scale,
-            lora_model_dir=Path(spec.models.lora_dir) if spec.models.lora_dir else None,
-            common=common_args(spec, self.name, _settings(self.name, run, settings)),
-        )
+        settings = _settings(self.name, run, settings)
+        return llm_encode_args(run.spec, settings, run.dir / CONDITIONING)
 
     def run(self, ctx: StageContext) -> StageRun:
         # A GPU encode is close to, not bit-identical with, a CPU one: the conditioning is
@@ -240,7 +234,7 @@ class LlmEncodeStage:
 class DiffuseStage:
     """Samples; resumes from the newest valid checkpoint made with the same key."""
 
-    name = "diffuse"
+    name = Stage.DIFFUSE
 
     def outputs(self, run: Run) -> dict[str, str]:
         return {FINAL_LATENT: FINAL_LATENT}
@@ -309,18 +303,14 @@ def _write_soft_mask(run: Run) -> None:
 
 
 class VaeDecodeStage:
-    name = "vae-decode"
+    name = Stage.VAE_DECODE
 
     def outputs(self, run: Run) -> dict[str, str]:
         return {"decoded": DECODED}
 
     def args(self, run: Run, settings: StageSettings | None = None) -> VaeDecodeArgs:
-        return VaeDecodeArgs(
-            vae=Path(run.spec.models.vae),
-            load_latent=run.dir / FINAL_LATENT,
-            output=run.dir / DECODED,
-            common=common_args(run.spec, self.name, _settings(self.name, run, settings)),
-        )
+        settings = _settings(self.name, run, settings)
+        return vae_decode_args(run.spec, settings, run.dir / FINAL_LATENT, run.dir / DECODED)
 
     def run(self, ctx: StageContext) -> StageRun:
         run = ctx.run
@@ -335,7 +325,7 @@ class VaeDecodeStage:
 class CompositeStage:
     """Puts the decoded picture back into the original photo (through prepare's record)."""
 
-    name = "composite"
+    name = Stage.COMPOSITE
 
     def outputs(self, run: Run) -> dict[str, str]:
         return {RESULT_FILE: RESULT_FILE}
@@ -363,7 +353,7 @@ class CompositeStage:
         return False
 
 
-STAGE_OBJECTS: tuple[Stage, ...] = (
+STAGE_OBJECTS: tuple[StageStep, ...] = (
     PrepareStage(),
     VaeEncodeStage(),
     LlmEncodeStage(),

@@ -8,7 +8,7 @@ Notes are codes with parameters (failures.Note); the CLI (app/cli/texts.py) and 
 from __future__ import annotations
 
 from app.pipeline.failures import Note, NoteCode
-from app.pipeline.job.params import ALIGN_PX, KLEIN_CFG_SCALE, KLEIN_SCHEDULER, KLEIN_STEPS
+from app.pipeline.job.params import ALIGN_PX, KLEIN_SCHEDULER, KLEIN_STEPS
 from app.pipeline.job.preflight import expands, mask_is_empty
 from app.pipeline.job.spec import JobSpec, effective_steps
 
@@ -30,7 +30,7 @@ def job_notes(
     outpaint = expands(spec)  # the expansion is masked by itself
     if spec.image is not None and mask_empty and not outpaint:
         notes.append(Note(NoteCode.EMPTY_MASK))
-    if spec.cfg_scale != KLEIN_CFG_SCALE:
+    if spec.guided:
         notes.append(Note(NoteCode.CFG_NOT_ONE, {"cfg": spec.cfg_scale}))
     elif spec.negative_prompt.strip():
         notes.append(Note(NoteCode.NEGATIVE_UNUSED))

@@ -6,12 +6,12 @@ settings, a help text, and the first stage whose key it changes. Settings, JobSp
 the CLI's argparse, the sd-cli importer, the stage keys and `status --json` are derived from it
 (tests/pipeline/test_params.py fails when one of them disagrees).
 
-Adding a parameter (ARCHITECTURE.md "Where a change goes"): a row here (and in PARAMS), the
-JobSpec field (spec.py, its default read from the row), the engine flag it maps to
-(app/engine/argv.py and the one line in app/pipeline/execute/stage_args.py or stages.py), and
-the widget that shows it (a ui/generation pane, its zh_CN words). The CLI flag, the importer,
-the settings, the stage key (a row with `invalidates` joins that stage's key by itself,
-keys.py) and `status --json` need nothing: `eta` was added that way, in six files.
+Adding a parameter (ARCHITECTURE.md "Where a change goes"): a row here (PARAMS is every row
+defined), the JobSpec field (spec.py, its default read from the row), the engine flag it maps to
+(app/engine/argv.py and the one line in app/pipeline/execute/stage_args.py), and the widget
+that shows it (a ui/generation pane, its zh_CN words). The CLI flag, the importer, the
+settings, the stage key (a row with `invalidates` joins that stage's key by itself, keys.py),
+run.json's type check and `status --json` need nothing: 4 files, +2 for a widget.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from app.engine.argv import MASK_MODES
+from app.engine.stage import Stage
 from app.imaging.align import ALIGN_MODES
 from app.imaging.align import ALIGN_PX as ALIGN_PX  # re-exported: 16 px per latent cell
 from app.imaging.color_match import COLOR_MATCH_MODES, SEAM_BLENDS
@@ -79,71 +80,71 @@ _PREPARE = PrepareOptions()  # imaging owns the Prepare defaults; the table read
 DIFFUSION_MODEL = Param(
     "diffusion_model", str, "", "models.diffusion", ("--diffusion-model",),
     "the FLUX.2 klein diffusion model (GGUF or safetensors)",
-    sdcli_flags=("--diffusion-model",), invalidates="diffuse", metavar="PATH",
+    sdcli_flags=("--diffusion-model",), invalidates=Stage.DIFFUSE, metavar="PATH",
 )  # fmt: skip
 LLM_MODEL = Param(
     "llm_model", str, "", "models.llm", ("--llm",), "the Qwen3 text encoder (GGUF or safetensors)",
-    sdcli_flags=("--llm", "--qwen2vl", "--text-encoder"), invalidates="llm-encode",
+    sdcli_flags=("--llm", "--qwen2vl", "--text-encoder"), invalidates=Stage.LLM_ENCODE,
     metavar="PATH",
 )  # fmt: skip
 VAE_MODEL = Param(
     "vae_model", str, "", "models.vae", ("--vae",), "the FLUX.2 VAE",
-    sdcli_flags=("--vae",), invalidates="vae-encode", metavar="PATH",
+    sdcli_flags=("--vae",), invalidates=Stage.VAE_ENCODE, metavar="PATH",
 )  # fmt: skip
 LORA_DIR = Param(
     "lora_dir", str, "", "models.lora_dir", ("--lora-model-dir",),
     "folder of the LoRAs named by <lora:name:weight> in the prompt",
-    sdcli_flags=("--lora-model-dir",), invalidates="llm-encode", metavar="DIR",
+    sdcli_flags=("--lora-model-dir",), invalidates=Stage.LLM_ENCODE, metavar="DIR",
 )  # fmt: skip
 
 # --- prompt and sampling -------------------------------------------------------------------------
 PROMPT = Param(
     "prompt", str, "", "prompt", ("--prompt", "-p"), "what to paint",
-    sdcli_flags=("-p", "--prompt"), invalidates="llm-encode",
+    sdcli_flags=("-p", "--prompt"), invalidates=Stage.LLM_ENCODE,
 )  # fmt: skip
 NEGATIVE_PROMPT = Param(
     "negative_prompt", str, "", "negative_prompt", ("--negative-prompt", "-n"),
     "what to avoid (used only when CFG is not 1)",
-    sdcli_flags=("-n", "--negative-prompt"), invalidates="llm-encode",
+    sdcli_flags=("-n", "--negative-prompt"), invalidates=Stage.LLM_ENCODE,
 )  # fmt: skip
 WIDTH = Param(
     "width", int, 512, "width", ("--width", "-W"),
     "text-to-image width in px (multiple of 16; with an image its size is used)",
-    sdcli_flags=("-W", "--width"), invalidates="prepare", minimum=64, maximum=4096,
+    sdcli_flags=("-W", "--width"), invalidates=Stage.PREPARE, minimum=64, maximum=4096,
 )  # fmt: skip
 HEIGHT = Param(
     "height", int, 512, "height", ("--height", "-H"),
     "text-to-image height in px (multiple of 16; with an image its size is used)",
-    sdcli_flags=("-H", "--height"), invalidates="prepare", minimum=64, maximum=4096,
+    sdcli_flags=("-H", "--height"), invalidates=Stage.PREPARE, minimum=64, maximum=4096,
 )  # fmt: skip
 STEPS = Param(
     "steps", int, KLEIN_STEPS, "steps", ("--steps",), "sampling steps (klein: 4)",
-    sdcli_flags=("--steps",), invalidates="diffuse", minimum=1, maximum=200,
+    sdcli_flags=("--steps",), invalidates=Stage.DIFFUSE, minimum=1, maximum=200,
 )  # fmt: skip
 SEED = Param(
     "seed", int, 42, "seed", ("--seed", "-s"),
     "random seed (-1: draw one; the run records the seed it used)",
-    sdcli_flags=("-s", "--seed"), invalidates="diffuse", minimum=-1, maximum=MAX_SEED,
+    sdcli_flags=("-s", "--seed"), invalidates=Stage.DIFFUSE, minimum=-1, maximum=MAX_SEED,
 )  # fmt: skip
 STRENGTH = Param(
     "strength", float, 1.0, "strength", ("--strength",),
     "how much of the masked area is repainted (below 1: img2img, fewer steps)",
-    sdcli_flags=("--strength",), invalidates="diffuse", minimum=0.0, maximum=1.0,
+    sdcli_flags=("--strength",), invalidates=Stage.DIFFUSE, minimum=0.0, maximum=1.0,
 )  # fmt: skip
 # cfg 1 vs any other value decides whether the negative prompt is encoded (llm-encode's key).
 CFG_SCALE = Param(
     "cfg_scale", float, KLEIN_CFG_SCALE, "cfg_scale", ("--cfg-scale",),
     "classifier-free guidance (klein: 1; other values double the work)",
-    sdcli_flags=("--cfg-scale",), invalidates="llm-encode", minimum=0.0, maximum=30.0,
+    sdcli_flags=("--cfg-scale",), invalidates=Stage.LLM_ENCODE, minimum=0.0, maximum=30.0,
 )  # fmt: skip
 SAMPLER = Param(
     "sampler", str, KLEIN_SAMPLER, "sampler", ("--sampling-method",),
     "sampler (the engine lists them)", sdcli_flags=("--sampling-method",),
-    invalidates="diffuse", metavar="NAME",
+    invalidates=Stage.DIFFUSE, metavar="NAME",
 )  # fmt: skip
 SCHEDULER = Param(
     "scheduler", str, KLEIN_SCHEDULER, "scheduler", ("--scheduler",),
-    "noise schedule (klein: simple)", sdcli_flags=("--scheduler",), invalidates="diffuse",
+    "noise schedule (klein: simple)", sdcli_flags=("--scheduler",), invalidates=Stage.DIFFUSE,
     metavar="NAME",
 )  # fmt: skip
 # sd-cli's --eta, passed unless it is the default (-1: not given, the engine chooses by sampler).
@@ -152,13 +153,13 @@ ETA = Param(
     "noise added back per step by the ancestral and SDE samplers (euler_a, dpm++2s_a, er_sde; "
     "ddim_trailing, tcd, res_*): 0 (or less) none, 1 full; -1: the sampler's own (1 for "
     "euler_a, dpm++2s_a and er_sde, else 0)",
-    sdcli_flags=("--eta",), invalidates="diffuse", minimum=-1.0, maximum=1.0, metavar="F",
+    sdcli_flags=("--eta",), invalidates=Stage.DIFFUSE, minimum=-1.0, maximum=1.0, metavar="F",
 )  # fmt: skip
 MASK_MODE = Param(
     "mask_mode", str, "soft", "mask_mode", ("--mask-mode",),
     "how the mask limits the change while sampling: soft (a cell of mask value m changes only "
     "in the last m of the steps, so a feathered edge blends), hard (every masked 16-px cell is "
-    "repainted fully, as sd-cli does)", invalidates="diffuse", choices=MASK_MODES,
+    "repainted fully, as sd-cli does)", invalidates=Stage.DIFFUSE, choices=MASK_MODES,
 )  # fmt: skip
 PREVIEW = Param(
     "preview", str, "proj", "preview", ("--preview",),
@@ -221,34 +222,34 @@ MMAP = Param(
 ALIGN = Param(
     "align", str, _PREPARE.align, "prepare.align", ("--align",),
     "how to reach a multiple of 16 px: pad (undone exactly), crop, scale",
-    invalidates="prepare", choices=ALIGN_MODES,
+    invalidates=Stage.PREPARE, choices=ALIGN_MODES,
 )  # fmt: skip
 FILL = Param(
     "fill", str, _PREPARE.fill, "prepare.fill", ("--fill",),
     "what the masked area holds for the model: grey (50 %), blur, none (keep), telea / ns "
     "(OpenCV inpainting from the surroundings), border (the nearest outside colour)",
-    invalidates="prepare", choices=FILL_MODES,
+    invalidates=Stage.PREPARE, choices=FILL_MODES,
 )  # fmt: skip
 ONLY_MASKED = Param(
     "only_masked", bool, _PREPARE.only_masked, "prepare.only_masked", ("--only-masked",),
     "generate only the mask's bounding box (plus padding) at full detail",
-    invalidates="prepare",
+    invalidates=Stage.PREPARE,
 )  # fmt: skip
 PADDING = Param(
     "padding", int, _PREPARE.padding_px, "prepare.padding_px", ("--padding",),
-    "context around the mask with --only-masked, px", invalidates="prepare",
+    "context around the mask with --only-masked, px", invalidates=Stage.PREPARE,
     minimum=0, maximum=MAX_PADDING_PX, metavar="PX",
 )  # fmt: skip
 FEATHER = Param(
     "feather", int, _PREPARE.feather_px, "prepare.feather_px", ("--feather",),
-    "soft edge of the composite, px", invalidates="prepare",
+    "soft edge of the composite, px", invalidates=Stage.PREPARE,
     minimum=0, maximum=MAX_FEATHER_PX, metavar="PX",
 )  # fmt: skip
 
 MASKED_TARGET = Param(
     "masked_target", int, _PREPARE.masked_target, "prepare.masked_target", ("--masked-target",),
     "with --only-masked: scale the region to about N×N px for the model and back (0: keep)",
-    invalidates="prepare", minimum=0, maximum=MAX_MASKED_TARGET, metavar="PX",
+    invalidates=Stage.PREPARE, minimum=0, maximum=MAX_MASKED_TARGET, metavar="PX",
 )  # fmt: skip
 
 # --- composite (the Prepare panel shows them; they change only the composite) ------------
@@ -256,18 +257,18 @@ COLOR_MATCH = Param(
     "color_match", str, _PREPARE.color_match, "prepare.color_match", ("--color-match",),
     "take the model's colour drift out: read from the unmasked part of the repainted cells, "
     "only from pixels that kept the photo's texture (declines where none did)",
-    invalidates="composite", choices=COLOR_MATCH_MODES,
+    invalidates=Stage.COMPOSITE, choices=COLOR_MATCH_MODES,
 )  # fmt: skip
 COLOR_MATCH_STRENGTH = Param(
     "color_match_strength", float, _PREPARE.color_match_strength,
     "prepare.color_match_strength", ("--color-match-strength",),
-    "how much of the colour match is applied (0: none, 1: all)", invalidates="composite",
+    "how much of the colour match is applied (0: none, 1: all)", invalidates=Stage.COMPOSITE,
     minimum=0.0, maximum=1.0, metavar="F",
 )  # fmt: skip
 SEAM_BLEND = Param(
     "seam_blend", str, _PREPARE.seam_blend, "prepare.seam_blend", ("--seam-blend",),
     "poisson: a gradient-domain correction that makes the generated area meet the photo "
-    "at the seam", invalidates="composite", choices=SEAM_BLENDS,
+    "at the seam", invalidates=Stage.COMPOSITE, choices=SEAM_BLENDS,
 )  # fmt: skip
 
 # --- reference images ------------------------------------------------------------------------
@@ -277,7 +278,7 @@ SOURCE_REF = Param(
     "source_ref", bool, False, "source_ref", ("--source-ref",),
     "give klein the photo (the prepared crop, before the fill) as its first reference image, "
     "before the -r ones (one more image of tokens per step)",
-    invalidates="prepare",
+    invalidates=Stage.PREPARE,
 )  # fmt: skip
 
 # Both are checked (four whole numbers, inside the picture) by app/imaging/frame.py.
@@ -285,23 +286,18 @@ CONTEXT = Param(
     "context", str, _PREPARE.context, "prepare.context", ("--context",),
     "with --only-masked: a rectangle X,Y,W,H of the photo (px) the model sees as well as the "
     "mask's box; the region generated is their union (empty: the mask's box alone)",
-    invalidates="prepare", persist=False, metavar="X,Y,W,H",
+    invalidates=Stage.PREPARE, persist=False, metavar="X,Y,W,H",
 )  # fmt: skip
 EXPAND = Param(
     "expand", str, _PREPARE.expand, "prepare.expand", ("--expand",),
     "outpaint: pixels added on the left, top, right and bottom; the new area is pre-filled, "
     "generated and blended into the old picture (empty: none)",
-    invalidates="prepare", persist=False, metavar="L,T,R,B",
+    invalidates=Stage.PREPARE, persist=False, metavar="L,T,R,B",
 )  # fmt: skip
 
-PARAMS: tuple[Param, ...] = (
-    DIFFUSION_MODEL, LLM_MODEL, VAE_MODEL, LORA_DIR, PROMPT, NEGATIVE_PROMPT, WIDTH, HEIGHT,
-    STEPS, SEED, STRENGTH, CFG_SCALE, SAMPLER, SCHEDULER, ETA, MASK_MODE, PREVIEW, LLM_DEVICE,
-    DIFFUSION_DEVICE, VAE_DEVICE, THREADS, FLASH_ATTENTION, VAE_TILING, VAE_TILE_SIZE,
-    FIT_MEMORY, MAX_ALLOC_MB, DECODED_PREVIEWS, MMAP, ALIGN, FILL, ONLY_MASKED, PADDING,
-    FEATHER, MASKED_TARGET, COLOR_MATCH, COLOR_MATCH_STRENGTH, SEAM_BLEND, SOURCE_REF, CONTEXT,
-    EXPAND,
-)  # fmt: skip
+# Every row above, in the order it is defined (the CLI's help, the form and `status --json`
+# follow it): a row is in the table by being defined here, there is no list to extend by hand.
+PARAMS: tuple[Param, ...] = tuple(v for v in list(globals().values()) if isinstance(v, Param))
 BY_NAME: dict[str, Param] = {p.name: p for p in PARAMS}
 
 

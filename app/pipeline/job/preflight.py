@@ -131,7 +131,7 @@ def check_engine_limits(spec: JobSpec) -> None:
             values=values,
         )
     texts = [(P.PROMPT, spec.prompt)]
-    if float(spec.cfg_scale) != 1.0:  # the negative prompt is encoded only then
+    if spec.guided:  # the negative prompt is encoded only then
         texts.append((P.NEGATIVE_PROMPT, spec.negative_prompt))
     for p, text in texts:
         at_least = prompt_tokens_at_least(text)

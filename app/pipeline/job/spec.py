@@ -68,6 +68,13 @@ class JobSpec:
         return self.image is None
 
     @property
+    def guided(self) -> bool:
+        """cfg ≠ 1 (klein is distilled for 1): the negative prompt is encoded and the diffusion
+        model runs twice per step. The one owner of the rule (keys, preflight, the stage
+        arguments, the plan, the advice and the queue's timing all ask it)."""
+        return float(self.cfg_scale) != 1.0
+
+    @property
     def uses_source_ref(self) -> bool:
         """The prepared photo goes to diffuse as the first reference (needs an image)."""
         return self.source_ref and self.image is not None
@@ -116,26 +123,29 @@ def spec_from_dict(data: dict[str, Any]) -> JobSpec:
     return spec
 
 
+_KIND_WORDS = {str: "text", int: "an integer", float: "a number", bool: "true or false"}
+
+
 def _check_types(spec: JobSpec) -> None:
-    for name, kind in (
-        ("prompt", str),
-        ("negative_prompt", str),
-        ("sampler", str),
-        ("scheduler", str),
-        ("mask_mode", str),
-        ("preview", str),
-    ):
-        if not isinstance(getattr(spec, name), kind):
-            raise TypeError(f"spec.{name} must be {kind.__name__}")
-    for name in ("width", "height", "steps", "seed"):
-        value = getattr(spec, name)
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise TypeError(f"spec.{name} must be an integer")
-    for name in ("strength", "cfg_scale"):
-        if not isinstance(getattr(spec, name), int | float):
-            raise TypeError(f"spec.{name} must be a number")
-    if not isinstance(spec.source_ref, bool):
-        raise TypeError("spec.source_ref must be true or false")
+    """Every row of the parameter table has the kind the table says (a run.json read from
+    disk may hold anything). The prepare group is imaging's PrepareOptions, built and checked
+    there."""
+    for p in P.PARAMS:
+        if p.spec_field.startswith("prepare."):
+            continue
+        value: Any = spec
+        for part in p.spec_field.split("."):
+            value = getattr(value, part)
+        if not _is_kind(value, p.kind):
+            raise TypeError(f"spec.{p.spec_field} must be {_KIND_WORDS[p.kind]}")
+
+
+def _is_kind(value: object, kind: type) -> bool:
+    if kind is bool:
+        return isinstance(value, bool)
+    if isinstance(value, bool):
+        return False  # true is no number here
+    return isinstance(value, int | float) if kind is float else isinstance(value, kind)
 
 
 def _prepare_to_dict(options: Any) -> dict[str, Any] | None:

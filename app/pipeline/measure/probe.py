@@ -31,6 +31,7 @@ from app.engine.events import Progress
 from app.engine.listing import run_engine_once
 from app.engine.plan import plan_stage
 from app.engine.process import StageProcess, engine_environment
+from app.engine.stage import Stage
 from app.pipeline.api import DeviceInfo
 from app.pipeline.execute.fit import CPU, StageSettings
 from app.pipeline.execute.job_plan import engine_planner_for, largest_fast_size, stage_args
@@ -229,17 +230,17 @@ class Measurement:
         folder = self.scratch / device
         folder.mkdir(parents=True, exist_ok=True)
         largest = self.setup.sizes[-1]
-        self._step(MeasureStep(device, "llm-encode"))
-        self._stage("llm-encode", device, StageSettings(device=device), largest, folder)
+        self._step(MeasureStep(device, Stage.LLM_ENCODE))
+        self._stage(Stage.LLM_ENCODE, device, StageSettings(device=device), largest, folder)
         for width, height in self.setup.sizes:
             for fa in (False, True):
-                self._step(MeasureStep(device, "diffuse", width, height, flash_attention=fa))
+                self._step(MeasureStep(device, Stage.DIFFUSE, width, height, flash_attention=fa))
                 settings = StageSettings(device=device, flash_attention=fa)
-                self._stage("diffuse", device, settings, (width, height), folder)
+                self._stage(Stage.DIFFUSE, device, settings, (width, height), folder)
         for tiled in (False, True):
-            self._step(MeasureStep(device, "vae-decode", *largest, tiled=tiled))
+            self._step(MeasureStep(device, Stage.VAE_DECODE, *largest, tiled=tiled))
             settings = StageSettings(device=device, vae_tiling=tiled)
-            self._stage("vae-decode", device, settings, largest, folder)
+            self._stage(Stage.VAE_DECODE, device, settings, largest, folder)
         self._step(MeasureStep(device, LARGEST))
         self._fits(device, folder)
         self._finish_step()
@@ -257,9 +258,9 @@ class Measurement:
         row: dict[str, object] = {
             "stage": stage,
             "device": device,
-            "size": [width, height] if stage != "llm-encode" else None,
-            "flash_attention": settings.flash_attention if stage == "diffuse" else None,
-            "vae_tiling": settings.vae_tiling if stage == "vae-decode" else None,
+            "size": [width, height] if stage != Stage.LLM_ENCODE else None,
+            "flash_attention": settings.flash_attention if stage == Stage.DIFFUSE else None,
+            "vae_tiling": settings.vae_tiling if stage == Stage.VAE_DECODE else None,
             "planned_bytes": plan.total_bytes if plan else None,
         }
         try:

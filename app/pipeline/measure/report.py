@@ -25,6 +25,7 @@ from typing import Any
 from app.core import platform
 from app.core.atomic import write_text_atomic
 from app.core.settings import JobValue, Settings
+from app.engine.stage import Stage
 from app.pipeline.execute.fit import CPU
 from app.pipeline.job import params as P
 from app.pipeline.measure.probe import Measurement
@@ -85,16 +86,16 @@ def choose(report: dict[str, Any]) -> dict[str, JobValue]:
     rows = report["rows"]
     choice: dict[str, JobValue] = {}
     largest = report["sizes"][-1] if report["sizes"] else None
-    diffuse = [r for r in _ok(rows, stage="diffuse", size=largest) if _fits(report, r)]
+    diffuse = [r for r in _ok(rows, stage=Stage.DIFFUSE, size=largest) if _fits(report, r)]
     if diffuse:
         best = min(diffuse, key=lambda r: r.get("s_per_step") or r["wall_s"])
         choice[P.DIFFUSION_DEVICE.name] = best["device"]
         choice[P.FLASH_ATTENTION.name] = bool(best["flash_attention"])
-    llm = [r for r in _ok(rows, stage="llm-encode") if _fits(report, r)]
+    llm = [r for r in _ok(rows, stage=Stage.LLM_ENCODE) if _fits(report, r)]
     if llm:
         choice[P.LLM_DEVICE.name] = min(llm, key=lambda r: r["wall_s"])["device"]
-    untiled = [r for r in _ok(rows, stage="vae-decode", vae_tiling=False) if _fits(report, r)]
-    tiled = [r for r in _ok(rows, stage="vae-decode", vae_tiling=True) if _fits(report, r)]
+    untiled = [r for r in _ok(rows, stage=Stage.VAE_DECODE, vae_tiling=False) if _fits(report, r)]
+    tiled = [r for r in _ok(rows, stage=Stage.VAE_DECODE, vae_tiling=True) if _fits(report, r)]
     vae = untiled or tiled
     if vae:
         choice[P.VAE_DEVICE.name] = min(vae, key=lambda r: r["wall_s"])["device"]
@@ -189,8 +190,10 @@ def markdown(report: dict[str, Any]) -> str:
             "measured MiB off / on |", "|---|---|---|---|---|---|---|"]  # fmt: skip
     for d in report["devices"]:
         for size in report["sizes"]:
-            off = _row(rows, stage="diffuse", device=d["name"], size=size, flash_attention=False)
-            on = _row(rows, stage="diffuse", device=d["name"], size=size, flash_attention=True)
+            off = _row(
+                rows, stage=Stage.DIFFUSE, device=d["name"], size=size, flash_attention=False
+            )
+            on = _row(rows, stage=Stage.DIFFUSE, device=d["name"], size=size, flash_attention=True)
             if not off and not on:
                 continue
             out.append(
@@ -200,11 +203,11 @@ def markdown(report: dict[str, Any]) -> str:
                 f"{_mib(off.get('planned_bytes'))} / {_mib(on.get('planned_bytes'))} | "
                 f"{_mib(off.get('measured_bytes'))} / {_mib(on.get('measured_bytes'))} |"
             )
-    cpu = _row(rows, stage="llm-encode", device=CPU)
+    cpu = _row(rows, stage=Stage.LLM_ENCODE, device=CPU)
     out += ["", "## llm-encode (the text encoder)", "",
             "| device | wall s | ÷ CPU | planned MiB | measured MiB |",
             "|---|---|---|---|---|"]  # fmt: skip
-    for r in [r for r in rows if r["stage"] == "llm-encode"]:
+    for r in [r for r in rows if r["stage"] == Stage.LLM_ENCODE]:
         out.append(
             f"| {r['device']} | {_val(r, 'wall_s')} | "
             f"{_ratio(r.get('wall_s'), cpu.get('wall_s'))} | {_mib(r.get('planned_bytes'))} | "
@@ -215,8 +218,8 @@ def markdown(report: dict[str, Any]) -> str:
             "| device | untiled s | tiled s | planned MiB untiled / tiled | "
             "measured MiB untiled / tiled |", "|---|---|---|---|---|"]  # fmt: skip
     for d in report["devices"]:
-        un = _row(rows, stage="vae-decode", device=d["name"], vae_tiling=False)
-        ti = _row(rows, stage="vae-decode", device=d["name"], vae_tiling=True)
+        un = _row(rows, stage=Stage.VAE_DECODE, device=d["name"], vae_tiling=False)
+        ti = _row(rows, stage=Stage.VAE_DECODE, device=d["name"], vae_tiling=True)
         if un or ti:
             out.append(
                 f"| {d['name']} | {_val(un, 'wall_s')} | {_val(ti, 'wall_s')} | "

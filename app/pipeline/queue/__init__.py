@@ -1,1 +1,14 @@
-"""The job queue: many jobs run one after another by a worker."""
+"""The job queue: many jobs run one after another by a worker.
+
+- `jobs.py`: the queue in the data folder (`queue/queue.db`); `store.py`: its SQLite store (WAL,
+  one transaction per change; a damaged database moved to `queue/damaged/<time>/`, salvaged row
+  by row); `db.py`: the schema and rows (each row kept twice with a sha256; forged rows refused
+  one by one); `legacy_json.py`: queue.json of older versions imported once.
+- `views.py`: each job's state derived from its run folder (`runs/<job id>`); `records.py`;
+  `lock.py`: `JobClaim`, a lock per job (pid + process start time); `variations.py`: N seeds /
+  prompt lines of one job.
+- `worker.py`: `run_queue`, one job after another through `PipelineAPI.execute` (never deletes a
+  `runs/<id>` it did not make; a full disk, `FailureKind.NO_ROOM`, stops it with the jobs
+  queued); `work_gate.py`: `WorkGate` holds it while the work policy says wait and suspends a
+  running job through `RunControl.suspend(by=POLICY)`.
+"""

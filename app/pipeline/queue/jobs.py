@@ -10,7 +10,7 @@ Layout (under AppPaths.data_dir / "queue"):
     inputs/<sha256><suffix>     the jobs' images, masks and references, by content hash
     staging/<job id>/           a job's run folder while it is made; renamed into the runs folder
     damaged/<time>/             a damaged database (or queue.json) moved aside, with a note
-    queue.json.imported         the queue before the database, imported once (queue_import.py)
+    queue.json.imported         the queue before the database, imported once (queue/legacy_json.py)
 
 A job's run folder is the runs folder's `<job id>` (so a job is found again after any kill);
 its state is derived: an outcome recorded → done / failed; else a finished run folder → done

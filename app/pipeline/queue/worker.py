@@ -18,15 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.core import platform
-from app.core.atomic import disk_full_message
 from app.core.errors import DiskFullError, OutputError, StepwiseError, error_text
 from app.core.safe_files import check_entry
+from app.engine.stage import Stage
 from app.pipeline import events as ev
 from app.pipeline.api import PipelineAPI
 from app.pipeline.control import RunControl
 from app.pipeline.execute.failure_kinds import failure_for
 from app.pipeline.failures import FailureKind
-from app.pipeline.job.preflight import NO_ROOM_MESSAGE
 from app.pipeline.job.spec import JobSpec
 from app.pipeline.queue.jobs import JobQueue, Outcome, QueuedJob
 from app.pipeline.queue.work_gate import WorkGate
@@ -51,10 +50,7 @@ NO_ROOM = "no-room"  # the disk is full: the job in hand and the rest stay queue
 
 def no_room(event: ev.Event | None) -> bool:
     """A failure because the disk is full (the job is not at fault: it waits for room)."""
-    return isinstance(event, ev.RunFailed) and event.template in (
-        NO_ROOM_MESSAGE,
-        disk_full_message(),
-    )
+    return isinstance(event, ev.RunFailed) and event.kind is FailureKind.NO_ROOM
 
 
 @dataclass
@@ -141,7 +137,7 @@ def yield_job(
     except StepwiseError as exc:
         # The job cannot become a run (an input changed, a bad value): it failed. No room on
         # the disk is not the job's fault: it stays queued and the worker stops.
-        failure = failure_for(exc, "prepare")
+        failure = failure_for(exc, Stage.PREPARE)
         failed = ev.RunFailed.of(failure)
         if isinstance(exc, DiskFullError):
             return failed
@@ -156,9 +152,7 @@ def yield_job(
             if isinstance(event, ev.TERMINAL_EVENTS):
                 terminal = event
     finally:
-        close = getattr(events, "close", None)
-        if close is not None:
-            close()
+        events.close()
     if isinstance(terminal, ev.RunFinished):
         queue.record(job.id, Outcome("done", str(run_dir), None, _now()))
     elif (

@@ -10,6 +10,7 @@ from typing import Any
 from app.core.atomic import write_text_atomic
 from app.core.errors import InputError, StepwiseError
 from app.core.safe_files import read_bytes
+from app.engine.stage import Stage
 from app.engine.tensorfile import file_sha256
 from app.pipeline.run.folder import CHECKPOINT_DIR, Run
 from app.pipeline.run.inputs import copy_atomic
@@ -78,7 +79,7 @@ class CheckpointsKept(InputError):
 def check_not_orphaned(run: Run, key: str | None) -> None:
     """Raises CheckpointsKept when valid checkpoints belong to another diffuse key than `key`
     and nobody chose to drop them (update_run / start_over clear checkpoint_key for that)."""
-    recorded = run.stage("diffuse").checkpoint_key
+    recorded = run.stage(Stage.DIFFUSE).checkpoint_key
     if recorded is None or key is None or recorded == key:
         return
     valid = valid_checkpoints(run.dir)
@@ -96,7 +97,7 @@ def check_not_orphaned(run: Run, key: str | None) -> None:
 
 def allow_start_over(run: Run) -> None:
     """The user chose to start diffuse over: the next run may delete the checkpoints."""
-    run.stage("diffuse").checkpoint_key = None
+    run.stage(Stage.DIFFUSE).checkpoint_key = None
     run.save()
 
 
@@ -104,7 +105,7 @@ def reset_if_stale(run: Run, key: str, steps: int) -> None:
     """Checkpoints made with other inputs than `key` are worthless: removed, count from 0.
     Only when nobody's checkpoints would go silently (check_not_orphaned first)."""
     check_not_orphaned(run, key)
-    rec = run.stage("diffuse")
+    rec = run.stage(Stage.DIFFUSE)
     folder = run.dir / CHECKPOINT_DIR
     if rec.checkpoint_key != key:
         shutil.rmtree(folder, ignore_errors=True)
@@ -151,6 +152,6 @@ def share(old: Run, new: Run, upto: int, key: str) -> None:
     meta["checkpoints"] = kept
     meta["last_completed_step"] = max(int(k) for k in kept)
     write_text_atomic(folder / METADATA_FILE, json.dumps(meta))
-    new.stage("diffuse").checkpoint_key = key
+    new.stage(Stage.DIFFUSE).checkpoint_key = key
     new.last_completed_step = meta["last_completed_step"]
     new.steps = old.steps

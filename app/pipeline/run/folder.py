@@ -68,6 +68,7 @@ from typing import Any
 from app.core.atomic import write_text_atomic
 from app.core.errors import DamagedFileError, StepwiseError
 from app.core.safe_files import SafeFileError, read_bytes
+from app.engine.stage import Stage
 from app.pipeline.failures import Failure, FailureKind, json_values
 from app.pipeline.job.spec import JobSpec, spec_from_dict, spec_to_dict
 from app.pipeline.run.entries import (  # noqa: F401 - re-exported: run folder entries
@@ -159,7 +160,7 @@ class Run:
 
     @property
     def finished(self) -> bool:
-        return self.result is not None and self.stage("composite").done
+        return self.result is not None and self.stage(Stage.COMPOSITE).done
 
     @property
     def inputs(self) -> RunInputs:
@@ -273,7 +274,7 @@ class Run:
         if not isinstance(acc, dict) or acc.get("diffuse_key") is None:
             return None
         step = acc.get("step")
-        if self.stage("diffuse").key != acc["diffuse_key"] or not isinstance(step, int):
+        if self.stage(Stage.DIFFUSE).key != acc["diffuse_key"] or not isinstance(step, int):
             return None
         return step
 

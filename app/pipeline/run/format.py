@@ -1,4 +1,4 @@
-"""Verification and format upgrades of run.json (the schema is documented in run_dir.py)."""
+"""Verification and format upgrades of run.json (its schema: folder.py and records.py)."""
 
 from __future__ import annotations
 
@@ -116,7 +116,7 @@ def _check_structure(data: dict[str, Any]) -> None:
 
 
 def _check_memory(rec: dict[str, Any]) -> None:
-    """The optional memory record (run_records.py): settings and the changes made."""
+    """The optional memory record (records.py): settings and the changes made."""
     memory = rec.get("memory")
     if memory is not None and not isinstance(memory, dict):
         raise TypeError("memory")

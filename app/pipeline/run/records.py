@@ -1,6 +1,6 @@
 """Typed views of run.json's records (a stage, a file, the inputs, what the engine is given)
-and the names of a run directory's files. Part of the run.json schema, with run_dir.py
-(the manifest) and run_format.py (verification, format upgrades).
+and the names of a run directory's files. Part of the run.json schema, with folder.py
+(the manifest) and format.py (verification, format upgrades).
 
 An engine stage's record may hold (format 2, optional; absent in runs made before them):
   "memory": {"device", "flash_attention", "vae_tiling", "vae_tile_size", "weights_on_cpu",
@@ -24,12 +24,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+# The stage names (app/engine/stage.py, the one table), here for run.json's readers too.
+from app.engine.stage import ENGINE_STAGES as ENGINE_STAGES
+from app.engine.stage import STAGES as STAGES
+
 RUN_FORMAT = 2
 READABLE_FORMATS = (1, 2)
 RUN_FILE = "run.json"
 BACKUP_FILE = "run.json.bak"
-STAGES = ("prepare", "vae-encode", "llm-encode", "diffuse", "vae-decode", "composite")
-ENGINE_STAGES = ("vae-encode", "llm-encode", "diffuse", "vae-decode")
 STAGE_STATES = ("pending", "running", "done", "cached", "failed", "skipped")
 MAX_RUN_JSON_BYTES = 4 * 1024 * 1024
 

@@ -258,7 +258,7 @@ class GenerationPanel(QWidget):
 
     # --- first show: engine facts -----------------------------------------------------------
 
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
+    def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if self._first_show:
             self._first_show = False

@@ -91,19 +91,19 @@ class ReferenceList(QListWidget):
     def _outside(self, mime: QMimeData, source: object) -> bool:
         return source is not self and (mime.hasUrls() or mime.hasImage())
 
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if self._outside(event.mimeData(), event.source()):
             event.acceptProposedAction()
         else:
             super().dragEnterEvent(event)
 
-    def dragMoveEvent(self, event: QDragMoveEvent) -> None:  # noqa: N802
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
         if self._outside(event.mimeData(), event.source()):
             event.acceptProposedAction()
         else:
             super().dragMoveEvent(event)
 
-    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
+    def dropEvent(self, event: QDropEvent) -> None:
         mime = event.mimeData()
         if not self._outside(mime, event.source()):
             # A thumbnail dragged within the list: let the view move it, then report the order.

@@ -61,10 +61,10 @@ class ImagePane(QWidget):
     def caption(self) -> str:
         return self._caption
 
-    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+    def sizeHint(self) -> QSize:
         return QSize(320, 320)
 
-    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
+    def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
         area = self.rect().adjusted(2, 2, -2, -22)
         painter.fillRect(area, self.palette().window().color().darker(112))

@@ -77,7 +77,7 @@ class FirstShow(QObject):
         self._then = then
         watched.installEventFilter(self)
 
-    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.Show:
             obj.removeEventFilter(self)
             QTimer.singleShot(0, self._then)
@@ -94,7 +94,7 @@ class WheelGuard(QObject):
     nothing and goes on to the widget's parents (the panel's scroll area scrolls). Installed
     once on the QApplication, so every panel, present and future, is covered."""
 
-    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
         kind = event.type()
         if kind == QEvent.Type.Polish and wheel_guarded(obj):
             no_wheel_focus(typing.cast(QWidget, obj))

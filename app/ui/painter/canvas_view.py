@@ -89,7 +89,7 @@ class CanvasView(CanvasViewport):
             rect = rect.united(QRect(c.x, c.y, c.width, c.height))
         return rect
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         if self._fit_pending:
             self.zoom_to_fit()
@@ -156,7 +156,7 @@ class CanvasView(CanvasViewport):
         rect = rect.intersected(self.document.full_rect())
         self._overlay.refresh(self.document.mask, rect, *self._overlay_style())
 
-    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
+    def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
         exposed = event.rect()
         painter.fillRect(exposed, BACKGROUND)
@@ -299,7 +299,7 @@ class CanvasView(CanvasViewport):
         inside = 0 <= x < self.document.width and 0 <= y < self.document.height
         self.cursor_moved.emit(QPoint(x, y) if inside else QPoint(-1, -1))
 
-    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802
+    def mousePressEvent(self, event: QMouseEvent) -> None:
         pos = event.position()
         button = event.button()
         if button == Qt.MouseButton.MiddleButton or (
@@ -321,7 +321,7 @@ class CanvasView(CanvasViewport):
         tool.press(self.widget_to_image(pos))
         self.update()
 
-    def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
         pos = event.position()
         if self._pan_anchor is not None:
             delta = pos - self._pan_anchor
@@ -333,7 +333,7 @@ class CanvasView(CanvasViewport):
             self._painting_tool.move(self.widget_to_image(pos))
         self._move_cursor(pos)
 
-    def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         if self._pan_anchor is not None and event.button() in (
             Qt.MouseButton.MiddleButton,
             Qt.MouseButton.LeftButton,
@@ -353,7 +353,7 @@ class CanvasView(CanvasViewport):
                 self.context_drawn.emit(format_context(rect))
         self.update()
 
-    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:  # noqa: N802
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
         if self.state.tool == ToolKind.LASSO and self.lasso_tool.active():
             self._painting_tool = None
             self.lasso_tool.close(erase=self._lasso_erases(event.modifiers()))
@@ -364,22 +364,22 @@ class CanvasView(CanvasViewport):
     def _lasso_erases(self, modifiers: Qt.KeyboardModifier) -> bool:
         return bool(modifiers & Qt.KeyboardModifier.AltModifier)
 
-    def leaveEvent(self, event) -> None:  # noqa: N802, ANN001
+    def leaveEvent(self, event) -> None:
         self._move_cursor(None)
         super().leaveEvent(event)
 
-    def enterEvent(self, event) -> None:  # noqa: N802, ANN001
+    def enterEvent(self, event) -> None:
         self._update_cursor()
         super().enterEvent(event)
 
-    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802
+    def wheelEvent(self, event: QWheelEvent) -> None:
         steps = event.angleDelta().y() / 120
         if steps:
             self.zoom_by(steps, event.position())
             self._move_cursor(event.position())
         event.accept()
 
-    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+    def keyPressEvent(self, event: QKeyEvent) -> None:
         key = event.key()
         if key == Qt.Key.Key_Backslash and not event.isAutoRepeat():
             self.layer.set_before_held(True)  # before / after: the photo while held
@@ -403,7 +403,7 @@ class CanvasView(CanvasViewport):
         else:
             super().keyPressEvent(event)
 
-    def keyReleaseEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+    def keyReleaseEvent(self, event: QKeyEvent) -> None:
         if event.key() == Qt.Key.Key_Backslash and not event.isAutoRepeat():
             self.layer.set_before_held(False)
         elif event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():

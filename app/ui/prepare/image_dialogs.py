@@ -1,4 +1,4 @@
-"""Dialogs that show pictures: a composited result (the prepared input: prepare_preview.py)."""
+"""Dialogs that show pictures: a composited result (the prepared input: prepare/preview.py)."""
 
 from __future__ import annotations
 
@@ -31,14 +31,14 @@ class ImageLabel(QLabel):
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setObjectName("imagePreview")
 
-    def sizeHint(self) -> QSize:  # noqa: N802
+    def sizeHint(self) -> QSize:
         return (
             self._pixmap.size()
             .boundedTo(QSize(560, 560))
             .expandedTo(QSize(PREVIEW_MIN_PX, PREVIEW_MIN_PX))
         )
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self.setPixmap(
             self._pixmap.scaled(

@@ -180,7 +180,7 @@ class QueueController(QObject):
         for folder in dirs:
             try:
                 snap = pipeline.snapshot(Path(folder))
-            except Exception as exc:  # noqa: BLE001 - a run deleted or damaged meanwhile
+            except Exception as exc:
                 log.info("not comparing %s: %s", folder, exc)
                 continue
             if snap.result is not None and Path(snap.result).is_file():
@@ -235,7 +235,7 @@ class QueueController(QObject):
             try:
                 if not self.generation.discard_run(Path(run.dir)):
                     continue
-            except Exception as exc:  # noqa: BLE001 - a run busy elsewhere: said, the rest go on
+            except Exception as exc:
                 self.panel.set_status(_tr("Queue: {message}").format(message=user_text(exc)))
                 continue
             job_id = Path(run.dir).name

@@ -182,7 +182,7 @@ class RunsController(QObject):
             image_path, mask_path = self.model.session.run_inputs(run_dir)
             # the copy is inputs/image.png: the document goes by the user's photo's name
             title = self.model.session.pipeline.snapshot(run_dir).photo_name
-        except Exception as exc:  # noqa: BLE001 - a damaged run folder: say which and why
+        except Exception as exc:
             show_error(self._parent(), _tr("The run cannot be opened"), exc, run_dir)
             return False
         if image_path is None or document is None:
@@ -198,7 +198,7 @@ class RunsController(QObject):
                 mask = canvas_files.read_mask(mask_path, (document.width, document.height))
                 document.replace_mask(_tr("Mask of the run"), mask)
                 document.set_modified(False)  # the run folder holds this mask
-        except Exception as exc:  # noqa: BLE001 - unreadable copy: say which
+        except Exception as exc:
             show_error(self._parent(), _tr("The run cannot be opened"), exc, image_path)
             return False
         view = self.window.canvas_view
@@ -221,7 +221,7 @@ class RunsController(QObject):
             return False
         try:
             done = self.model.discard_run(run_dir)
-        except Exception as exc:  # noqa: BLE001 - busy in another process, or not deletable
+        except Exception as exc:
             show_error(self._parent(), _tr("The run cannot be discarded"), exc, run_dir)
             return False
         if not done:

@@ -140,7 +140,7 @@ class SettingsAutosave(QObject):
 class _BuildPoll(AppThread):
     found = Signal(object)  # BuildRunning | None
 
-    def run(self) -> None:  # noqa: D102 - QThread entry point
+    def run(self) -> None:
         self.found.emit(engine_build_progress())
 
 
@@ -285,6 +285,6 @@ def run_application(args: Sequence[str]) -> int:
     window.store_settings()
     try:
         save_settings(paths.settings_file, settings)
-    except Exception as exc:  # noqa: BLE001 - failing to save settings must not fail the exit
+    except Exception as exc:
         log.warning("Could not save settings to %s: %s", paths.settings_file, exc)
     return int(code)

@@ -74,7 +74,7 @@ def _action(
     text: str,
     slot,
     shortcut=None,
-    icon_name: str = "",  # noqa: ANN001
+    icon_name: str = "",
     tip: str = "",
     checkable: bool = False,
 ) -> QAction:

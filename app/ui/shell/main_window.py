@@ -212,7 +212,7 @@ class MainWindow(QMainWindow):
         self.brush_panel.sync_from_state()
         self._rebuild_recent_menu()
 
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
+    def showEvent(self, event: QShowEvent) -> None:
         # The saved layout is restored at the first show, not in __init__: docks that other
         # features add after construction (add_side_panel) must exist by then.
         if not self._layout_restored:
@@ -350,11 +350,11 @@ class MainWindow(QMainWindow):
         if self._confirm_discard():
             self.open_image(Path(path))
 
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if self._dropped_image(event) is not None:
             event.acceptProposedAction()
 
-    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
+    def dropEvent(self, event: QDropEvent) -> None:
         path = self._dropped_image(event)
         if path is None:
             return
@@ -369,7 +369,7 @@ class MainWindow(QMainWindow):
                 return Path(url.toLocalFile())
         return None
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+    def closeEvent(self, event: QCloseEvent) -> None:
         if not self._confirm_discard() or not all(guard() for guard in self.close_guards):
             event.ignore()
             return

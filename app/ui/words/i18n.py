@@ -18,7 +18,7 @@ SOURCE_LANGUAGE = "en"
 LANGUAGES = {"en": "English", "zh_CN": "简体中文"}
 
 
-def QT_TRANSLATE_NOOP(context: str, source: str) -> str:  # noqa: N802 - Qt's name, typed
+def QT_TRANSLATE_NOOP(context: str, source: str) -> str:
     """Marks `source` for translation in `context` (the i18n tests collect these calls) and
     returns it as is: a table of texts translated where it is shown."""
     return source
@@ -75,7 +75,7 @@ class TsTranslator(QTranslator):
         # an empty string would blank the text instead.
         return text
 
-    def isEmpty(self) -> bool:  # noqa: N802 (Qt's name)
+    def isEmpty(self) -> bool:
         return not self.table
 
 

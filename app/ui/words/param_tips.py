@@ -2,8 +2,8 @@
 
 The parameter table's `help` is the CLI's (`--help`, flags, English); a bound widget never shows
 it. bind() takes its tooltip from here when the pane set none, and a parameter the UI binds
-without a line here gets no tooltip rather than an English one
-(tests/ui/test_zh_cn_everywhere.py checks every bound parameter has one).
+without a line here gets no tooltip rather than an English one (no test checks that every
+bound parameter has one: give a new one its line).
 """
 
 from __future__ import annotations

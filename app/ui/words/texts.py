@@ -52,6 +52,10 @@ _FAILURES: dict[FailureKind, tuple[str, str]] = {
         QT_TRANSLATE_NOOP("Texts", "A file could not be written"),
         QT_TRANSLATE_NOOP("Texts", "Try: free some disk space or choose another folder."),
     ),
+    FailureKind.NO_ROOM: (
+        QT_TRANSLATE_NOOP("Texts", "The disk is full"),
+        QT_TRANSLATE_NOOP("Texts", "Try: free some disk space or choose another folder."),
+    ),
     FailureKind.ENGINE_MISSING: (
         QT_TRANSLATE_NOOP("Texts", "The engine sd-stage is missing"),
         QT_TRANSLATE_NOOP(

@@ -39,7 +39,7 @@ class BeforeAfterKey(QObject):
         if app is not None:
             app.installEventFilter(self)
 
-    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
         if event.type() not in _KEYS or not isinstance(event, QKeyEvent):
             return False
         if event.key() != Qt.Key.Key_Backslash or event.isAutoRepeat():

@@ -217,7 +217,7 @@ class WorkspaceController(QObject):
         `at_once`: read now, for a caller that uses or saves it next)."""
         try:
             run = self._snapshot(entry.run_dir)
-        except Exception as exc:  # noqa: BLE001 - a damaged run folder: say so, keep going
+        except Exception as exc:
             self.status.emit(_tr("That run cannot be read: {reason}").format(reason=str(exc)))
             return
         self._follow = False  # looking back: new previews do not push this away

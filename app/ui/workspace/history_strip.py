@@ -188,7 +188,7 @@ class ResultHistoryStrip(QListWidget):
             self.scrollToItem(self.item(self.count() - 1))
             self._snap()
 
-    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
+    def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
         if not self._entries:  # always in its place (the canvas never resizes): say what for
             painter = QPainter(self.viewport())

@@ -78,6 +78,6 @@ def runs_of_photo(runs_dir: Path, photo: np.ndarray, pipeline: PipelineAPI) -> l
             continue
         try:
             found.append(pipeline.snapshot(folder))
-        except Exception as exc:  # noqa: BLE001 - a damaged run is no history entry
+        except Exception as exc:
             log.info("Run %s left out of the history: %s", folder, exc)
     return sorted(found, key=lambda run: (run.created, str(run.dir)))

@@ -70,6 +70,10 @@
         <translation>&lt;lora:{name}&gt; 在 {folder} 中找不到对应的文件。</translation>
     </message>
     <message>
+        <source>The disk is full</source>
+        <translation>磁盘已满</translation>
+    </message>
+    <message>
         <source>A file could not be written</source>
         <translation>无法写入文件</translation>
     </message>
