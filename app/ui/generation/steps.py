@@ -266,7 +266,7 @@ class GenerationStepStrip(QListWidget):
         self._paths.clear()
         self.clear()
 
-    def focusInEvent(self, event: QFocusEvent) -> None:  # noqa: N802 - Qt override
+    def focusInEvent(self, event: QFocusEvent) -> None:
         """Focus arriving (Cancel turned off passes it here) makes Qt pick the first step: not
         the user's pick (the canvas said "step 1 of 40" after a cancel), so it is undone."""
         had = self.currentItem() is not None

@@ -28,13 +28,13 @@ class CaptionLabel(QLabel):
     photo's own caption needs ("The photo" read "The phot" with Windows' fonts, issue 37); a
     longer caption is cut at the end (the bar's tooltip explains it)."""
 
-    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
+    def minimumSizeHint(self) -> QSize:
         hint = super().minimumSizeHint()
         margins = self.contentsMargins()
         needed = self.fontMetrics().horizontalAdvance(photo_caption()) + 2 * self.margin()
         return QSize(needed + margins.left() + margins.right(), hint.height())
 
-    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+    def sizeHint(self) -> QSize:
         return self.minimumSizeHint()
 
 

@@ -196,7 +196,7 @@ class WorkspaceController(QObject):
             self._result_shown = True
             try:  # as it is now: the composite's record (what colour match did) included
                 run = model.session.pipeline.snapshot(Path(run.dir))
-            except Exception:  # noqa: BLE001 - unreadable now: shown with what was known
+            except Exception:
                 log.info("Run %s re-read failed; shown as known", run.dir, exc_info=True)
             steps = run.steps or run.spec.steps
             self._show_decoded(run, "result", steps, Path(path), _tr("Result"), image)

@@ -181,7 +181,7 @@ class ResultHistoryStrip(QListWidget):
         if cell > 0 and bar.maximum() > 0:
             bar.setValue(min(bar.maximum(), -(-bar.value() // cell) * cell))
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._fit_captions()
         if self.count():
