@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up everything the tests need (virtual environment, system packages, the native engine
-# sd-stage built from source), then runs the whole test suite. Arguments go to pytest.
+# sd-stage built from source), then runs the whole test suite and, on Linux as root, the
+# Windows installer's wine test. Arguments go to pytest (and skip the wine test).
 # `./test.sh fast [ARGS]`: the venv and the lint only (no system packages, no engine build) and
 # the tests marked neither `slow` nor `engine` (pyproject.toml) — a few minutes.
 # The fast checks (ruff, mypy, the import contracts) run as soon as the venv is ready, before
