@@ -28,7 +28,7 @@ import os
 import secrets
 import sqlite3
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from app.core.errors import DamagedFileError, InputError, StepwiseError
@@ -127,7 +127,9 @@ class JobQueue(QueueStore):
             queue_db.insert(conn, rows, queue_db.next_position(conn))
             return added
 
-        return self._do(work)
+        added = self._do(work)
+        self._count_added()  # the queue is known to hold them (a later empty file is damage)
+        return added
 
     def _store_input(self, src: Path) -> QueuedInput:
         digest = file_sha256(src)
@@ -160,6 +162,7 @@ class JobQueue(QueueStore):
                 )
             conn.execute("DELETE FROM jobs WHERE id = ?", (job_id,))
             self._drop_unused_inputs(conn)
+            self._write_count(conn)
             return job
 
         return self._do(work)
@@ -172,6 +175,7 @@ class JobQueue(QueueStore):
             bad = [r for (r,) in conn.execute("SELECT id FROM jobs") if r not in good]
             conn.executemany("DELETE FROM jobs WHERE id = ?", [(r,) for r in bad])
             self.refused = []
+            self._write_count(conn)
             return len(bad)
 
         return self._do(work)
@@ -201,17 +205,45 @@ class JobQueue(QueueStore):
         self._do(lambda c: self._record_in(c, job_id, outcome))
 
     def _record_in(self, conn: sqlite3.Connection, job_id: str, outcome: Outcome) -> None:
-        job = next(self._jobs(conn, "WHERE id = ?", (job_id,)), None)
+        rowid = self._rowid_of(conn, job_id)
+        job = None if rowid is None else next(self._jobs(conn, "WHERE rowid = ?", (rowid,)), None)
         if job is None:
             return  # removed meanwhile (or refused): nothing to record
         row = queue_db.encode(dataclasses.replace(job, outcome=outcome))
         conn.execute(
-            "UPDATE jobs SET doc = ?, copy = ?, sha256 = ?, open = 0 WHERE id = ?",
-            (row.doc, row.doc, row.sha256, job_id),
+            "UPDATE jobs SET doc = ?, copy = ?, sha256 = ?, open = 0 WHERE rowid = ?",
+            (row.doc, row.doc, row.sha256, rowid),
         )
 
+    def _rowid_of(self, conn: sqlite3.Connection, job_id: str) -> int | None:
+        """The row of a job id through its index; when the index misses, through the table
+        (`+id` reads no index), and the indexes rebuilt from the table if it is there: a
+        damaged index entry never hides a job (issue 38, item 3)."""
+        found = conn.execute("SELECT rowid FROM jobs WHERE id = ?", (job_id,)).fetchone()
+        if found is not None:
+            return int(found[0])
+        found = conn.execute("SELECT rowid FROM jobs WHERE +id = ?", (job_id,)).fetchone()
+        if found is None:
+            return None
+        self._reindex(conn)
+        return int(found[0])
+
+    def _reindex(self, conn: sqlite3.Connection) -> None:
+        log.warning("the queue's index disagreed with its rows; rebuilt from the rows")
+        if conn.in_transaction and self._writing(conn):
+            conn.execute("REINDEX jobs")
+
+    @staticmethod
+    def _writing(conn: sqlite3.Connection) -> bool:
+        try:
+            conn.execute("UPDATE meta SET value = value WHERE key = 'format'")
+        except sqlite3.OperationalError:
+            return False
+        return True
+
     def _job(self, conn: sqlite3.Connection, job_id: str) -> QueuedJob:
-        job = next(self._jobs(conn, "WHERE id = ?", (job_id,)), None)
+        rowid = self._rowid_of(conn, job_id)
+        job = None if rowid is None else next(self._jobs(conn, "WHERE rowid = ?", (rowid,)), None)
         if job is None:
             raise InputError(
                 "There is no job {id} in the queue.",
@@ -245,28 +277,55 @@ class JobQueue(QueueStore):
             if self._paused(conn):
                 return None
             live = self._live_claims(conn, release=True)
-            ids = [
-                r for (r,) in conn.execute("SELECT id FROM jobs WHERE open = 1 ORDER BY position")
-            ]
-            for job_id in ids:
-                if job_id in skipped or job_id in live:
-                    continue
-                job = next(self._jobs(conn, "WHERE id = ?", (job_id,)), None)
-                if job is None or job.outcome is not None:
-                    continue
-                finished = finished_run(self.run_dir_of(job.id))
-                if finished is not None:
-                    self._record_in(conn, job.id, Outcome("done", str(finished), None, _now()))
-                    continue
-                token = secrets.token_hex(8)
-                conn.execute(
-                    "INSERT INTO claims VALUES (?, ?, ?, ?)",
-                    (job.id, os.getpid(), my_start(), token),
-                )
-                return JobClaim(job, functools.partial(self._unclaim, job.id, token))
+            for attempt in (1, 2):
+                for rowid, job in self._open_jobs(conn, skipped | live):
+                    finished = finished_run(self.run_dir_of(job.id))
+                    if finished is not None:
+                        self._record_in(conn, job.id, Outcome("done", str(finished), None, _now()))
+                        continue
+                    if self._rowid_of(conn, job.id) != rowid:
+                        self._reindex(conn)  # its id's index entry is another row's
+                    token = secrets.token_hex(8)
+                    conn.execute(
+                        "INSERT INTO claims VALUES (?, ?, ?, ?)",
+                        (job.id, os.getpid(), my_start(), token),
+                    )
+                    return JobClaim(job, functools.partial(self._unclaim, job.id, token))
+                if attempt == 2 or not self._repair_open_flags(conn):
+                    break
             return None
 
         return self._do(work)
+
+    def _open_jobs(
+        self, conn: sqlite3.Connection, exclude: set[str]
+    ) -> Iterator[tuple[int, QueuedJob]]:
+        """The jobs flagged open, in queue order, read by their row (not through the id index);
+        one whose document has its outcome gets its flag repaired and is not given."""
+        query = "SELECT rowid, id FROM jobs WHERE open = 1 ORDER BY position"
+        for rowid, job_id in conn.execute(query).fetchall():
+            if job_id in exclude:
+                continue
+            job = next(self._jobs(conn, "WHERE rowid = ?", (rowid,)), None)
+            if job is None:
+                continue  # refused (said by the read)
+            if job.outcome is not None:
+                conn.execute("UPDATE jobs SET open = 0 WHERE rowid = ?", (rowid,))
+                continue
+            yield rowid, job
+
+    def _repair_open_flags(self, conn: sqlite3.Connection) -> int:
+        """Rows flagged closed whose checksummed document has no outcome (a flipped bit):
+        flagged open again, so the job is claimed, not left queued for ever. How many."""
+        wrong: list[tuple[int]] = []
+        query = "SELECT rowid, doc, copy, sha256 FROM jobs WHERE open = 0"
+        for rowid, doc, copy, digest in conn.execute(query):
+            if queue_db.has_no_outcome(doc, copy, digest):
+                wrong.append((rowid,))
+        if wrong:
+            log.warning("%d queued job(s) were flagged finished; flagged open again", len(wrong))
+            conn.executemany("UPDATE jobs SET open = 1 WHERE rowid = ?", wrong)
+        return len(wrong)
 
     def job_spec(self, job: QueuedJob) -> JobSpec:
         """The job's complete spec with its inputs verified against their hashes."""
