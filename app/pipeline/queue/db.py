@@ -274,6 +274,9 @@ def notes(folder: Path) -> list[StepwiseError]:
 
 
 def aside_folder(folder: Path) -> Path:
+    from app.core.safe_files import check_folder
+
+    check_folder(folder / DAMAGED)  # a file there: said, nothing moved
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
     for n in range(1000):
         where = folder / DAMAGED / (stamp if n == 0 else f"{stamp}-{n}")

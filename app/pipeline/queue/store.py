@@ -16,7 +16,7 @@ from typing import TypeVar
 from app.core import platform
 from app.core.errors import DamagedFileError, StepwiseError
 from app.core.paths import AppPaths
-from app.core.safe_files import check_entry
+from app.core.safe_files import check_entry, check_folder
 from app.pipeline.queue import db as queue_db
 from app.pipeline.queue import legacy_json as queue_import
 from app.pipeline.queue.records import QueuedJob
@@ -52,6 +52,8 @@ class QueueStore:
 
     # --- the database
     def _open(self, *, checked: bool = True) -> sqlite3.Connection:
+        check_folder(self.dir.parent)  # a file where the data folder or the queue goes
+        check_folder(self.dir)
         check_entry(self.file)  # a FIFO, folder or link at queue.db: a message, not a hang
         for side in SIDE_FILES:  # SQLite's journal and its lock (-shm), written in place
             check_entry(self.dir / (QUEUE_FILE + side), in_place=True)

@@ -10,6 +10,7 @@ from typing import BinaryIO
 
 from app.core.atomic import write_with_atomic
 from app.core.errors import DamagedFileError, InputError, StepwiseError
+from app.core.safe_files import open_read
 from app.engine.tensorfile import file_sha256
 from app.pipeline.job import preflight
 from app.pipeline.job.catalog import EngineCatalog
@@ -21,7 +22,7 @@ def copy_atomic(src: Path, dest: Path) -> None:
     """`dest` becomes a whole copy of `src` or stays as it was."""
 
     def writer(handle: BinaryIO) -> None:
-        with open(src, "rb") as f:
+        with open_read(src) as f:  # a FIFO or device is refused by name, never waited on
             shutil.copyfileobj(f, handle)
 
     try:

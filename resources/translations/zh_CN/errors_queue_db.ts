@@ -87,5 +87,17 @@
         <source>The queue's database {file} holds {count} job(s) where {expected} were recorded: its -wal journal was removed or replaced while Stepwise had the queue open, and the jobs added since are lost.</source>
         <translation>队列数据库 {file} 只有 {count} 个任务，而记录为 {expected} 个：它的 -wal 日志在 Stepwise 打开队列时被删除或替换，此后添加的任务已丢失。</translation>
     </message>
+    <message>
+        <source>{path} is {what}, where Stepwise keeps a folder of its own.</source>
+        <translation>{path} 是{what}，而 Stepwise 在此处保存的是它自己的文件夹。</translation>
+    </message>
+    <message>
+        <source>Cannot write the engine's log {path}: {reason}.</source>
+        <translation>无法写入引擎日志 {path}：{reason}。</translation>
+    </message>
+    <message>
+        <source>Check that the run folder and its logs folder are writable folders.</source>
+        <translation>请检查运行文件夹及其 logs 文件夹是可写的文件夹。</translation>
+    </message>
 </context>
 </TS>
