@@ -205,7 +205,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         gate.close()
     say_notices(queue)
     done, failed = len(report.finished), len(report.failed)
-    print(f"queue worker: {done} finished, {failed} failed", flush=True)
+    left = len(report.interrupted)
+    summary = f"queue worker: {done} finished, {failed} failed"
+    if left:  # an engine that crashed or hung: the job is interrupted, not failed
+        summary += f", {left} interrupted (the next `python -m app queue run` resumes them)"
+    print(summary, flush=True)
     if report.reason == PAUSED:
         print("the queue is paused; continue with: python -m app queue resume")
     if report.reason == SUSPENDED:
@@ -220,7 +224,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return Exit.FAILED
-    return Exit.FAILED if failed else Exit.OK
+    return Exit.FAILED if failed or left else Exit.OK
 
 
 def cmd_remove(args: argparse.Namespace) -> int:

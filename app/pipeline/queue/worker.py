@@ -38,7 +38,13 @@ log = logging.getLogger(__name__)
 # (the GUI's Resume), or the engine or the device went away (a driver reset, no engine built
 # yet); a later worker resumes the job from its last checkpoint.
 LEFT_TO_RESUME = frozenset(
-    {FailureKind.BUSY, FailureKind.ENGINE_CRASHED, FailureKind.DEVICE, FailureKind.ENGINE_MISSING}
+    {
+        FailureKind.BUSY,
+        FailureKind.ENGINE_CRASHED,
+        FailureKind.ENGINE_HUNG,
+        FailureKind.DEVICE,
+        FailureKind.ENGINE_MISSING,
+    }
 )
 
 # Why a worker stopped.
@@ -62,6 +68,7 @@ class WorkerReport:
     reason: str = EMPTY
     finished: list[str] = field(default_factory=list)  # job ids, in order
     failed: list[str] = field(default_factory=list)
+    interrupted: list[str] = field(default_factory=list)  # left to resume (LEFT_TO_RESUME)
     seconds: dict[str, float] = field(default_factory=dict)  # job id → wall time in this worker
 
 
@@ -84,7 +91,10 @@ def run_queue(
     report = WorkerReport()
     skip: set[str] = set()
     gate = gate or WorkGate()
-    while max_jobs is None or len(report.finished) + len(report.failed) < max_jobs:
+    while (
+        max_jobs is None
+        or len(report.finished) + len(report.failed) + len(report.interrupted) < max_jobs
+    ):
         if not gate.wait(control) or control.cancel_requested or control.suspend_requested:
             report.reason = CANCELLED if control.cancel_requested else SUSPENDED
             return report
@@ -103,10 +113,11 @@ def run_queue(
             elif no_room(terminal):
                 report.reason = NO_ROOM
                 return report
+            elif isinstance(terminal, ev.RunFailed) and terminal.kind in LEFT_TO_RESUME:
+                report.interrupted.append(job.id)  # it stays interrupted, not failed
+                skip.add(job.id)  # not this worker again; the next one resumes it
             elif isinstance(terminal, ev.RunFailed):
                 report.failed.append(job.id)
-                if terminal.kind in LEFT_TO_RESUME:
-                    skip.add(job.id)  # not this worker again; the next one resumes it
             elif isinstance(terminal, ev.RunSuspended):
                 if gate.took_back(control):
                     continue  # the policy's suspend: wait, then the job resumes
