@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # the one list of the names handed out; __getattr__ reads it
     from app.pipeline.execute.preview_decoder import decoder_wanted as decoder_wanted
     from app.pipeline.queue.jobs import JobQueue as JobQueue
     from app.pipeline.queue.jobs import JobView as JobView
+    from app.pipeline.queue.jobs import ListedView as ListedView
     from app.pipeline.queue.jobs import QueuedJob as QueuedJob
     from app.pipeline.queue.variations import MAX_VARIATIONS as MAX_VARIATIONS
     from app.pipeline.queue.variations import prompt_lines as prompt_lines

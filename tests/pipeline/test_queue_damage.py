@@ -6,6 +6,7 @@ index disagrees with its document is repaired; a `-wal` removed under the queue 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import sqlite3
 import subprocess
@@ -205,3 +206,27 @@ def test_a_wal_removed_while_the_queue_is_open_is_said(queue: JobQueue) -> None:
     assert "holds 1 job(s) where 7 were recorded" in said and "-wal" in said, said
     assert len(state.jobs) == 1
     assert "-wal" in _said(JobQueue(app_paths()))  # said until the user acts
+
+
+def test_list_seeds_and_claim_read_no_document(
+    queue: JobQueue, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Flat at scale (issue 38, item 9): `queue list`, the seeds in use and a claim are
+    answered by the listing entries and indexes, not by reading every job's document."""
+    from app.pipeline.queue.variations import used_seeds, variations
+
+    specs, tags = variations(_spec("a red house"), 200, False, [(1, "a"), (2, "b")])
+    queue.add(specs, tags)
+    queue.add([_spec("other"), dataclasses.replace(_spec("a"), steps=5)])
+    expected = used_seeds(_spec("a"), queue.read().jobs)
+    reads: list[str] = []
+    real = queue_db.decode
+    monkeypatch.setattr(queue_db, "decode", lambda *row: reads.append(row[0]) or real(*row))
+    paused, listed = queue.listing()
+    assert len(listed) == 402 and [v.state for v in listed[:2]] == ["queued", "queued"]
+    assert listed[0].job.prompt == "a" and listed[-1].job.steps == 5
+    assert queue.seeds_in_use(_spec("a")) == expected and len(expected) == 401
+    claim = queue.claim_next()
+    assert claim is not None
+    claim.release()
+    assert len(reads) <= 1, len(reads)  # the claimed job's own document

@@ -48,7 +48,7 @@ from typing import Any
 
 from app.core.errors import DamagedFileError, StepwiseError
 from app.core.safe_files import read_bytes
-from app.pipeline.queue.records import QueuedJob
+from app.pipeline.queue.records import QueuedJob, job_settings_key, summary_of
 
 DB_FILE = "queue.db"
 COUNT_FILE = "queue.count"  # {"jobs": N}: how many jobs the queue holds (a queue known to exist)
@@ -90,6 +90,15 @@ SCHEMA = (
     "CREATE INDEX IF NOT EXISTS jobs_order ON jobs(position)",
     "CREATE TABLE IF NOT EXISTS claims(job_id TEXT PRIMARY KEY, pid INTEGER NOT NULL, "
     "started REAL NOT NULL, token TEXT NOT NULL)",
+    # Helpers that answer without reading any document (issue 38, item 9): the open jobs in
+    # order (claim), and `listing`: per job, what `queue list` shows and its settings key
+    # (`queue add --variations` finds the seeds in use), valid only while its sha256 is the
+    # job row's (a row without one, or with another, is read from its document instead).
+    "CREATE INDEX IF NOT EXISTS jobs_open ON jobs(open, position)",
+    "CREATE INDEX IF NOT EXISTS jobs_list ON jobs(position, id, sha256)",
+    "CREATE TABLE IF NOT EXISTS listing(id TEXT PRIMARY KEY, sha256 TEXT NOT NULL, "
+    "settings TEXT NOT NULL, prompt TEXT NOT NULL, seed INTEGER NOT NULL, summary TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS listing_seeds ON listing(settings, prompt, seed)",
 )
 JOB_COLUMNS = "id, doc, copy, sha256"
 Row = tuple[str, bytes, bytes, str]  # a job row as `decode` takes it
@@ -106,13 +115,44 @@ class Encoded:
     sha256: str
     open: int
     files: str
+    settings: str = ""  # records.settings_key ("": none, a legacy row kept as it was)
+    summary: str = ""  # records.summary_of as JSON
+    prompt: str = ""
+    seed: int = 0
 
 
 def encode(job: QueuedJob) -> Encoded:
     raw = json.dumps(job.to_json(), ensure_ascii=False, sort_keys=True).encode("utf-8")
     doc = zlib.compress(raw, 1)
     files = " ".join(f.file for f in job.inputs())
-    return Encoded(job.id, doc, hashlib.sha256(doc).hexdigest(), int(job.outcome is None), files)
+    summary = json.dumps(summary_of(job), ensure_ascii=False)
+    return Encoded(
+        job.id,
+        doc,
+        hashlib.sha256(doc).hexdigest(),
+        int(job.outcome is None),
+        files,
+        job_settings_key(job),
+        summary,
+        job.spec.prompt,
+        job.spec.seed,
+    )
+
+
+def listing_row(job: QueuedJob, digest: str) -> Encoded:
+    """A stored job's listing entry (its row's sha256 kept as it is)."""
+    summary = json.dumps(summary_of(job), ensure_ascii=False)
+    return Encoded(
+        job.id, b"", digest, 0, "", job_settings_key(job), summary, job.spec.prompt, job.spec.seed
+    )
+
+
+def put_listing(conn: sqlite3.Connection, rows: list[Encoded]) -> None:
+    """The rows' listing entries (what `queue list` and the seeds in use read)."""
+    conn.executemany(
+        "INSERT OR REPLACE INTO listing VALUES (?, ?, ?, ?, ?, ?)",
+        [(r.id, r.sha256, r.settings, r.prompt, r.seed, r.summary) for r in rows if r.summary],
+    )
 
 
 def encode_raw(row_id: str, data: Any) -> Encoded:
@@ -234,6 +274,7 @@ def insert(conn: sqlite3.Connection, rows: list[Encoded], first: int) -> None:
         "INSERT INTO jobs VALUES (?, ?, ?, ?, ?, ?, ?)",
         [(r.id, first + n, r.doc, r.doc, r.sha256, r.open, r.files) for n, r in enumerate(rows)],
     )
+    put_listing(conn, rows)
 
 
 def next_position(conn: sqlite3.Connection) -> int:

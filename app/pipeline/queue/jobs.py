@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import json
 import logging
 import os
 import secrets
@@ -39,14 +40,19 @@ from app.pipeline.queue import db as queue_db
 from app.pipeline.queue.lock import JobClaim
 from app.pipeline.queue.records import (
     JobView,
+    ListedJob,
+    ListedView,
     Outcome,
     QueuedInput,
     QueuedJob,
     QueueState,
     Variation,
+    job_settings_key,
+    settings_key,
+    summary_of,
 )
 from app.pipeline.queue.store import QueueBusy, QueueStore, my_start
-from app.pipeline.queue.views import finished_run, view_of
+from app.pipeline.queue.views import finished_run, listed_view, view_of
 from app.pipeline.run.folder import new_run_id, remove_leftover_temps
 from app.pipeline.run.inputs import check_spec_inputs, copy_atomic
 from app.pipeline.runner import SEED_RANGE  # the seeds the pipeline draws for -1
@@ -161,6 +167,7 @@ class JobQueue(QueueStore):
                     values={"id": job_id},
                 )
             conn.execute("DELETE FROM jobs WHERE id = ?", (job_id,))
+            conn.execute("DELETE FROM listing WHERE id = ?", (job_id,))
             self._drop_unused_inputs(conn)
             self._write_count(conn)
             return job
@@ -174,6 +181,7 @@ class JobQueue(QueueStore):
             good = {job.id for job in self._jobs(conn)}
             bad = [r for (r,) in conn.execute("SELECT id FROM jobs") if r not in good]
             conn.executemany("DELETE FROM jobs WHERE id = ?", [(r,) for r in bad])
+            conn.executemany("DELETE FROM listing WHERE id = ?", [(r,) for r in bad])
             self.refused = []
             self._write_count(conn)
             return len(bad)
@@ -214,6 +222,7 @@ class JobQueue(QueueStore):
             "UPDATE jobs SET doc = ?, copy = ?, sha256 = ?, open = 0 WHERE rowid = ?",
             (row.doc, row.doc, row.sha256, rowid),
         )
+        queue_db.put_listing(conn, [row])
 
     def _rowid_of(self, conn: sqlite3.Connection, job_id: str) -> int | None:
         """The row of a job id through its index; when the index misses, through the table
@@ -302,17 +311,26 @@ class JobQueue(QueueStore):
     ) -> Iterator[tuple[int, QueuedJob]]:
         """The jobs flagged open, in queue order, read by their row (not through the id index);
         one whose document has its outcome gets its flag repaired and is not given."""
-        query = "SELECT rowid, id FROM jobs WHERE open = 1 ORDER BY position"
-        for rowid, job_id in conn.execute(query).fetchall():
-            if job_id in exclude:
-                continue
-            job = next(self._jobs(conn, "WHERE rowid = ?", (rowid,)), None)
-            if job is None:
-                continue  # refused (said by the read)
-            if job.outcome is not None:
-                conn.execute("UPDATE jobs SET open = 0 WHERE rowid = ?", (rowid,))
-                continue
-            yield rowid, job
+        query = (
+            "SELECT rowid, id, position FROM jobs WHERE open = 1 AND position > ? "
+            "ORDER BY position LIMIT 64"
+        )  # a page at a time through the index jobs_open: a claim reads no more than it needs
+        after = -(2**63)
+        while True:
+            page = conn.execute(query, (after,)).fetchall()
+            if not page:
+                return
+            for rowid, job_id, position in page:
+                after = position
+                if job_id in exclude:
+                    continue
+                job = next(self._jobs(conn, "WHERE rowid = ?", (rowid,)), None)
+                if job is None:
+                    continue  # refused (said by the read)
+                if job.outcome is not None:
+                    conn.execute("UPDATE jobs SET open = 0 WHERE rowid = ?", (rowid,))
+                    continue
+                yield rowid, job
 
     def _repair_open_flags(self, conn: sqlite3.Connection) -> int:
         """Rows flagged closed whose checksummed document has no outcome (a flipped bit):
@@ -358,6 +376,92 @@ class JobQueue(QueueStore):
             refs=tuple(path_of(r) for r in job.refs),
         )
 
+    # --- what `queue list` shows, and the seeds in use, without reading the documents
+    def listing(self) -> tuple[bool, list[ListedView]]:
+        """Whether the queue is paused, and every job as `queue list` shows it, in queue order:
+        read from each job's listing entry (a row whose entry is missing or stale is read
+        from its document, refused rows said as by `read`)."""
+
+        def work(conn: sqlite3.Connection) -> tuple[bool, list[tuple[ListedJob, bool]]]:
+            live = self._live_claims(conn)
+            self.refused = []
+            entries = {
+                row_id: (digest, summary)
+                for row_id, digest, summary in conn.execute(
+                    "SELECT id, sha256, summary FROM listing"
+                )
+            }
+            out: list[tuple[ListedJob, bool]] = []
+            for row_id, digest in self._order(conn):
+                listed = None
+                digest_listed, summary = entries.get(row_id, (None, None))
+                if summary and digest_listed == digest:
+                    try:
+                        listed = ListedJob.of(json.loads(summary))
+                    except (ValueError, KeyError, TypeError, IndexError):
+                        listed = None
+                if listed is None:
+                    job = self._job_by_id(conn, row_id)
+                    if job is None:
+                        continue  # refused: said
+                    listed = ListedJob.of(summary_of(job))
+                out.append((listed, listed.id in live))
+            return self._paused(conn), out
+
+        paused, jobs = self._do(work, write=False)
+        try:
+            made = set(os.listdir(self.paths.runs_dir))  # one listing, not a look per job
+        except OSError:
+            made = set()
+        runs = self.paths.runs_dir  # a job's folder is looked at only when it was made
+        return paused, [
+            listed_view(
+                job, self.run_dir_of(job.id) if job.id in made else runs, held, job.id in made
+            )
+            for job, held in jobs
+        ]
+
+    @staticmethod
+    def _order(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+        """(id, sha256) of every row in queue order, from the covering index jobs_list."""
+        return conn.execute("SELECT id, sha256 FROM jobs ORDER BY position").fetchall()
+
+    def _job_by_id(self, conn: sqlite3.Connection, job_id: str) -> QueuedJob | None:
+        """One job read from its document (a refused one said, None)."""
+        rowid = self._rowid_of(conn, job_id)
+        if rowid is None:
+            return None
+        return next(self._jobs(conn, "WHERE rowid = ?", (rowid,), fresh=False), None)
+
+    def seeds_in_use(
+        self, spec: JobSpec, prompts: Sequence[str] | None = None
+    ) -> set[tuple[str, int]]:
+        """(prompt, seed) of every job whose settings are `spec`'s but for prompt and seed
+        (variations avoid them): one indexed query on the settings key, not a read of every
+        job (rows without a current listing entry are read from their documents). `prompts`:
+        only those prompts' seeds (the prompts of the add)."""
+        inputs = tuple(_digest(p) for p in (spec.image, spec.mask, *spec.refs))
+        key = settings_key(spec, inputs)
+
+        def work(conn: sqlite3.Connection) -> set[tuple[str, int]]:
+            current = dict(self._order(conn))
+            used: set[tuple[str, int]] = set()
+            query = "SELECT id, sha256, prompt, seed FROM listing WHERE settings = ?"
+            if prompts is not None:
+                query += f" AND prompt IN ({', '.join('?' * len(prompts))})"
+            for row_id, digest, prompt, seed in conn.execute(query, (key, *(prompts or ()))):
+                if current.get(row_id) == digest:
+                    used.add((prompt, seed))
+            listed = dict(conn.execute("SELECT id, sha256 FROM listing").fetchall())
+            for row_id, digest in current.items():
+                if listed.get(row_id) != digest:  # no current entry: read its document
+                    job = self._job_by_id(conn, row_id)
+                    if job is not None and job_settings_key(job) == key:
+                        used.add((job.spec.prompt, job.spec.seed))
+            return used
+
+        return self._do(work, write=False)
+
     # --- views
     def views(self) -> tuple[bool, list[JobView]]:
         """Whether the queue is paused, and every job with its derived state, in queue order."""
@@ -380,3 +484,10 @@ def queue_db_input(name: str) -> bool:
     from app.pipeline.queue.records import INPUT_NAME
 
     return INPUT_NAME.fullmatch(name) is not None
+
+
+def _digest(path: str | None) -> str | None:
+    try:
+        return None if path is None else file_sha256(path)
+    except (OSError, StepwiseError):
+        return path  # unreadable: the add says so; no queued job matches it

@@ -195,6 +195,11 @@ class QueueStore:
                 "INSERT OR IGNORE INTO jobs VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [(*row[:1], n, *row[1:], *_index_of(row)) for n, row in enumerate(kept.values())],
             )
+            listed = []
+            for row in kept.values():
+                with contextlib.suppress(queue_db.RowRefused):
+                    listed.append(queue_db.listing_row(queue_db.decode(*row), row[3]))
+            queue_db.put_listing(conn, listed)
             if paused is not False:  # unreadable: paused, so nothing runs before the user looks
                 conn.execute("UPDATE meta SET value = '1' WHERE key = 'paused'")
             queue_db.write_note(where, how, len(kept), expected)
@@ -204,10 +209,17 @@ class QueueStore:
             conn.close()
 
     def _jobs(
-        self, conn: sqlite3.Connection, where: str = "", params: tuple[object, ...] = ()
+        self,
+        conn: sqlite3.Connection,
+        where: str = "",
+        params: tuple[object, ...] = (),
+        *,
+        fresh: bool = True,
     ) -> Iterator[QueuedJob]:
-        """The readable jobs in queue order; each refused row said once in `self.refused`."""
-        self.refused = []
+        """The readable jobs in queue order; each refused row said once in `self.refused`
+        (`fresh`: the list starts anew)."""
+        if fresh:
+            self.refused = []
         query = f"SELECT {queue_db.JOB_COLUMNS} FROM jobs {where} ORDER BY position"
         for row_id, doc, copy, digest in conn.execute(query, params):
             try:
