@@ -17,6 +17,7 @@ from app.core.errors import InputError, StepwiseError, error_text
 from app.core.paths import app_paths
 from app.core.settings import load_settings
 from app.pipeline import (
+    BLOCKED,
     CANCELLED,
     NO_ROOM,
     PAUSED,
@@ -218,6 +219,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         return Exit.SUSPENDED
     if report.reason == CANCELLED:
         return Exit.CANCELLED
+    if report.reason == BLOCKED:
+        print(
+            "a folder the queue works in is blocked (said above): the queue stopped and its "
+            "jobs stay queued; move what is there away, then: python -m app queue run",
+            file=sys.stderr,
+        )
+        return Exit.FAILED
     if report.reason == NO_ROOM:
         print(
             "the disk is full: the queue stopped and its jobs stay queued; free some space, "
@@ -240,6 +248,14 @@ def cmd_remove(args: argparse.Namespace) -> int:
         return Exit.USAGE
     job = queue.remove(args.job_id)
     print(f"removed {job.id} from the queue")
+    say_notices(queue)
+    return Exit.OK
+
+
+def cmd_retry(args: argparse.Namespace) -> int:
+    queue = _queue()
+    job = queue.retry(args.job_id)
+    print(f"queued {job.id} again; run it with: python -m app queue run")
     say_notices(queue)
     return Exit.OK
 

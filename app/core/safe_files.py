@@ -35,6 +35,7 @@ class SafeFileError(DamagedFileError):
     """An entry Stepwise owns is not the regular file it wrote (or cannot be opened)."""
 
 
+FOLDER_REFUSED = "{path} is {what}, where Stepwise keeps a folder of its own."
 MOVE_AWAY_FIX = "Move it away (Stepwise did not make it there) and try again."
 
 
@@ -91,7 +92,7 @@ def check_folder(path: Path) -> bool:
     if not stat.S_ISDIR(st.st_mode):
         what = "a file" if stat.S_ISREG(st.st_mode) else kind_of(st.st_mode)
         raise SafeFileError(
-            "{path} is {what}, where Stepwise keeps a folder of its own.",
+            FOLDER_REFUSED,
             path=path,
             fix=MOVE_AWAY_FIX,
             values={"what": what},

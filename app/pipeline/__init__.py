@@ -55,6 +55,7 @@ if TYPE_CHECKING:  # the one list of the names handed out; __getattr__ reads it
     from app.pipeline.queue.work_gate import Sources as Sources
     from app.pipeline.queue.work_gate import WorkGate as WorkGate
     from app.pipeline.queue.work_gate import read_status as read_status
+    from app.pipeline.queue.worker import BLOCKED as BLOCKED
     from app.pipeline.queue.worker import CANCELLED as CANCELLED
     from app.pipeline.queue.worker import NO_ROOM as NO_ROOM
     from app.pipeline.queue.worker import PAUSED as PAUSED

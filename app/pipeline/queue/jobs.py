@@ -174,6 +174,22 @@ class JobQueue(QueueStore):
 
         return self._do(work)
 
+    def retry(self, job_id: str) -> QueuedJob:
+        """A failed (or done) job queued again: its outcome cleared; its run folder, when it
+        has one, is resumed from its last checkpoint by the next worker."""
+
+        def work(conn: sqlite3.Connection) -> QueuedJob:
+            job = dataclasses.replace(self._job(conn, job_id), outcome=None)
+            row = queue_db.encode(job)
+            conn.execute(
+                "UPDATE jobs SET doc = ?, copy = ?, sha256 = ?, open = 1 WHERE id = ?",
+                (row.doc, row.doc, row.sha256, job.id),
+            )
+            queue_db.put_listing(conn, [row])
+            return job
+
+        return self._do(work)
+
     def remove_refused(self) -> int:
         """Takes every refused row out of the queue; how many."""
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from app.core import platform
 from app.core.atomic import disk_full_message
 from app.core.errors import DiskFullError, OutputError, StepwiseError, error_text
-from app.core.safe_files import check_entry
+from app.core.safe_files import FOLDER_REFUSED, check_entry, check_folder
 from app.pipeline import events as ev
 from app.pipeline.api import PipelineAPI
 from app.pipeline.control import RunControl
@@ -28,7 +28,7 @@ from app.pipeline.execute.failure_kinds import failure_for
 from app.pipeline.failures import FailureKind
 from app.pipeline.job.preflight import NO_ROOM_MESSAGE
 from app.pipeline.job.spec import JobSpec
-from app.pipeline.queue.jobs import JobQueue, Outcome, QueuedJob
+from app.pipeline.queue.jobs import STAGING, JobQueue, Outcome, QueuedJob
 from app.pipeline.queue.work_gate import WorkGate
 from app.pipeline.run.folder import RUN_FILE
 
@@ -53,6 +53,7 @@ PAUSED = "paused"  # the queue was paused: it stopped after the job in hand
 SUSPENDED = "suspended"  # the job in hand was suspended (resumes with the next worker)
 CANCELLED = "cancelled"
 NO_ROOM = "no-room"  # the disk is full: the job in hand and the rest stay queued
+BLOCKED = "blocked"  # a folder the queue works in is a file (or a link): the jobs stay queued
 
 
 def no_room(event: ev.Event | None) -> bool:
@@ -113,6 +114,9 @@ def run_queue(
             elif no_room(terminal):
                 report.reason = NO_ROOM
                 return report
+            elif isinstance(terminal, ev.RunFailed) and terminal.template == FOLDER_REFUSED:
+                report.reason = BLOCKED
+                return report
             elif isinstance(terminal, ev.RunFailed) and terminal.kind in LEFT_TO_RESUME:
                 report.interrupted.append(job.id)  # it stays interrupted, not failed
                 skip.add(job.id)  # not this worker again; the next one resumes it
@@ -143,6 +147,12 @@ def yield_job(
             on_event(job, run_dir, event)
 
     run_dir: Path | None = None
+    try:  # not the job's fault: it stays queued, and the worker stops (issue 38, item 10)
+        check_folder(queue.dir / STAGING)
+    except StepwiseError as exc:
+        blocked = ev.RunFailed.of(failure_for(exc, "prepare"))
+        say(None, blocked)
+        return blocked
     try:
         run_dir = make_run_folder(
             queue,
@@ -219,5 +229,7 @@ def _clear_place(final: Path) -> None:
     raise OutputError(
         "{path} already holds files that are not a Stepwise run; the job's run folder goes there.",
         path=final,
-        fix="Move that folder or file away (Stepwise never deletes it), then run the queue again.",
+        fix="Move that folder or file away (Stepwise never deletes it), then queue the job "
+        "again with `python -m app queue retry {id}`.",
+        values={"id": final.name},
     )

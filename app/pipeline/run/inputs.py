@@ -81,6 +81,13 @@ def check_spec_inputs(spec: JobSpec) -> None:
     _check_pictures(spec)
     if spec.mask is not None and spec.image is None:
         raise InputError("A mask needs an image to inpaint.")
+    if spec.mask is not None and preflight.mask_is_empty(spec.mask) and not preflight.expands(spec):
+        # prepare refuses it too, but only once the run has begun (issue 38, item 10)
+        raise InputError(
+            "The mask is empty: paint the area to repaint.",
+            path=spec.mask,
+            fix="White (or at least 50 % grey) marks what to regenerate.",
+        )
 
 
 def _check_pictures(spec: JobSpec) -> None:
