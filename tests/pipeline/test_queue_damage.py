@@ -230,3 +230,30 @@ def test_list_seeds_and_claim_read_no_document(
     assert claim is not None
     claim.release()
     assert len(reads) <= 1, len(reads)  # the claimed job's own document
+
+
+def test_header_byte_18_is_damage_moved_aside_not_read_only_for_good(queue: JobQueue) -> None:
+    ids = _filled(queue)
+    with sqlite3.connect(queue.file) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    data = bytearray(queue.file.read_bytes())
+    data[18] = 0x7F  # a write version SQLite does not know: it opens the file read-only
+    queue.file.write_bytes(bytes(data))
+    queue.add([_spec("after")])  # writable again: the damaged file was moved aside
+    assert [j.id for j in queue.read().jobs][:JOBS] == ids
+    assert "were salvaged" in _said(queue)
+
+
+def test_a_meta_table_of_another_schema_is_damage(queue: JobQueue) -> None:
+    ids = _filled(queue)
+    _set(queue, "DROP TABLE meta")
+    _set(queue, "CREATE TABLE meta(k TEXT, v TEXT)")
+    assert [j.id for j in queue.read().jobs] == ids
+    assert "were salvaged" in _said(queue)
+
+
+def test_a_damaged_files_column_does_not_break_remove(queue: JobQueue) -> None:
+    a, b = queue.add([_spec("a"), _spec("b")])
+    _set(queue, "UPDATE jobs SET files = CAST(X'FF00FE' AS TEXT) WHERE id = ?", a.id)
+    queue.remove(b.id)
+    assert [j.id for j in queue.read().jobs] == [a.id]

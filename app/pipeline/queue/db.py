@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from app.core.errors import DamagedFileError, StepwiseError
-from app.core.safe_files import read_bytes
+from app.core.safe_files import open_read, read_bytes
 from app.pipeline.queue.records import QueuedJob, job_settings_key, summary_of
 
 DB_FILE = "queue.db"
@@ -225,11 +225,30 @@ def shown_id(row_id: object) -> str:
 
 
 def is_corrupt(exc: sqlite3.Error) -> bool:
+    """SQLite finds the file damaged, or it holds tables of another schema (our statements
+    name a column it does not have): either way not a queue this Stepwise can use as it is."""
     code = getattr(exc, "sqlite_errorcode", None)
     if code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
         return True
     text = str(exc).lower()
-    return "malformed" in text or "not a database" in text
+    return "malformed" in text or "not a database" in text or "no such column" in text
+
+
+HEADER = b"SQLite format 3\0"
+
+
+def header_damaged(path: Path) -> bool:
+    """The file's 100-byte header is not one SQLite writes for a WAL database: its magic, or
+    the read/write versions (bytes 18, 19: 1 or 2; a higher one makes SQLite open the file
+    read-only, for good). A file shorter than the header is for the caller to judge."""
+    try:
+        with open_read(path) as f:
+            head = f.read(100)
+    except (OSError, StepwiseError):
+        return False
+    return len(head) == 100 and (
+        not head.startswith(HEADER) or head[18] not in (1, 2) or head[19] not in (1, 2)
+    )
 
 
 def is_busy(exc: sqlite3.Error) -> bool:
@@ -240,6 +259,9 @@ def is_busy(exc: sqlite3.Error) -> bool:
 def connect(path: Path, timeout_s: float) -> sqlite3.Connection:
     """A connection in autocommit mode (transactions are explicit), WAL, synchronous FULL."""
     conn = sqlite3.connect(str(path), timeout=timeout_s, isolation_level=None)
+    # A damaged byte in a text column reads as U+FFFD, not as an error that stops every
+    # command (the row's document, checked by its sha256, is what counts).
+    conn.text_factory = lambda raw: raw.decode("utf-8", "replace")
     try:
         conn.execute("PRAGMA journal_mode=WAL").fetchall()
         conn.execute("PRAGMA synchronous=FULL")

@@ -281,6 +281,8 @@ class JobQueue(QueueStore):
         used = {
             name for (files,) in conn.execute("SELECT files FROM jobs") for name in files.split()
         }
+        if not all(queue_db_input(name) for name in used):
+            return  # a damaged name: which inputs are used is unsure, so none is removed
         folder = self.dir / INPUTS
         try:
             names = os.listdir(folder)

@@ -60,6 +60,8 @@ class QueueStore:
         how = self._gone() if checked else None
         if how is not None:  # a queue known to exist found empty or missing: damage
             self._quarantine(how)
+        elif checked and queue_db.header_damaged(self.file):  # e.g. byte 18: read-only
+            self._quarantine()
         self.dir.mkdir(parents=True, exist_ok=True)
         conn = queue_db.connect(self.file, LOCK_WAIT_S)
         try:
