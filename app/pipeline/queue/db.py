@@ -259,9 +259,6 @@ def is_busy(exc: sqlite3.Error) -> bool:
 def connect(path: Path, timeout_s: float) -> sqlite3.Connection:
     """A connection in autocommit mode (transactions are explicit), WAL, synchronous FULL."""
     conn = sqlite3.connect(str(path), timeout=timeout_s, isolation_level=None)
-    # A damaged byte in a text column reads as U+FFFD, not as an error that stops every
-    # command (the row's document, checked by its sha256, is what counts).
-    conn.text_factory = lambda raw: raw.decode("utf-8", "replace")
     try:
         conn.execute("PRAGMA journal_mode=WAL").fetchall()
         conn.execute("PRAGMA synchronous=FULL")

@@ -278,8 +278,10 @@ class JobQueue(QueueStore):
         return job
 
     def _drop_unused_inputs(self, conn: sqlite3.Connection) -> None:
-        used = {
-            name for (files,) in conn.execute("SELECT files FROM jobs") for name in files.split()
+        used = {  # as bytes: a damaged byte in the column is no error that stops the remove
+            name
+            for (files,) in conn.execute("SELECT CAST(files AS BLOB) FROM jobs")
+            for name in bytes(files or b"").decode("utf-8", "replace").split()
         }
         if not all(queue_db_input(name) for name in used):
             return  # a damaged name: which inputs are used is unsure, so none is removed
@@ -462,20 +464,21 @@ class JobQueue(QueueStore):
         key = settings_key(spec, inputs)
 
         def work(conn: sqlite3.Connection) -> set[tuple[str, int]]:
-            current = dict(self._order(conn))
-            used: set[tuple[str, int]] = set()
-            query = "SELECT id, sha256, prompt, seed FROM listing WHERE settings = ?"
+            query = (
+                "SELECT l.prompt, l.seed FROM listing l JOIN jobs j ON j.id = l.id "
+                "WHERE l.settings = ? AND j.sha256 = l.sha256"
+            )
             if prompts is not None:
-                query += f" AND prompt IN ({', '.join('?' * len(prompts))})"
-            for row_id, digest, prompt, seed in conn.execute(query, (key, *(prompts or ()))):
-                if current.get(row_id) == digest:
-                    used.add((prompt, seed))
-            listed = dict(conn.execute("SELECT id, sha256 FROM listing").fetchall())
-            for row_id, digest in current.items():
-                if listed.get(row_id) != digest:  # no current entry: read its document
-                    job = self._job_by_id(conn, row_id)
-                    if job is not None and job_settings_key(job) == key:
-                        used.add((job.spec.prompt, job.spec.seed))
+                query += f" AND l.prompt IN ({', '.join('?' * len(prompts))})"
+            used = set(conn.execute(query, (key, *(prompts or ()))).fetchall())
+            stale = (  # rows with no current entry: read from their documents
+                "SELECT j.id FROM jobs j LEFT JOIN listing l ON l.id = j.id "
+                "WHERE l.sha256 IS NULL OR l.sha256 != j.sha256"
+            )
+            for (row_id,) in conn.execute(stale).fetchall():
+                job = self._job_by_id(conn, row_id)
+                if job is not None and job_settings_key(job) == key:
+                    used.add((job.spec.prompt, job.spec.seed))
             return used
 
         return self._do(work, write=False)
