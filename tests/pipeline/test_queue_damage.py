@@ -257,3 +257,17 @@ def test_a_damaged_files_column_does_not_break_remove(queue: JobQueue) -> None:
     _set(queue, "UPDATE jobs SET files = CAST(X'FF00FE' AS TEXT) WHERE id = ?", a.id)
     queue.remove(b.id)
     assert [j.id for j in queue.read().jobs] == [a.id]
+
+
+def test_a_queue_without_listing_entries_gets_them_once(
+    queue: JobQueue, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ids = _filled(queue)
+    _set(queue, "DELETE FROM listing")  # a queue from before the listing
+    reads: list[str] = []
+    real = queue_db.decode
+    monkeypatch.setattr(queue_db, "decode", lambda *row: reads.append(row[0]) or real(*row))
+    assert [v.job.id for v in queue.listing()[1]] == ids
+    assert len(reads) == JOBS
+    assert [v.job.id for v in queue.listing()[1]] == ids
+    assert len(reads) == JOBS  # entries made by the first list

@@ -425,10 +425,17 @@ class JobQueue(QueueStore):
                     if job is None:
                         continue  # refused: said
                     listed = ListedJob.of(summary_of(job))
+                    missing.append(queue_db.listing_row(job, digest))
                 out.append((listed, listed.id in live))
             return self._paused(conn), out
 
+        missing: list[queue_db.Encoded] = []
         paused, jobs = self._do(work, write=False)
+        if missing:  # a queue from before the listing, or salvaged: entries made once
+            refused = self.refused
+            with contextlib.suppress(StepwiseError):
+                self._do(lambda c: self._put_current(c, missing))
+            self.refused = refused
         try:
             made = set(os.listdir(self.paths.runs_dir))  # one listing, not a look per job
         except OSError:
@@ -440,6 +447,12 @@ class JobQueue(QueueStore):
             )
             for job, held in jobs
         ]
+
+    @staticmethod
+    def _put_current(conn: sqlite3.Connection, rows: list[queue_db.Encoded]) -> None:
+        """Listing entries for rows whose document is still the one they were made from."""
+        current = dict(conn.execute("SELECT id, sha256 FROM jobs").fetchall())
+        queue_db.put_listing(conn, [r for r in rows if current.get(r.id) == r.sha256])
 
     @staticmethod
     def _order(conn: sqlite3.Connection) -> list[tuple[str, str]]:
