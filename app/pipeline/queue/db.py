@@ -376,7 +376,10 @@ def move_aside(db: Path, where: Path | None = None) -> Path:
     for suffix in ("", "-wal", "-shm"):
         src = db.with_name(db.name + suffix)
         if os.path.lexists(src):
-            os.replace(src, where / src.name)
+            try:
+                os.replace(src, where / src.name)
+            except FileNotFoundError:
+                pass  # another process moved it aside first
     return where
 
 
