@@ -55,6 +55,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except StepwiseError as exc:
         print(f"error: {exc.user_message()}", file=sys.stderr)
         return Exit.FAILED
+    except BrokenPipeError:  # `status | head`: the reader went away, nothing is wrong
+        _quiet_stdout()
+        return Exit.OK
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return Exit.INTERRUPTED
+
+
+def _quiet_stdout() -> None:
+    """After a broken pipe: stdout goes nowhere, so Python's flush at exit says nothing."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass

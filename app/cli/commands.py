@@ -11,7 +11,7 @@ from app.cli.execute import execute, print_event
 from app.cli.exits import Exit
 from app.cli.run_flags import values_from_args
 from app.cli.texts import failure_text, note_text
-from app.core.errors import StepwiseError
+from app.core.errors import InputError, StepwiseError
 from app.core.paths import app_paths
 from app.core.settings import load_settings
 from app.pipeline import copy_atomic, status_json
@@ -33,6 +33,13 @@ def job_spec(args: argparse.Namespace, pipeline: PipelineAPI) -> JobSpec:
     settings = load_settings(app_paths().settings_file)
     values, notes = values_from_args(args, settings.job)
     spec = spec_from_values(values, image=args.init_img, mask=args.mask, refs=tuple(args.ref_image))
+    chosen = getattr(args, "preset", None)
+    if chosen and chosen != "free" and spec.image is None:  # `run` and `queue add` alike
+        raise InputError(
+            "--preset {preset} edits a picture, and none is given.",
+            fix="Give the picture with -i (and the area to change with --mask).",
+            values={"preset": chosen},
+        )
     if getattr(args, "output", None):
         check_output_file(args.output)  # before the run, not after it
     try:

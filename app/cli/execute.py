@@ -76,7 +76,7 @@ def print_event(event: ev.Event, run_dir: Path, out: TextIO) -> Exit | None:
                 say(f"  {message}", err=True)
             if log_path:
                 say(f"engine log: {log_path}", err=True)
-            if kind == FailureKind.ENGINE_CRASHED:  # the run folder, whoever started it
+            if kind in (FailureKind.ENGINE_CRASHED, FailureKind.ENGINE_HUNG):  # the run folder
                 say(f"continue from its last checkpoint: python -m app resume {run_dir}", err=True)
             return Exit.FAILED
         case ev.RunSuspended(step=step):

@@ -82,6 +82,10 @@ def add_queue(
     )
     p.set_defaults(handler="queue_remove")
 
+    p = qs.add_parser("retry", help="queue a failed job again (after fixing what it said)")
+    p.add_argument("job_id", metavar="ID")
+    p.set_defaults(handler="queue_retry")
+
     p = qs.add_parser("move", help="move a job to another place in the queue")
     p.add_argument("job_id", metavar="ID")
     p.add_argument("position", type=int, metavar="POSITION", help="1 = first")

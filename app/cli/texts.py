@@ -21,6 +21,8 @@ FAILURE_TEXTS: dict[FailureKind, str] = {
     FailureKind.ENGINE_MISSING: "The sd-stage engine was not found. Build it (native/build.py) "
     "or pass --engine PATH.",
     FailureKind.ENGINE_CRASHED: "The engine stopped unexpectedly; the steps it finished are kept.",
+    FailureKind.ENGINE_HUNG: "The engine stopped making progress and was ended; the steps it "
+    "finished are kept.",
     FailureKind.DEVICE: "The chosen device is not there or was lost. `python -m app selftest` "
     "lists what runs where.",
     FailureKind.BUSY: "Another Stepwise process is working on this run.",

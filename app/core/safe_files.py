@@ -35,6 +35,7 @@ class SafeFileError(DamagedFileError):
     """An entry Stepwise owns is not the regular file it wrote (or cannot be opened)."""
 
 
+FOLDER_REFUSED = "{path} is {what}, where Stepwise keeps a folder of its own."
 MOVE_AWAY_FIX = "Move it away (Stepwise did not make it there) and try again."
 
 
@@ -76,6 +77,26 @@ def check_entry(path: Path, *, in_place: bool = False, missing_ok: bool = True) 
         raise refused(path, kind_of(st.st_mode))
     if in_place and st.st_nlink > 1:
         raise refused(path, "a hard link with another name")
+    return True
+
+
+def check_folder(path: Path) -> bool:
+    """True when `path` is a folder (not a link to one), False when missing; SafeFileError
+    when a file or anything else is there, where Stepwise makes a folder of its own."""
+    try:
+        st = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError as exc:
+        raise unreadable(path, exc) from exc
+    if not stat.S_ISDIR(st.st_mode):
+        what = "a file" if stat.S_ISREG(st.st_mode) else kind_of(st.st_mode)
+        raise SafeFileError(
+            FOLDER_REFUSED,
+            path=path,
+            fix=MOVE_AWAY_FIX,
+            values={"what": what},
+        )
     return True
 
 
@@ -133,10 +154,12 @@ def open_in_place(path: Path, flags: int, mode: int = 0o644) -> int:
     try:
         fd = os.open(path, flags | NO_FOLLOW | NO_BLOCK, mode)
     except OSError as exc:
-        if os.path.islink(path):
-            raise refused(path, "a link") from exc
-        if os.path.isdir(path):
-            raise refused(path, "a folder") from exc
+        try:
+            st = os.lstat(path)
+        except OSError:
+            raise exc from None
+        if not stat.S_ISREG(st.st_mode):  # a link, a folder, a FIFO with no reader (ENXIO)
+            raise refused(path, kind_of(st.st_mode)) from exc
         raise
     try:
         st = os.fstat(fd)

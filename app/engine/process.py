@@ -21,6 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from app.core import platform
+from app.core.errors import OutputError
 from app.core.safe_files import open_in_place
 from app.engine import children
 from app.engine.errors import EngineError, EngineStopped, ProtocolError, error_for_exit
@@ -83,14 +84,23 @@ class StageProcess:
         self.escalation: str | None = None  # "cancel", "terminate" or "kill" once stop() ran
         self._events: queue.SimpleQueue[object] = queue.SimpleQueue()
         self._stdin_lock = threading.Lock()
+        self.last_event_at = time.monotonic()  # when the engine last sent an event
         self._tail = bytearray()
         self._tail_lock = threading.Lock()
 
         children.refuse_if_stopped()  # the worker's owner stopped it: start nothing
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
         # Appended in place: never through a link, a FIFO or a second name (issue 29, defect 9).
         flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_BINARY", 0)
-        self._log_file = os.fdopen(open_in_place(self.log_path, flags), "ab")
+        try:
+            self.log_path.parent.mkdir(parents=True, exist_ok=True)
+            self._log_file = os.fdopen(open_in_place(self.log_path, flags), "ab")
+        except OSError as exc:  # a read-only logs/, a file where the folder goes
+            raise OutputError(
+                "Cannot write the engine's log {path}: {reason}.",
+                path=self.log_path,
+                fix="Check that the run folder and its logs folder are writable folders.",
+                values={"reason": exc.strerror or exc},
+            ) from exc
         self._log_file.write(f"# argv: {json.dumps(self.argv)}\n".encode())
         self._log_file.flush()
 
@@ -198,6 +208,7 @@ class StageProcess:
                     log.debug("sd-stage %s: ignoring unknown event %.200r", self.pid, line)
                     continue
                 self._remember(event)
+                self.last_event_at = time.monotonic()  # the stage watchdog's clock
                 self._events.put(event)
         except (OSError, ValueError) as exc:  # pipe closed under us during close()
             log.debug("sd-stage %s: stdout reader ended: %s", self.pid, exc)

@@ -26,6 +26,7 @@ from typing import BinaryIO
 import numpy as np
 
 from app.core.atomic import atomic_open
+from app.core.safe_files import open_read
 from app.engine.errors import TensorFileError
 
 GGML_TYPE_F32 = 0
@@ -50,7 +51,7 @@ def read_tensors(path: Path | str) -> dict[str, np.ndarray]:
     """All tensors of a tensor file by name, in file order; raises TensorFileError."""
     path = Path(path)
     try:
-        with open(path, "rb") as f:
+        with open_read(path) as f:  # a FIFO is refused by name, never waited on
             size = os.fstat(f.fileno()).st_size
             return _read_all(f, size, path)
     except FileNotFoundError as exc:
@@ -162,7 +163,7 @@ def write_tensors(path: Path | str, tensors: Mapping[str, np.ndarray]) -> None:
 def file_sha256(path: Path | str) -> str:
     """Hex SHA-256 of a file's bytes, read in chunks."""
     digest = hashlib.sha256()
-    with open(path, "rb") as f:
+    with open_read(path) as f:  # a FIFO or device is refused by name, never waited on
         while chunk := f.read(_CHUNK_BYTES):
             digest.update(chunk)
     return digest.hexdigest()

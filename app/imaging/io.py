@@ -17,6 +17,7 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 
 from app.core.atomic import write_bytes_atomic
 from app.core.errors import InputError, OutputError
+from app.core.safe_files import open_read
 from app.imaging.geometry import Size
 
 log = logging.getLogger(__name__)
@@ -62,6 +63,8 @@ def _open(path: Path) -> Image.Image:
     if path.is_dir():
         raise InputError("{path} is a folder, not a picture.", path=path, fix=_FIX_FORMAT)
     try:
+        with open_read(path):  # a FIFO or device is refused by name before Pillow waits on it
+            pass
         with warnings.catch_warnings():
             # We enforce our own, documented size cap below instead of Pillow's bomb warning.
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,9 +38,12 @@ import numpy as np
 
 from app.core.atomic import write_bytes_atomic, write_text_atomic
 from app.core.errors import DamagedFileError, InputError, OutputError
+from app.core.safe_files import read_bytes
 from app.imaging.geometry import Rect, Size
 from app.imaging.io import encode_png
 from app.imaging.prepare_record import FORMAT, KIND, Prepared, PrepareRecord
+
+MAX_RECORD_BYTES = 1024 * 1024  # prepare.json is a few KiB
 
 INPUT_FILE = "input.png"
 MASK_FILE = "mask.png"
@@ -139,7 +143,7 @@ def load_prepared(folder: Path | str) -> PreparedFolder:
     anything inconsistent is a DamagedFileError naming the file."""
     folder = Path(folder)
     record_path = folder / RECORD_FILE
-    if not record_path.is_file():
+    if not os.path.lexists(record_path):  # a FIFO or folder there: refused by the read
         raise InputError(
             "{path} is not a prepared folder (no {record}).",
             path=folder,
@@ -147,7 +151,7 @@ def load_prepared(folder: Path | str) -> PreparedFolder:
             values={"record": RECORD_FILE},
         )
     try:
-        data = json.loads(record_path.read_text(encoding="utf-8"))
+        data = json.loads(read_bytes(record_path, limit=MAX_RECORD_BYTES).decode("utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise DamagedFileError(
             "{path} cannot be read ({reason}).",
@@ -193,7 +197,7 @@ def load_prepared(folder: Path | str) -> PreparedFolder:
 
 def _verify_file(path: Path, size: int, sha256: str) -> None:
     try:
-        data = path.read_bytes()
+        data = read_bytes(path)  # a FIFO is refused by name (SafeFileError), never waited on
     except OSError as exc:
         raise DamagedFileError(
             "{path} is missing or unreadable.", path=path, fix=_FIX_REPREPARE

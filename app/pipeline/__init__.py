@@ -42,6 +42,7 @@ if TYPE_CHECKING:  # the names handed out, for the type checker; _HANDED_OUT bel
     from app.pipeline.execute.preview_decoder import decoder_wanted as decoder_wanted
     from app.pipeline.queue.jobs import JobQueue as JobQueue
     from app.pipeline.queue.jobs import JobView as JobView
+    from app.pipeline.queue.jobs import ListedView as ListedView
     from app.pipeline.queue.jobs import QueuedJob as QueuedJob
     from app.pipeline.queue.variations import MAX_VARIATIONS as MAX_VARIATIONS
     from app.pipeline.queue.variations import prompt_lines as prompt_lines
@@ -50,6 +51,7 @@ if TYPE_CHECKING:  # the names handed out, for the type checker; _HANDED_OUT bel
     from app.pipeline.queue.work_gate import Sources as Sources
     from app.pipeline.queue.work_gate import WorkGate as WorkGate
     from app.pipeline.queue.work_gate import read_status as read_status
+    from app.pipeline.queue.worker import BLOCKED as BLOCKED
     from app.pipeline.queue.worker import CANCELLED as CANCELLED
     from app.pipeline.queue.worker import NO_ROOM as NO_ROOM
     from app.pipeline.queue.worker import PAUSED as PAUSED

@@ -29,6 +29,7 @@ class FailureKind(StrEnum):
     NO_ROOM = "no_room"  # the disk is full (a queued job is not at fault: it waits for room)
     ENGINE_MISSING = "engine_missing"  # no sd-stage binary
     ENGINE_CRASHED = "engine_crashed"  # the engine died (signal, internal error)
+    ENGINE_HUNG = "engine_hung"  # the engine sent nothing for too long: the watchdog ended it
     DEVICE = "device"  # the chosen device is not there or was lost
     BUSY = "busy"  # another process works on this run
     ORDER = "order"  # "run next stage" asked for a stage whose inputs are not ready

@@ -16,6 +16,7 @@ from PySide6.QtCore import QCoreApplication
 from app.core.errors import DiskFullError, InputError, OutputError
 from app.engine.errors import error_for_exit
 from app.engine.locate import EngineNotFound
+from app.engine.process import EngineHung
 from app.pipeline.execute.decode_check import BadDecodeError
 from app.pipeline.execute.failure_kinds import StageOrderError, failure_for
 from app.pipeline.failures import Failure, FailureKind
@@ -88,6 +89,15 @@ def _examples(tmp: Path) -> list[tuple[BaseException, str]]:
             "prepare",
         ),
         (StageOrderError("diffuse", "vae-decode"), "vae-decode"),
+        (
+            EngineHung(
+                "The engine sent nothing for {seconds} s in the {stage} stage and was ended.",
+                fix="The steps it finished are kept: resume the run (or run the queue "
+                "again) to continue from its last checkpoint; the engine log may say why.",
+                values={"seconds": "1200", "stage": "diffuse"},
+            ),
+            "diffuse",
+        ),
         (ValueError("an unexpected value"), "diffuse"),
     ]
 

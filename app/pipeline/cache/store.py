@@ -87,7 +87,15 @@ class StageCache:
         return self._read_meta(self._entry_dir(key)) is not None
 
     def put(self, key: str, kind: str, files: Mapping[str, Path]) -> None:
-        """Stores copies of `files` {name: path} under `key`; an existing entry is kept."""
+        """Stores copies of `files` {name: path} under `key`; an existing entry is kept. A
+        cache that cannot be written (a file where its folder goes, a full disk) is logged
+        and skipped: the run has its files, the next one recomputes."""
+        try:
+            self._put(key, kind, files)
+        except (OSError, SafeFileError) as exc:
+            log.warning("the stage cache %s cannot be written (%s); not cached", self.root, exc)
+
+    def _put(self, key: str, kind: str, files: Mapping[str, Path]) -> None:
         folder = self._entry_dir(key)
         if self._read_meta(folder) is not None:
             self._touch(folder)

@@ -21,6 +21,7 @@ from app.engine.errors import (
     WriteFailedError,
 )
 from app.engine.locate import EngineNotFound
+from app.engine.process import EngineHung
 from app.pipeline.execute.decode_check import BadDecodeError
 from app.pipeline.failures import Failure, FailureKind, json_values
 from app.pipeline.job.identity import ModelFileError
@@ -55,6 +56,7 @@ _KINDS: tuple[tuple[type[BaseException], FailureKind], ...] = (
     (OutputError, FailureKind.OUTPUT),
     (DeviceError, FailureKind.DEVICE),
     (EngineCrashed, FailureKind.ENGINE_CRASHED),
+    (EngineHung, FailureKind.ENGINE_HUNG),
     (ProtocolError, FailureKind.ENGINE_CRASHED),
     (RunBusy, FailureKind.BUSY),
     (StageOrderError, FailureKind.ORDER),

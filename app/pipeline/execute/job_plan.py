@@ -24,6 +24,7 @@ from typing import BinaryIO
 import numpy as np
 
 from app.core.errors import InputError
+from app.core.safe_files import open_read
 from app.engine.argv import StageArgs
 from app.engine.plan import StagePlan, plan_stage
 from app.engine.process import engine_environment
@@ -341,7 +342,7 @@ MAX_SAFETENSORS_HEADER = 100 * 1024 * 1024
 def dit_context_size(path: Path) -> int:
     """The conditioning width the DiT takes: txt_in.weight's input size, from the header."""
     try:
-        with open(path, "rb") as f:
+        with open_read(path) as f:  # a FIFO is refused by name, never waited on
             magic = f.read(4)
             f.seek(0)
             shape = _gguf_shape(f) if magic == b"GGUF" else _safetensors_shape(f)

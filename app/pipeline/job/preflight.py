@@ -77,6 +77,9 @@ class DeviceMissingError(DeviceError):
         _set_values(self, values)
 
 
+LORA_TAG = re.compile(r"<lora:([^:>]+):[^>]*>")  # sd.cpp's LoRA tag in a prompt
+
+
 def _set_values(exc: StepwiseError, values: Mapping[str, object]) -> None:
     # EngineError takes no values= (yet): the template's values are set after construction.
     exc.values = dict(values)
@@ -291,6 +294,13 @@ def check_models(spec: JobSpec) -> None:
     for p in MODEL_ROWS:
         check_model_file(p, str(values[p.name]))
     lora_dir = spec.models.lora_dir
+    named_lora = LORA_TAG.search(spec.prompt)
+    if named_lora is not None and not lora_dir:  # the engine would ignore it, saying nothing
+        raise InputError(
+            "The prompt names the LoRA {lora}, but no LoRA folder is given.",
+            fix="Give the folder that holds it with {flag}, or take the tag out of the prompt.",
+            values={"lora": named_lora.group(1), **named(P.LORA_DIR)},
+        )
     if lora_dir and not Path(lora_dir).is_dir():
         raise InputError(
             "{name}: {path} is not a folder.",

@@ -23,7 +23,14 @@ refused (an id `..`, a NUL, an input outside inputs/, an unknown state) is a `Ro
 its reason, said by every command and never run. A database SQLite finds damaged is never
 written again: `quarantine` moves it (with its -wal and -shm) into queue/damaged/<time>/,
 copies every row it can still read into a new database and leaves a note there, which every
-queue command shows (`notices`) until the user deletes that folder.
+queue command shows (`notices`) until the user deletes that folder. "Every row it can still
+read": SQLite's b-tree, and a raw scan of the file's bytes (the -wal's newest pages over the
+main file's) for job documents whose sha256 is stored beside them, with their position read
+back from the record (`scan_documents`): a damaged header or a lost last page loses only the
+rows on the damaged pages. queue.count beside the database keeps how many jobs it holds: a
+queue known to exist (that count, or files in inputs/) whose queue.db is empty or missing is
+damage (moved aside, scanned, said), and fewer rows than counted (its -wal removed while
+open) is said. Deleted rows are zeroed (secure_delete), so the scan never brings one back.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sqlite3
 import time
 import zlib
@@ -39,9 +47,11 @@ from pathlib import Path
 from typing import Any
 
 from app.core.errors import DamagedFileError, StepwiseError
-from app.pipeline.queue.records import QueuedJob
+from app.core.safe_files import open_read, read_bytes
+from app.pipeline.queue.records import QueuedJob, job_settings_key, summary_of
 
 DB_FILE = "queue.db"
+COUNT_FILE = "queue.count"  # {"jobs": N}: how many jobs the queue holds (a queue known to exist)
 DAMAGED = "damaged"
 NOTE_FILE = "note.json"
 DB_FORMAT = "2"
@@ -53,6 +63,19 @@ DAMAGED_NOTE_MESSAGE = (
 )
 LEGACY_NOTE_MESSAGE = (
     "The old queue file was damaged; it is kept in {path} and {count} job(s) were read from it."
+)
+EMPTY_NOTE_MESSAGE = (
+    "The queue's database {file} was found empty (0 bytes) while the queue held {expected} "
+    "job(s); what was there is kept in {path} and {count} job(s) were salvaged from it."
+)
+MISSING_NOTE_MESSAGE = (
+    "The queue's database {file} was found missing while the queue held {expected} job(s); "
+    "what was left is kept in {path} and {count} job(s) were salvaged from it."
+)
+LOST_NOTE_MESSAGE = (
+    "The queue's database {file} holds {count} job(s) where {expected} were recorded: its -wal "
+    "journal was removed or replaced while Stepwise had the queue open, and the jobs added since "
+    "are lost."
 )
 NOTE_FIX = (
     "Check the queue with `python -m app queue list`; once it is right, delete {path} to stop "
@@ -67,8 +90,18 @@ SCHEMA = (
     "CREATE INDEX IF NOT EXISTS jobs_order ON jobs(position)",
     "CREATE TABLE IF NOT EXISTS claims(job_id TEXT PRIMARY KEY, pid INTEGER NOT NULL, "
     "started REAL NOT NULL, token TEXT NOT NULL)",
+    # Helpers that answer without reading any document (issue 38, item 9): the open jobs in
+    # order (claim), and `listing`: per job, what `queue list` shows and its settings key
+    # (`queue add --variations` finds the seeds in use), valid only while its sha256 is the
+    # job row's (a row without one, or with another, is read from its document instead).
+    "CREATE INDEX IF NOT EXISTS jobs_open ON jobs(open, position)",
+    "CREATE INDEX IF NOT EXISTS jobs_list ON jobs(position, id, sha256)",
+    "CREATE TABLE IF NOT EXISTS listing(id TEXT PRIMARY KEY, sha256 TEXT NOT NULL, "
+    "settings TEXT NOT NULL, prompt TEXT NOT NULL, seed INTEGER NOT NULL, summary TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS listing_seeds ON listing(settings, prompt, seed)",
 )
 JOB_COLUMNS = "id, doc, copy, sha256"
+Row = tuple[str, bytes, bytes, str]  # a job row as `decode` takes it
 
 
 class RowRefused(ValueError):
@@ -82,13 +115,44 @@ class Encoded:
     sha256: str
     open: int
     files: str
+    settings: str = ""  # records.settings_key ("": none, a legacy row kept as it was)
+    summary: str = ""  # records.summary_of as JSON
+    prompt: str = ""
+    seed: int = 0
 
 
 def encode(job: QueuedJob) -> Encoded:
     raw = json.dumps(job.to_json(), ensure_ascii=False, sort_keys=True).encode("utf-8")
     doc = zlib.compress(raw, 1)
     files = " ".join(f.file for f in job.inputs())
-    return Encoded(job.id, doc, hashlib.sha256(doc).hexdigest(), int(job.outcome is None), files)
+    summary = json.dumps(summary_of(job), ensure_ascii=False)
+    return Encoded(
+        job.id,
+        doc,
+        hashlib.sha256(doc).hexdigest(),
+        int(job.outcome is None),
+        files,
+        job_settings_key(job),
+        summary,
+        job.spec.prompt,
+        job.spec.seed,
+    )
+
+
+def listing_row(job: QueuedJob, digest: str) -> Encoded:
+    """A stored job's listing entry (its row's sha256 kept as it is)."""
+    summary = json.dumps(summary_of(job), ensure_ascii=False)
+    return Encoded(
+        job.id, b"", digest, 0, "", job_settings_key(job), summary, job.spec.prompt, job.spec.seed
+    )
+
+
+def put_listing(conn: sqlite3.Connection, rows: list[Encoded]) -> None:
+    """The rows' listing entries (what `queue list` and the seeds in use read)."""
+    conn.executemany(
+        "INSERT OR REPLACE INTO listing VALUES (?, ?, ?, ?, ?, ?)",
+        [(r.id, r.sha256, r.settings, r.prompt, r.seed, r.summary) for r in rows if r.summary],
+    )
 
 
 def encode_raw(row_id: str, data: Any) -> Encoded:
@@ -127,6 +191,21 @@ def decode(row_id: object, doc: object, copy: object, digest: object) -> QueuedJ
     return job
 
 
+def has_no_outcome(doc: object, copy: object, digest: object) -> bool:
+    """Whether a row's checksummed document records no outcome (the job is still to run),
+    read without building the job: its JSON's top-level `"outcome": null` (a string value
+    cannot hold that text: its quotes would be escaped). False when no copy is good."""
+    for blob in (doc, copy):
+        if isinstance(blob, bytes) and hashlib.sha256(blob).hexdigest() == digest:
+            try:
+                unzip = zlib.decompressobj()
+                raw = unzip.decompress(blob, MAX_DOC_BYTES)
+            except zlib.error:
+                return False
+            return b'"outcome": null' in raw
+    return False
+
+
 def _reason(exc: BaseException) -> str:
     if isinstance(exc, KeyError):
         return f"the field {exc.args[0]!r} is missing"
@@ -146,11 +225,30 @@ def shown_id(row_id: object) -> str:
 
 
 def is_corrupt(exc: sqlite3.Error) -> bool:
+    """SQLite finds the file damaged, or it holds tables of another schema (our statements
+    name a column it does not have): either way not a queue this Stepwise can use as it is."""
     code = getattr(exc, "sqlite_errorcode", None)
     if code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
         return True
     text = str(exc).lower()
-    return "malformed" in text or "not a database" in text
+    return "malformed" in text or "not a database" in text or "no such column" in text
+
+
+HEADER = b"SQLite format 3\0"
+
+
+def header_damaged(path: Path) -> bool:
+    """The file's 100-byte header is not one SQLite writes for a WAL database: its magic, or
+    the read/write versions (bytes 18, 19: 1 or 2; a higher one makes SQLite open the file
+    read-only, for good). A file shorter than the header is for the caller to judge."""
+    try:
+        with open_read(path) as f:
+            head = f.read(100)
+    except (OSError, StepwiseError):
+        return False
+    return len(head) == 100 and (
+        not head.startswith(HEADER) or head[18] not in (1, 2) or head[19] not in (1, 2)
+    )
 
 
 def is_busy(exc: sqlite3.Error) -> bool:
@@ -164,6 +262,9 @@ def connect(path: Path, timeout_s: float) -> sqlite3.Connection:
     try:
         conn.execute("PRAGMA journal_mode=WAL").fetchall()
         conn.execute("PRAGMA synchronous=FULL")
+        # A removed job's or an old version's bytes are zeroed: the salvage's scan of the file
+        # (scan_documents) finds only what the queue holds.
+        conn.execute("PRAGMA secure_delete=ON")
     except BaseException:
         conn.close()
         raise
@@ -192,6 +293,7 @@ def insert(conn: sqlite3.Connection, rows: list[Encoded], first: int) -> None:
         "INSERT INTO jobs VALUES (?, ?, ?, ?, ?, ?, ?)",
         [(r.id, first + n, r.doc, r.doc, r.sha256, r.open, r.files) for n, r in enumerate(rows)],
     )
+    put_listing(conn, rows)
 
 
 def next_position(conn: sqlite3.Connection) -> int:
@@ -212,24 +314,29 @@ def notes(folder: Path) -> list[StepwiseError]:
     out: list[StepwiseError] = []
     for name in names:
         where = damaged / name
+        values: dict[str, object] = {"file": folder / DB_FILE}
         try:
-            note = json.loads((where / NOTE_FILE).read_text(encoding="utf-8"))
+            note = json.loads(read_bytes(where / NOTE_FILE, limit=4096).decode("utf-8"))
             count, kind = int(note["salvaged"]), str(note["kind"])
-        except (OSError, ValueError, KeyError, TypeError):
+            values["expected"] = int(note.get("expected", 0))
+        except (OSError, StepwiseError, ValueError, KeyError, TypeError, AttributeError):
             count, kind = 0, "database"
-        message = LEGACY_NOTE_MESSAGE if kind == "legacy" else DAMAGED_NOTE_MESSAGE
+        message = {
+            "legacy": LEGACY_NOTE_MESSAGE,
+            "empty": EMPTY_NOTE_MESSAGE,
+            "missing": MISSING_NOTE_MESSAGE,
+            "lost": LOST_NOTE_MESSAGE,
+        }.get(kind, DAMAGED_NOTE_MESSAGE)
         out.append(
-            DamagedFileError(
-                message,
-                path=where,
-                fix=NOTE_FIX,
-                values={"count": count},
-            )
+            DamagedFileError(message, path=where, fix=NOTE_FIX, values={**values, "count": count})
         )
     return out
 
 
 def aside_folder(folder: Path) -> Path:
+    from app.core.safe_files import check_folder
+
+    check_folder(folder / DAMAGED)  # a file there: said, nothing moved
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
     for n in range(1000):
         where = folder / DAMAGED / (stamp if n == 0 else f"{stamp}-{n}")
@@ -241,28 +348,48 @@ def aside_folder(folder: Path) -> Path:
     raise FileExistsError(str(folder / DAMAGED))
 
 
-def write_note(where: Path, kind: str, salvaged: int) -> None:
+def write_note(where: Path, kind: str, salvaged: int, expected: int = 0) -> None:
     from app.core.atomic import write_text_atomic
 
-    write_text_atomic(where / NOTE_FILE, json.dumps({"kind": kind, "salvaged": salvaged}))
+    note = {"kind": kind, "salvaged": salvaged, "expected": expected}
+    write_text_atomic(where / NOTE_FILE, json.dumps(note))
 
 
-def move_aside(db: Path) -> Path:
+def read_count(folder: Path) -> int:
+    """How many jobs the queue held at its last change (0: none recorded, or unreadable)."""
+    try:
+        data = json.loads(read_bytes(folder / COUNT_FILE, limit=4096).decode("utf-8"))
+        return max(0, int(data["jobs"]))
+    except (OSError, StepwiseError, ValueError, KeyError, TypeError, AttributeError):
+        return 0
+
+
+def write_count(folder: Path, count: int) -> None:
+    from app.core.atomic import write_text_atomic
+
+    write_text_atomic(folder / COUNT_FILE, json.dumps({"jobs": count}))
+
+
+def move_aside(db: Path, where: Path | None = None) -> Path:
     """Moves the database and its journal files into a new damaged/<time>/ folder."""
-    where = aside_folder(db.parent)
+    where = where or aside_folder(db.parent)
     for suffix in ("", "-wal", "-shm"):
         src = db.with_name(db.name + suffix)
         if os.path.lexists(src):
-            os.replace(src, where / src.name)
+            try:
+                os.replace(src, where / src.name)
+            except FileNotFoundError:
+                pass  # another process moved it aside first
     return where
 
 
-def salvage(old: Path) -> tuple[bool | None, list[tuple[str, bytes, bytes, str]]]:
-    """What can still be read from a damaged database: paused (None when unreadable) and its
-    job rows (id, doc, copy, sha256) in queue order. Never writes to it."""
+def salvage(old: Path) -> tuple[bool | None, list[tuple[int | None, Row]]]:
+    """What SQLite can still read of a damaged database: paused (None when unreadable) and its
+    job rows (position, (id, doc, copy, sha256)). Never writes to it."""
     uri = f"file:{old.as_posix()}?mode=ro"
-    rows: list[tuple[str, bytes, bytes, str]] = []
+    rows: list[tuple[int | None, Row]] = []
     paused: bool | None = None
+    columns = f"position, {JOB_COLUMNS}"
     try:
         conn = sqlite3.connect(uri, uri=True, timeout=1.0, isolation_level=None)
     except sqlite3.Error:
@@ -274,7 +401,7 @@ def salvage(old: Path) -> tuple[bool | None, list[tuple[str, bytes, bytes, str]]
         except sqlite3.Error:
             paused = None
         try:
-            rows = conn.execute(f"SELECT {JOB_COLUMNS} FROM jobs ORDER BY position").fetchall()
+            rows = [(r[0], r[1:]) for r in conn.execute(f"SELECT {columns} FROM jobs")]
             return paused, rows
         except sqlite3.Error:
             rows = []
@@ -285,12 +412,168 @@ def salvage(old: Path) -> tuple[bool | None, list[tuple[str, bytes, bytes, str]]
         for rowid in range(1, min(last, MAX_SALVAGE_ROWS) + 1):
             try:
                 one = conn.execute(
-                    f"SELECT {JOB_COLUMNS} FROM jobs WHERE rowid = ?", (rowid,)
+                    f"SELECT {columns} FROM jobs WHERE rowid = ?", (rowid,)
                 ).fetchone()
             except sqlite3.Error:
                 continue
             if one is not None:
-                rows.append(one)
+                rows.append((one[0], one[1:]))
     finally:
         conn.close()
     return paused, rows
+
+
+# ---------------------------------------------------------------------------- the raw scan
+
+ZLIB_START = re.compile(rb"\x78[\x01\x5e\x9c\xda]")  # a zlib stream (encode's level 1, others)
+WAL_MAGIC = (0x377F0682, 0x377F0683)
+MAX_SCAN_BYTES = 4 * 1024 * 1024 * 1024
+
+
+def current_image(db: bytes, wal: bytes) -> bytes:
+    """The database's pages as a reader would see them: the main file with the newest copy of
+    each page the -wal holds (frames of the wal's current generation) over it. Read without
+    SQLite, so a damaged header or a main file cut to 0 bytes still gives its pages."""
+    if len(wal) < 32 or int.from_bytes(wal[:4], "big") not in WAL_MAGIC:
+        return db
+    size = int.from_bytes(wal[8:12], "big")
+    if size < 512 or size > 65536 or size & (size - 1):
+        return db
+    salt = wal[16:24]
+    pages: dict[int, bytes] = {}
+    at = 32
+    while at + 24 + size <= len(wal) and wal[at + 8 : at + 16] == salt:
+        number = int.from_bytes(wal[at : at + 4], "big")
+        pages[number] = wal[at + 24 : at + 24 + size]
+        at += 24 + size
+    if not pages:
+        return db
+    count = max(max(pages), (len(db) + size - 1) // size)
+    out = bytearray(db.ljust(count * size, b"\0"))
+    for number, page in pages.items():
+        out[(number - 1) * size : number * size] = page
+    return bytes(out)
+
+
+def _varint(data: bytes, at: int) -> tuple[int, int]:
+    value = 0
+    for n in range(9):
+        if at + n >= len(data):
+            raise IndexError(at)
+        byte = data[at + n]
+        if n == 8:
+            return (value << 8) | byte, at + 9
+        value = (value << 7) | (byte & 0x7F)
+        if byte < 0x80:
+            return value, at + n + 1
+    raise AssertionError("unreachable")
+
+
+INT_SIZES = {1: 1, 2: 2, 3: 3, 4: 4, 5: 6, 6: 8, 8: 0, 9: 0}
+
+
+def _position_before(data: bytes, at: int, row_id: bytes, blob_len: int) -> int | None:
+    """The `position` of the row whose `doc` starts at `at`: its record (header: 7 serial types;
+    body: id, position, doc, …) read back from the doc. None when no record fits."""
+    for serial, size in INT_SIZES.items():
+        id_start = at - size - len(row_id)
+        if id_start < 0 or data[id_start : at - size] != row_id:
+            continue
+        for header in range(max(0, id_start - 64), id_start):
+            try:
+                length, end = _varint(data, header)
+                if header + length != id_start:
+                    continue
+                types = []
+                while end < id_start:
+                    one, end = _varint(data, end)
+                    types.append(one)
+            except IndexError:
+                continue
+            if (
+                end != id_start
+                or len(types) != 7
+                or types[0] != 2 * len(row_id) + 13
+                or types[1] != serial
+                or types[2] != 2 * blob_len + 12
+            ):
+                continue
+            if serial in (8, 9):
+                return serial - 8
+            return int.from_bytes(data[at - size : at], "big", signed=True)
+    return None
+
+
+def scan_documents(data: bytes) -> list[tuple[int | None, Row]]:
+    """Every job document the bytes hold whose sha256 is stored beside it (each row keeps its
+    doc, a copy and their sha256 together): (its position when its record can be read, the row
+    as `decode` takes it). Finds rows SQLite's b-tree no longer reaches (a damaged header, a
+    lost last page, a main file cut to 0 bytes with its -wal there)."""
+    view = memoryview(data)
+    found: dict[str, tuple[int | None, Row]] = {}
+    skip_to = 0
+    for match in ZLIB_START.finditer(data):
+        at = match.start()
+        if at < skip_to:
+            continue
+        unzip = zlib.decompressobj()
+        try:
+            raw = unzip.decompress(view[at : at + MAX_DOC_BYTES], MAX_DOC_BYTES)
+        except zlib.error:
+            continue
+        if not unzip.eof or not raw.startswith(b"{"):
+            continue
+        end = min(len(data), at + MAX_DOC_BYTES) - len(unzip.unused_data)
+        blob = bytes(view[at:end])
+        digest = hashlib.sha256(blob).hexdigest()
+        if digest.encode("ascii") not in view[end : end + len(blob) + 256].tobytes():
+            continue
+        try:
+            row_id = json.loads(raw.decode("utf-8"))["id"]
+        except (UnicodeDecodeError, ValueError, KeyError, TypeError, RecursionError):
+            continue
+        if not isinstance(row_id, str):
+            continue
+        skip_to = end
+        position = _position_before(data, at, row_id.encode("utf-8"), len(blob))
+        row = (row_id, blob, blob, digest)
+        kept = found.get(row_id)
+        if kept is None or (kept[0] is None and position is not None) or _newer(row, kept[1]):
+            found[row_id] = (position, row)
+    return list(found.values())
+
+
+def _newer(row: Row, than: Row) -> bool:
+    """A version of a job with its outcome recorded is newer than one without."""
+    try:
+        return decode(*row).outcome is not None and decode(*than).outcome is None
+    except RowRefused:
+        return False
+
+
+def scan_file(db: Path) -> list[tuple[int | None, Row]]:
+    """The job rows a raw scan of a database (and its -wal) finds: read before SQLite opens
+    it, as SQLite drops the -wal of a 0-byte database when it opens one."""
+    try:
+        data = read_bytes(db, limit=MAX_SCAN_BYTES) if os.path.lexists(db) else b""
+    except (OSError, StepwiseError):
+        data = b""
+    wal_path = db.with_name(db.name + "-wal")
+    try:
+        wal = read_bytes(wal_path, limit=MAX_SCAN_BYTES) if os.path.lexists(wal_path) else b""
+    except (OSError, StepwiseError):
+        wal = b""
+    return scan_documents(current_image(data, wal))
+
+
+def merge_salvage(
+    scanned: list[tuple[int | None, Row]], btree_rows: list[tuple[int | None, Row]]
+) -> list[Row]:
+    """The rows of a damaged database: those SQLite still reads, and every other job the raw
+    scan found, in queue order (rows whose position cannot be read last, by id)."""
+    found: dict[str, tuple[int | None, Row]] = {row[0]: (pos, row) for pos, row in scanned}
+    for pos, row in btree_rows:  # what SQLite reads is the row; a position it reads, too
+        seen = found.get(row[0])
+        found[row[0]] = (pos if isinstance(pos, int) else seen[0] if seen else None, row)
+    ordered = sorted(found.values(), key=lambda i: (i[0] is None, i[0] or 0, i[1][0]))
+    return [row for _, row in ordered]

@@ -23,12 +23,13 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import json
 import logging
 import os
 import secrets
 import sqlite3
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from app.core.errors import DamagedFileError, InputError, StepwiseError
@@ -39,14 +40,19 @@ from app.pipeline.queue import db as queue_db
 from app.pipeline.queue.lock import JobClaim
 from app.pipeline.queue.records import (
     JobView,
+    ListedJob,
+    ListedView,
     Outcome,
     QueuedInput,
     QueuedJob,
     QueueState,
     Variation,
+    job_settings_key,
+    settings_key,
+    summary_of,
 )
 from app.pipeline.queue.store import QueueBusy, QueueStore, my_start
-from app.pipeline.queue.views import finished_run, view_of
+from app.pipeline.queue.views import finished_run, listed_view, view_of
 from app.pipeline.run.folder import new_run_id, remove_leftover_temps
 from app.pipeline.run.inputs import check_spec_inputs, copy_atomic
 from app.pipeline.runner import SEED_RANGE  # the seeds the pipeline draws for -1
@@ -127,7 +133,9 @@ class JobQueue(QueueStore):
             queue_db.insert(conn, rows, queue_db.next_position(conn))
             return added
 
-        return self._do(work)
+        added = self._do(work)
+        self._count_added()  # the queue is known to hold them (a later empty file is damage)
+        return added
 
     def _store_input(self, src: Path) -> QueuedInput:
         digest = file_sha256(src)
@@ -159,7 +167,25 @@ class JobQueue(QueueStore):
                     values={"id": job_id},
                 )
             conn.execute("DELETE FROM jobs WHERE id = ?", (job_id,))
+            conn.execute("DELETE FROM listing WHERE id = ?", (job_id,))
             self._drop_unused_inputs(conn)
+            self._write_count(conn)
+            return job
+
+        return self._do(work)
+
+    def retry(self, job_id: str) -> QueuedJob:
+        """A failed (or done) job queued again: its outcome cleared; its run folder, when it
+        has one, is resumed from its last checkpoint by the next worker."""
+
+        def work(conn: sqlite3.Connection) -> QueuedJob:
+            job = dataclasses.replace(self._job(conn, job_id), outcome=None)
+            row = queue_db.encode(job)
+            conn.execute(
+                "UPDATE jobs SET doc = ?, copy = ?, sha256 = ?, open = 1 WHERE id = ?",
+                (row.doc, row.doc, row.sha256, job.id),
+            )
+            queue_db.put_listing(conn, [row])
             return job
 
         return self._do(work)
@@ -171,7 +197,9 @@ class JobQueue(QueueStore):
             good = {job.id for job in self._jobs(conn)}
             bad = [r for (r,) in conn.execute("SELECT id FROM jobs") if r not in good]
             conn.executemany("DELETE FROM jobs WHERE id = ?", [(r,) for r in bad])
+            conn.executemany("DELETE FROM listing WHERE id = ?", [(r,) for r in bad])
             self.refused = []
+            self._write_count(conn)
             return len(bad)
 
         return self._do(work)
@@ -201,17 +229,46 @@ class JobQueue(QueueStore):
         self._do(lambda c: self._record_in(c, job_id, outcome))
 
     def _record_in(self, conn: sqlite3.Connection, job_id: str, outcome: Outcome) -> None:
-        job = next(self._jobs(conn, "WHERE id = ?", (job_id,)), None)
+        rowid = self._rowid_of(conn, job_id)
+        job = None if rowid is None else next(self._jobs(conn, "WHERE rowid = ?", (rowid,)), None)
         if job is None:
             return  # removed meanwhile (or refused): nothing to record
         row = queue_db.encode(dataclasses.replace(job, outcome=outcome))
         conn.execute(
-            "UPDATE jobs SET doc = ?, copy = ?, sha256 = ?, open = 0 WHERE id = ?",
-            (row.doc, row.doc, row.sha256, job_id),
+            "UPDATE jobs SET doc = ?, copy = ?, sha256 = ?, open = 0 WHERE rowid = ?",
+            (row.doc, row.doc, row.sha256, rowid),
         )
+        queue_db.put_listing(conn, [row])
+
+    def _rowid_of(self, conn: sqlite3.Connection, job_id: str) -> int | None:
+        """The row of a job id through its index; when the index misses, through the table
+        (`+id` reads no index), and the indexes rebuilt from the table if it is there: a
+        damaged index entry never hides a job (issue 38, item 3)."""
+        found = conn.execute("SELECT rowid FROM jobs WHERE id = ?", (job_id,)).fetchone()
+        if found is not None:
+            return int(found[0])
+        found = conn.execute("SELECT rowid FROM jobs WHERE +id = ?", (job_id,)).fetchone()
+        if found is None:
+            return None
+        self._reindex(conn)
+        return int(found[0])
+
+    def _reindex(self, conn: sqlite3.Connection) -> None:
+        log.warning("the queue's index disagreed with its rows; rebuilt from the rows")
+        if conn.in_transaction and self._writing(conn):
+            conn.execute("REINDEX jobs")
+
+    @staticmethod
+    def _writing(conn: sqlite3.Connection) -> bool:
+        try:
+            conn.execute("UPDATE meta SET value = value WHERE key = 'format'")
+        except sqlite3.OperationalError:
+            return False
+        return True
 
     def _job(self, conn: sqlite3.Connection, job_id: str) -> QueuedJob:
-        job = next(self._jobs(conn, "WHERE id = ?", (job_id,)), None)
+        rowid = self._rowid_of(conn, job_id)
+        job = None if rowid is None else next(self._jobs(conn, "WHERE rowid = ?", (rowid,)), None)
         if job is None:
             raise InputError(
                 "There is no job {id} in the queue.",
@@ -221,9 +278,13 @@ class JobQueue(QueueStore):
         return job
 
     def _drop_unused_inputs(self, conn: sqlite3.Connection) -> None:
-        used = {
-            name for (files,) in conn.execute("SELECT files FROM jobs") for name in files.split()
+        used = {  # as bytes: a damaged byte in the column is no error that stops the remove
+            name
+            for (files,) in conn.execute("SELECT CAST(files AS BLOB) FROM jobs")
+            for name in bytes(files or b"").decode("utf-8", "replace").split()
         }
+        if not all(queue_db_input(name) for name in used):
+            return  # a damaged name: which inputs are used is unsure, so none is removed
         folder = self.dir / INPUTS
         try:
             names = os.listdir(folder)
@@ -245,28 +306,64 @@ class JobQueue(QueueStore):
             if self._paused(conn):
                 return None
             live = self._live_claims(conn, release=True)
-            ids = [
-                r for (r,) in conn.execute("SELECT id FROM jobs WHERE open = 1 ORDER BY position")
-            ]
-            for job_id in ids:
-                if job_id in skipped or job_id in live:
-                    continue
-                job = next(self._jobs(conn, "WHERE id = ?", (job_id,)), None)
-                if job is None or job.outcome is not None:
-                    continue
-                finished = finished_run(self.run_dir_of(job.id))
-                if finished is not None:
-                    self._record_in(conn, job.id, Outcome("done", str(finished), None, _now()))
-                    continue
-                token = secrets.token_hex(8)
-                conn.execute(
-                    "INSERT INTO claims VALUES (?, ?, ?, ?)",
-                    (job.id, os.getpid(), my_start(), token),
-                )
-                return JobClaim(job, functools.partial(self._unclaim, job.id, token))
+            for attempt in (1, 2):
+                for rowid, job in self._open_jobs(conn, skipped | live):
+                    finished = finished_run(self.run_dir_of(job.id))
+                    if finished is not None:
+                        self._record_in(conn, job.id, Outcome("done", str(finished), None, _now()))
+                        continue
+                    if self._rowid_of(conn, job.id) != rowid:
+                        self._reindex(conn)  # its id's index entry is another row's
+                    token = secrets.token_hex(8)
+                    conn.execute(
+                        "INSERT INTO claims VALUES (?, ?, ?, ?)",
+                        (job.id, os.getpid(), my_start(), token),
+                    )
+                    return JobClaim(job, functools.partial(self._unclaim, job.id, token))
+                if attempt == 2 or not self._repair_open_flags(conn):
+                    break
             return None
 
         return self._do(work)
+
+    def _open_jobs(
+        self, conn: sqlite3.Connection, exclude: set[str]
+    ) -> Iterator[tuple[int, QueuedJob]]:
+        """The jobs flagged open, in queue order, read by their row (not through the id index);
+        one whose document has its outcome gets its flag repaired and is not given."""
+        query = (
+            "SELECT rowid, id, position FROM jobs WHERE open = 1 AND position > ? "
+            "ORDER BY position LIMIT 64"
+        )  # a page at a time through the index jobs_open: a claim reads no more than it needs
+        after = -(2**63)
+        while True:
+            page = conn.execute(query, (after,)).fetchall()
+            if not page:
+                return
+            for rowid, job_id, position in page:
+                after = position
+                if job_id in exclude:
+                    continue
+                job = next(self._jobs(conn, "WHERE rowid = ?", (rowid,)), None)
+                if job is None:
+                    continue  # refused (said by the read)
+                if job.outcome is not None:
+                    conn.execute("UPDATE jobs SET open = 0 WHERE rowid = ?", (rowid,))
+                    continue
+                yield rowid, job
+
+    def _repair_open_flags(self, conn: sqlite3.Connection) -> int:
+        """Rows flagged closed whose checksummed document has no outcome (a flipped bit):
+        flagged open again, so the job is claimed, not left queued for ever. How many."""
+        wrong: list[tuple[int]] = []
+        query = "SELECT rowid, doc, copy, sha256 FROM jobs WHERE open = 0"
+        for rowid, doc, copy, digest in conn.execute(query):
+            if queue_db.has_no_outcome(doc, copy, digest):
+                wrong.append((rowid,))
+        if wrong:
+            log.warning("%d queued job(s) were flagged finished; flagged open again", len(wrong))
+            conn.executemany("UPDATE jobs SET open = 1 WHERE rowid = ?", wrong)
+        return len(wrong)
 
     def job_spec(self, job: QueuedJob) -> JobSpec:
         """The job's complete spec with its inputs verified against their hashes."""
@@ -299,6 +396,106 @@ class JobQueue(QueueStore):
             refs=tuple(path_of(r) for r in job.refs),
         )
 
+    # --- what `queue list` shows, and the seeds in use, without reading the documents
+    def listing(self) -> tuple[bool, list[ListedView]]:
+        """Whether the queue is paused, and every job as `queue list` shows it, in queue order:
+        read from each job's listing entry (a row whose entry is missing or stale is read
+        from its document, refused rows said as by `read`)."""
+
+        def work(conn: sqlite3.Connection) -> tuple[bool, list[tuple[ListedJob, bool]]]:
+            live = self._live_claims(conn)
+            self.refused = []
+            entries = {
+                row_id: (digest, summary)
+                for row_id, digest, summary in conn.execute(
+                    "SELECT id, sha256, summary FROM listing"
+                )
+            }
+            out: list[tuple[ListedJob, bool]] = []
+            for row_id, digest in self._order(conn):
+                listed = None
+                digest_listed, summary = entries.get(row_id, (None, None))
+                if summary and digest_listed == digest:
+                    try:
+                        listed = ListedJob.of(json.loads(summary))
+                    except (ValueError, KeyError, TypeError, IndexError):
+                        listed = None
+                if listed is None:
+                    job = self._job_by_id(conn, row_id)
+                    if job is None:
+                        continue  # refused: said
+                    listed = ListedJob.of(summary_of(job))
+                    missing.append(queue_db.listing_row(job, digest))
+                out.append((listed, listed.id in live))
+            return self._paused(conn), out
+
+        missing: list[queue_db.Encoded] = []
+        paused, jobs = self._do(work, write=False)
+        if missing:  # a queue from before the listing, or salvaged: entries made once
+            refused = self.refused
+            with contextlib.suppress(StepwiseError):
+                self._do(lambda c: self._put_current(c, missing))
+            self.refused = refused
+        try:
+            made = set(os.listdir(self.paths.runs_dir))  # one listing, not a look per job
+        except OSError:
+            made = set()
+        runs = self.paths.runs_dir  # a job's folder is looked at only when it was made
+        return paused, [
+            listed_view(
+                job, self.run_dir_of(job.id) if job.id in made else runs, held, job.id in made
+            )
+            for job, held in jobs
+        ]
+
+    @staticmethod
+    def _put_current(conn: sqlite3.Connection, rows: list[queue_db.Encoded]) -> None:
+        """Listing entries for rows whose document is still the one they were made from."""
+        current = dict(conn.execute("SELECT id, sha256 FROM jobs").fetchall())
+        queue_db.put_listing(conn, [r for r in rows if current.get(r.id) == r.sha256])
+
+    @staticmethod
+    def _order(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+        """(id, sha256) of every row in queue order, from the covering index jobs_list."""
+        return conn.execute("SELECT id, sha256 FROM jobs ORDER BY position").fetchall()
+
+    def _job_by_id(self, conn: sqlite3.Connection, job_id: str) -> QueuedJob | None:
+        """One job read from its document (a refused one said, None)."""
+        rowid = self._rowid_of(conn, job_id)
+        if rowid is None:
+            return None
+        return next(self._jobs(conn, "WHERE rowid = ?", (rowid,), fresh=False), None)
+
+    def seeds_in_use(
+        self, spec: JobSpec, prompts: Sequence[str] | None = None
+    ) -> set[tuple[str, int]]:
+        """(prompt, seed) of every job whose settings are `spec`'s but for prompt and seed
+        (variations avoid them): one indexed query on the settings key, not a read of every
+        job (rows without a current listing entry are read from their documents). `prompts`:
+        only those prompts' seeds (the prompts of the add)."""
+        inputs = tuple(_digest(p) for p in (spec.image, spec.mask, *spec.refs))
+        key = settings_key(spec, inputs)
+
+        def work(conn: sqlite3.Connection) -> set[tuple[str, int]]:
+            query = (
+                "SELECT l.prompt, l.seed FROM listing l JOIN jobs j ON j.id = l.id "
+                "WHERE l.settings = ? AND j.sha256 = l.sha256"
+            )
+            if prompts is not None:
+                query += f" AND l.prompt IN ({', '.join('?' * len(prompts))})"
+            used = set(conn.execute(query, (key, *(prompts or ()))).fetchall())
+            stale = (  # rows with no current entry: read from their documents
+                "SELECT j.id FROM jobs j LEFT JOIN listing l ON l.id = j.id "
+                "WHERE l.sha256 IS NULL OR l.sha256 != j.sha256"
+            )
+            for (row_id,) in conn.execute(stale).fetchall():
+                job = self._job_by_id(conn, row_id)
+                if job is not None and job_settings_key(job) == key:
+                    used.add((job.spec.prompt, job.spec.seed))
+            return used
+
+        return self._do(work, write=False)
+
     # --- views
     def views(self) -> tuple[bool, list[JobView]]:
         """Whether the queue is paused, and every job with its derived state, in queue order."""
@@ -321,3 +518,10 @@ def queue_db_input(name: str) -> bool:
     from app.pipeline.queue.records import INPUT_NAME
 
     return INPUT_NAME.fullmatch(name) is not None
+
+
+def _digest(path: str | None) -> str | None:
+    try:
+        return None if path is None else file_sha256(path)
+    except (OSError, StepwiseError):
+        return path  # unreadable: the add says so; no queued job matches it

@@ -4,6 +4,7 @@ a job's complete JobSpec with its inputs by content hash, its variation, its out
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -57,7 +58,13 @@ class Variation:
     prompt_line: int | None = None  # 1-based line of the prompt list
 
     def to_json(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        return {
+            "set": self.set,
+            "index": self.index,
+            "count": self.count,
+            "seeds": self.seeds,
+            "prompt_line": self.prompt_line,
+        }
 
     @staticmethod
     def from_json(data: Any) -> Variation:
@@ -161,6 +168,72 @@ def _photo_name(value: Any) -> str | None:
     return value or None
 
 
+def settings_key(spec: JobSpec, inputs: tuple[str | None, ...]) -> str:
+    """What makes a picture but its prompt and seed, as one hash: the spec without prompt,
+    seed, devices and preview (devices and preview do not change the picture) and its input
+    files by content. Jobs with the same key differ only by prompt and seed."""
+    from app.pipeline.job.spec import DeviceChoice
+
+    bare = dataclasses.replace(
+        spec, prompt="", seed=0, image=None, mask=None, refs=(), devices=DeviceChoice(), preview=""
+    )
+    text = json.dumps([spec_to_dict(bare), list(inputs)], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def job_settings_key(job: QueuedJob) -> str:
+    return settings_key(
+        job.spec, tuple(f.sha256 if f else None for f in (job.image, job.mask, *job.refs))
+    )
+
+
+def summary_of(job: QueuedJob) -> dict[str, Any]:
+    """What `queue list` shows of a job (kept beside its document: a list reads no document)."""
+    return {
+        "id": job.id,
+        "created": job.created,
+        "prompt": job.spec.prompt,
+        "seed": job.spec.seed,
+        "steps": job.spec.steps,
+        "variation": None if job.variation is None else job.variation.to_json(),
+        "outcome": None if job.outcome is None else job.outcome.to_json(),
+        "sources": [None if f is None else f.source for f in (job.image, job.mask)]
+        + [r.source for r in job.refs],
+    }
+
+
+@dataclass(frozen=True)
+class ListedJob:
+    """A job as `queue list` shows it, from its summary (summary_of)."""
+
+    id: str
+    created: str
+    prompt: str
+    seed: int
+    steps: int
+    variation: Variation | None
+    outcome: Outcome | None
+    image: str | None
+    mask: str | None
+    refs: tuple[str, ...]
+
+    @staticmethod
+    def of(data: Any) -> ListedJob:
+        sources = data["sources"]
+        return ListedJob(
+            id=str(data["id"]),
+            created=str(data["created"]),
+            prompt=str(data["prompt"]),
+            seed=int(data["seed"]),
+            steps=int(data["steps"]),
+            variation=None if data["variation"] is None else Variation.from_json(data["variation"]),
+            outcome=None if data["outcome"] is None else Outcome.from_json(data["outcome"]),
+            image=sources[0],
+            mask=sources[1],
+            refs=tuple(str(s) for s in sources[2:]),
+        )
+
+
 @dataclass(frozen=True)
 class QueueState:
     paused: bool
@@ -184,6 +257,18 @@ class JobView:
     job: QueuedJob
     state: str  # queued, running, interrupted, done or failed
     run_dir: Path | None  # the run folder, once made
+    steps: int | None
+    last_completed_step: int
+    accepted_step: int | None
+
+
+@dataclass(frozen=True)
+class ListedView:
+    """A job as `queue list` shows it (JobView's fields, from the job's listing entry)."""
+
+    job: ListedJob
+    state: str
+    run_dir: Path | None
     steps: int | None
     last_completed_step: int
     accepted_step: int | None

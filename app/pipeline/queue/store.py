@@ -16,7 +16,7 @@ from typing import TypeVar
 from app.core import platform
 from app.core.errors import DamagedFileError, StepwiseError
 from app.core.paths import AppPaths
-from app.core.safe_files import check_entry
+from app.core.safe_files import check_entry, check_folder
 from app.pipeline.queue import db as queue_db
 from app.pipeline.queue import legacy_json as queue_import
 from app.pipeline.queue.records import QueuedJob
@@ -51,10 +51,17 @@ class QueueStore:
         return queue_db.notes(self.dir) + list(self.refused)
 
     # --- the database
-    def _open(self) -> sqlite3.Connection:
+    def _open(self, *, checked: bool = True) -> sqlite3.Connection:
+        check_folder(self.dir.parent)  # a file where the data folder or the queue goes
+        check_folder(self.dir)
         check_entry(self.file)  # a FIFO, folder or link at queue.db: a message, not a hang
         for side in SIDE_FILES:  # SQLite's journal and its lock (-shm), written in place
             check_entry(self.dir / (QUEUE_FILE + side), in_place=True)
+        how = self._gone() if checked else None
+        if how is not None:  # a queue known to exist found empty or missing: damage
+            self._quarantine(how)
+        elif checked and queue_db.header_damaged(self.file):  # e.g. byte 18: read-only
+            self._quarantine()
         self.dir.mkdir(parents=True, exist_ok=True)
         conn = queue_db.connect(self.file, LOCK_WAIT_S)
         try:
@@ -63,6 +70,8 @@ class QueueStore:
             imported = queue_import.import_legacy(conn, self.dir) if made else None
             if imported is not None:
                 conn.execute("INSERT INTO meta VALUES ('imported', ?)", (imported[0],))
+            if checked:
+                self._check_count(conn)
             conn.execute("COMMIT")
         except BaseException:
             conn.close()
@@ -121,34 +130,98 @@ class QueueStore:
             values={"reason": str(exc)},
         )
 
-    def _quarantine(self) -> None:
-        """The damaged database moved aside (never written again); what it still holds copied
-        into a new one; a note that every command shows."""
+    def _gone(self) -> str | None:
+        """ "empty" or "missing" when queue.db is a 0-byte file or absent while the queue is
+        known to exist (its job count kept beside it, or its inputs/); else None. SQLite would
+        open either as a new, empty queue."""
+        try:
+            if os.lstat(self.file).st_size > 0:
+                return None
+            how = "empty"
+        except FileNotFoundError:
+            how = "missing"
+        if queue_import.legacy_files(self.dir):
+            return None  # the queue before the database: imported when the database is made
+        if queue_db.read_count(self.dir) > 0:
+            return how
+        try:
+            return how if any(os.scandir(self.dir / "inputs")) else None
+        except OSError:
+            return None
+
+    def _check_count(self, conn: sqlite3.Connection) -> None:
+        """Under the write lock: fewer jobs than the count kept beside the database means the
+        database lost committed changes (its -wal removed or replaced while open). Said."""
+        expected = queue_db.read_count(self.dir)
+        if not expected:
+            return
+        held = int(conn.execute("SELECT count(*) FROM jobs").fetchone()[0])
+        if held < expected:
+            where = queue_db.aside_folder(self.dir)
+            log.warning("the queue lost %d job(s) (its -wal changed under it)", expected - held)
+            queue_db.write_note(where, "lost", held, expected)
+            queue_db.write_count(self.dir, held)
+
+    def _write_count(self, conn: sqlite3.Connection) -> None:
+        """Keeps the job count beside the database (call it inside a write transaction: after
+        a removal before its commit, so the count never exceeds what the database holds)."""
+        held = int(conn.execute("SELECT count(*) FROM jobs").fetchone()[0])
+        if held != queue_db.read_count(self.dir):
+            queue_db.write_count(self.dir, held)
+
+    def _count_added(self) -> None:
+        """The count after an add, written under the write lock in its own transaction."""
+        self._do(self._write_count)
+
+    def _quarantine(self, how: str = "database") -> None:
+        """The damaged (or empty, or missing) database moved aside (never written again); what
+        it still holds, through SQLite and by a scan of its bytes, copied into a new one; a
+        note that every command shows."""
+        expected = queue_db.read_count(self.dir)
         where = queue_db.move_aside(self.file)
-        log.warning("the queue database was damaged; moved to %s", where)
-        paused, rows = queue_db.salvage(where / QUEUE_FILE)
-        conn = self._open()
+        log.warning("the queue database was %s; moved to %s", how, where)
+        kept_file = where / QUEUE_FILE
+        scanned = queue_db.scan_file(kept_file)  # first: SQLite drops a 0-byte file's -wal
+        paused: bool | None = None
+        found: list[tuple[int | None, queue_db.Row]] = []
+        if os.path.isfile(kept_file) and os.path.getsize(kept_file) > 0:
+            paused, found = queue_db.salvage(kept_file)
+        rows = queue_db.merge_salvage(scanned, found)
+        conn = self._open(checked=False)
         try:
             conn.execute("BEGIN IMMEDIATE")
-            kept: dict[str, tuple[str, bytes, bytes, str]] = {}
+            kept: dict[str, queue_db.Row] = {}
             for row in rows:
                 kept.setdefault(row[0], row)  # one row per id, the first in queue order
             conn.executemany(
                 "INSERT OR IGNORE INTO jobs VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [(*row[:1], n, *row[1:], *_index_of(row)) for n, row in enumerate(kept.values())],
             )
+            listed = []
+            for row in kept.values():
+                with contextlib.suppress(queue_db.RowRefused):
+                    listed.append(queue_db.listing_row(queue_db.decode(*row), row[3]))
+            queue_db.put_listing(conn, listed)
             if paused is not False:  # unreadable: paused, so nothing runs before the user looks
                 conn.execute("UPDATE meta SET value = '1' WHERE key = 'paused'")
+            queue_db.write_note(where, how, len(kept), expected)
+            queue_db.write_count(self.dir, len(kept))
             conn.execute("COMMIT")
         finally:
             conn.close()
-        queue_db.write_note(where, "database", len(kept))
 
     def _jobs(
-        self, conn: sqlite3.Connection, where: str = "", params: tuple[object, ...] = ()
+        self,
+        conn: sqlite3.Connection,
+        where: str = "",
+        params: tuple[object, ...] = (),
+        *,
+        fresh: bool = True,
     ) -> Iterator[QueuedJob]:
-        """The readable jobs in queue order; each refused row said once in `self.refused`."""
-        self.refused = []
+        """The readable jobs in queue order; each refused row said once in `self.refused`
+        (`fresh`: the list starts anew)."""
+        if fresh:
+            self.refused = []
         query = f"SELECT {queue_db.JOB_COLUMNS} FROM jobs {where} ORDER BY position"
         for row_id, doc, copy, digest in conn.execute(query, params):
             try:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from app.core.errors import DamagedFileError, StepwiseError
 from app.core.safe_files import check_entry
-from app.pipeline.queue.records import JobView, QueuedJob
+from app.pipeline.queue.records import JobView, ListedJob, ListedView, Outcome, QueuedJob
 from app.pipeline.run.folder import RUN_FILE, open_run, remove_leftover_temps
 from app.pipeline.run.lock import RunBusy, RunLock
 
@@ -38,6 +38,17 @@ def finished_run(folder: Path) -> Path | None:
 def view_of(job: QueuedJob, folder: Path, held: bool, made: bool = True) -> JobView:
     """The job's state: its outcome, else what its run folder says (`made`: it exists), else
     whether it is held."""
+    return JobView(job, *_state(job.outcome, folder, held, made))
+
+
+def listed_view(job: ListedJob, folder: Path, held: bool, made: bool = True) -> ListedView:
+    """view_of for a job read from its listing entry (`queue list`)."""
+    return ListedView(job, *_state(job.outcome, folder, held, made))
+
+
+def _state(
+    outcome: Outcome | None, folder: Path, held: bool, made: bool
+) -> tuple[str, Path | None, int | None, int, int | None]:
     run = None
     with contextlib.suppress(StepwiseError, OSError):
         if made and _has_run(folder):
@@ -45,8 +56,8 @@ def view_of(job: QueuedJob, folder: Path, held: bool, made: bool = True) -> JobV
     steps = run.steps if run is not None else None
     last = run.last_completed_step if run is not None else 0
     accepted = run.accepted_step if run is not None else None
-    if job.outcome is not None:
-        state = job.outcome.state
+    if outcome is not None:
+        state = outcome.state
     elif run is not None and run.finished:
         state = "done"
     elif held:
@@ -55,4 +66,4 @@ def view_of(job: QueuedJob, folder: Path, held: bool, made: bool = True) -> JobV
         state = "interrupted"
     else:
         state = "queued"
-    return JobView(job, state, folder if run is not None else None, steps, last, accepted)
+    return state, folder if run is not None else None, steps, last, accepted

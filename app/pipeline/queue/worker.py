@@ -19,7 +19,7 @@ from pathlib import Path
 
 from app.core import platform
 from app.core.errors import DiskFullError, OutputError, StepwiseError, error_text
-from app.core.safe_files import check_entry
+from app.core.safe_files import FOLDER_REFUSED, check_entry, check_folder
 from app.engine.stage import Stage
 from app.pipeline import events as ev
 from app.pipeline.api import PipelineAPI
@@ -27,7 +27,7 @@ from app.pipeline.control import RunControl
 from app.pipeline.execute.failure_kinds import failure_for
 from app.pipeline.failures import FailureKind
 from app.pipeline.job.spec import JobSpec
-from app.pipeline.queue.jobs import JobQueue, Outcome, QueuedJob
+from app.pipeline.queue.jobs import STAGING, JobQueue, Outcome, QueuedJob
 from app.pipeline.queue.work_gate import WorkGate
 from app.pipeline.run.folder import RUN_FILE
 
@@ -37,7 +37,13 @@ log = logging.getLogger(__name__)
 # (the GUI's Resume), or the engine or the device went away (a driver reset, no engine built
 # yet); a later worker resumes the job from its last checkpoint.
 LEFT_TO_RESUME = frozenset(
-    {FailureKind.BUSY, FailureKind.ENGINE_CRASHED, FailureKind.DEVICE, FailureKind.ENGINE_MISSING}
+    {
+        FailureKind.BUSY,
+        FailureKind.ENGINE_CRASHED,
+        FailureKind.ENGINE_HUNG,
+        FailureKind.DEVICE,
+        FailureKind.ENGINE_MISSING,
+    }
 )
 
 # Why a worker stopped.
@@ -46,6 +52,7 @@ PAUSED = "paused"  # the queue was paused: it stopped after the job in hand
 SUSPENDED = "suspended"  # the job in hand was suspended (resumes with the next worker)
 CANCELLED = "cancelled"
 NO_ROOM = "no-room"  # the disk is full: the job in hand and the rest stay queued
+BLOCKED = "blocked"  # a folder the queue works in is a file (or a link): the jobs stay queued
 
 
 def no_room(event: ev.Event | None) -> bool:
@@ -58,6 +65,7 @@ class WorkerReport:
     reason: str = EMPTY
     finished: list[str] = field(default_factory=list)  # job ids, in order
     failed: list[str] = field(default_factory=list)
+    interrupted: list[str] = field(default_factory=list)  # left to resume (LEFT_TO_RESUME)
     seconds: dict[str, float] = field(default_factory=dict)  # job id → wall time in this worker
 
 
@@ -80,7 +88,10 @@ def run_queue(
     report = WorkerReport()
     skip: set[str] = set()
     gate = gate or WorkGate()
-    while max_jobs is None or len(report.finished) + len(report.failed) < max_jobs:
+    while (
+        max_jobs is None
+        or len(report.finished) + len(report.failed) + len(report.interrupted) < max_jobs
+    ):
         if not gate.wait(control) or control.cancel_requested or control.suspend_requested:
             report.reason = CANCELLED if control.cancel_requested else SUSPENDED
             return report
@@ -99,10 +110,14 @@ def run_queue(
             elif no_room(terminal):
                 report.reason = NO_ROOM
                 return report
+            elif isinstance(terminal, ev.RunFailed) and terminal.template == FOLDER_REFUSED:
+                report.reason = BLOCKED
+                return report
+            elif isinstance(terminal, ev.RunFailed) and terminal.kind in LEFT_TO_RESUME:
+                report.interrupted.append(job.id)  # it stays interrupted, not failed
+                skip.add(job.id)  # not this worker again; the next one resumes it
             elif isinstance(terminal, ev.RunFailed):
                 report.failed.append(job.id)
-                if terminal.kind in LEFT_TO_RESUME:
-                    skip.add(job.id)  # not this worker again; the next one resumes it
             elif isinstance(terminal, ev.RunSuspended):
                 if gate.took_back(control):
                     continue  # the policy's suspend: wait, then the job resumes
@@ -128,6 +143,12 @@ def yield_job(
             on_event(job, run_dir, event)
 
     run_dir: Path | None = None
+    try:  # not the job's fault: it stays queued, and the worker stops (issue 38, item 10)
+        check_folder(queue.dir / STAGING)
+    except StepwiseError as exc:
+        blocked = ev.RunFailed.of(failure_for(exc, "prepare"))
+        say(None, blocked)
+        return blocked
     try:
         run_dir = make_run_folder(
             queue,
@@ -202,5 +223,7 @@ def _clear_place(final: Path) -> None:
     raise OutputError(
         "{path} already holds files that are not a Stepwise run; the job's run folder goes there.",
         path=final,
-        fix="Move that folder or file away (Stepwise never deletes it), then run the queue again.",
+        fix="Move that folder or file away (Stepwise never deletes it), then queue the job "
+        "again with `python -m app queue retry {id}`.",
+        values={"id": final.name},
     )

@@ -10,6 +10,7 @@ from typing import BinaryIO
 
 from app.core.atomic import write_with_atomic
 from app.core.errors import DamagedFileError, InputError, StepwiseError
+from app.core.safe_files import open_read
 from app.engine.tensorfile import file_sha256
 from app.pipeline.job import preflight
 from app.pipeline.job.catalog import EngineCatalog
@@ -21,7 +22,7 @@ def copy_atomic(src: Path, dest: Path) -> None:
     """`dest` becomes a whole copy of `src` or stays as it was."""
 
     def writer(handle: BinaryIO) -> None:
-        with open(src, "rb") as f:
+        with open_read(src) as f:  # a FIFO or device is refused by name, never waited on
             shutil.copyfileobj(f, handle)
 
     try:
@@ -80,6 +81,13 @@ def check_spec_inputs(spec: JobSpec) -> None:
     _check_pictures(spec)
     if spec.mask is not None and spec.image is None:
         raise InputError("A mask needs an image to inpaint.")
+    if spec.mask is not None and preflight.mask_is_empty(spec.mask) and not preflight.expands(spec):
+        # prepare refuses it too, but only once the run has begun (issue 38, item 10)
+        raise InputError(
+            "The mask is empty: paint the area to repaint.",
+            path=spec.mask,
+            fix="White (or at least 50 % grey) marks what to regenerate.",
+        )
 
 
 def _check_pictures(spec: JobSpec) -> None:

@@ -72,6 +72,14 @@ _FAILURES: dict[FailureKind, tuple[str, str]] = {
             "the engine log.",
         ),
     ),
+    FailureKind.ENGINE_HUNG: (
+        QT_TRANSLATE_NOOP("Texts", "The engine stopped making progress and was ended"),
+        QT_TRANSLATE_NOOP(
+            "Texts",
+            "Try: Run all continues from the last finished step; if it hangs again, open "
+            "the engine log.",
+        ),
+    ),
     FailureKind.DEVICE: (
         QT_TRANSLATE_NOOP("Texts", "The device is not available"),
         QT_TRANSLATE_NOOP("Texts", "Try: choose another device under Devices (CPU always works)."),
@@ -277,6 +285,7 @@ _WINDOW_HINT_FIRST = frozenset(
         FailureKind.OUT_OF_MEMORY,
         FailureKind.ENGINE_MISSING,
         FailureKind.ENGINE_CRASHED,
+        FailureKind.ENGINE_HUNG,
         FailureKind.DEVICE,
         FailureKind.BUSY,
         FailureKind.BUG,

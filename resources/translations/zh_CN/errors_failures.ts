@@ -335,5 +335,13 @@
         <source>The diffusion model {path} has no txt_in.weight: not a FLUX.2 klein model.</source>
         <translation>扩散模型 {path} 没有 txt_in.weight：不是 FLUX.2 klein 模型。</translation>
     </message>
+    <message>
+        <source>The engine sent nothing for {seconds} s in the {stage} stage and was ended.</source>
+        <translation>引擎在 {stage} 阶段 {seconds} 秒没有任何输出，已被结束。</translation>
+    </message>
+    <message>
+        <source>The steps it finished are kept: resume the run (or run the queue again) to continue from its last checkpoint; the engine log may say why.</source>
+        <translation>已完成的步骤都保留着：继续这次运行（或再次运行队列）即可从最后一个检查点接着做；引擎日志里可能有原因。</translation>
+    </message>
 </context>
 </TS>

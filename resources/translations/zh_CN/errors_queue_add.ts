@@ -47,5 +47,25 @@
         <source>Check that its folder exists and is writable.</source>
         <translation>请检查它所在的文件夹存在且可写。</translation>
     </message>
+    <message>
+        <source>--preset {preset} edits a picture, and none is given.</source>
+        <translation>--preset {preset} 用于编辑图片，但没有给出图片。</translation>
+    </message>
+    <message>
+        <source>Give the picture with -i (and the area to change with --mask).</source>
+        <translation>请用 -i 给出图片（并用 --mask 给出要修改的区域）。</translation>
+    </message>
+    <message>
+        <source>The prompt names the LoRA {lora}, but no LoRA folder is given.</source>
+        <translation>提示词里写了 LoRA {lora}，但没有给出 LoRA 文件夹。</translation>
+    </message>
+    <message>
+        <source>Give the folder that holds it with {flag}, or take the tag out of the prompt.</source>
+        <translation>请用 {flag} 给出存放它的文件夹，或从提示词中去掉这个标签。</translation>
+    </message>
+    <message>
+        <source>Move that folder or file away (Stepwise never deletes it), then queue the job again with `python -m app queue retry {id}`.</source>
+        <translation>请把那个文件夹或文件移走（Stepwise 从不删除它），然后用 `python -m app queue retry {id}` 重新排队这个任务。</translation>
+    </message>
 </context>
 </TS>

@@ -75,5 +75,29 @@
         <source>The old queue file was damaged; it is kept in {path} and {count} job(s) were read from it.</source>
         <translation>旧的队列文件已损坏；它保留在 {path}，并从中读出 {count} 个任务。</translation>
     </message>
+    <message>
+        <source>The queue's database {file} was found empty (0 bytes) while the queue held {expected} job(s); what was there is kept in {path} and {count} job(s) were salvaged from it.</source>
+        <translation>队列数据库 {file} 被发现是空的（0 字节），而队列原有 {expected} 个任务；原有内容保留在 {path}，并从中抢救出 {count} 个任务。</translation>
+    </message>
+    <message>
+        <source>The queue's database {file} was found missing while the queue held {expected} job(s); what was left is kept in {path} and {count} job(s) were salvaged from it.</source>
+        <translation>队列数据库 {file} 不见了，而队列原有 {expected} 个任务；剩下的内容保留在 {path}，并从中抢救出 {count} 个任务。</translation>
+    </message>
+    <message>
+        <source>The queue's database {file} holds {count} job(s) where {expected} were recorded: its -wal journal was removed or replaced while Stepwise had the queue open, and the jobs added since are lost.</source>
+        <translation>队列数据库 {file} 只有 {count} 个任务，而记录为 {expected} 个：它的 -wal 日志在 Stepwise 打开队列时被删除或替换，此后添加的任务已丢失。</translation>
+    </message>
+    <message>
+        <source>{path} is {what}, where Stepwise keeps a folder of its own.</source>
+        <translation>{path} 是{what}，而 Stepwise 在此处保存的是它自己的文件夹。</translation>
+    </message>
+    <message>
+        <source>Cannot write the engine's log {path}: {reason}.</source>
+        <translation>无法写入引擎日志 {path}：{reason}。</translation>
+    </message>
+    <message>
+        <source>Check that the run folder and its logs folder are writable folders.</source>
+        <translation>请检查运行文件夹及其 logs 文件夹是可写的文件夹。</translation>
+    </message>
 </context>
 </TS>

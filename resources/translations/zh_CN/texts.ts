@@ -162,6 +162,14 @@
         <translation>找不到引擎 sd-stage</translation>
     </message>
     <message>
+        <source>The engine stopped making progress and was ended</source>
+        <translation>引擎长时间没有进展，已被结束</translation>
+    </message>
+    <message>
+        <source>Try: Run all continues from the last finished step; if it hangs again, open the engine log.</source>
+        <translation>试试：“全部运行”会从最后完成的步骤继续；如果再次卡住，请打开引擎日志。</translation>
+    </message>
+    <message>
         <source>The engine stopped unexpectedly</source>
         <translation>引擎意外停止</translation>
     </message>
