@@ -146,9 +146,11 @@ def values_from_args(
             values={"flags": ", ".join(missing)},
         )
     for p in (*MODEL_PARAMS, P.LORA_DIR):
-        # A relative path means this terminal's folder: the engine runs elsewhere (the run's).
-        if isinstance(values[p.name], str) and values[p.name]:
-            values[p.name] = os.path.abspath(os.path.expanduser(values[p.name]))
+        # A relative path given here means this terminal's folder: the engine runs elsewhere
+        # (in the run's folder). A remembered one is the settings' own business.
+        given = getattr(args, dest(p), None)
+        if isinstance(given, str) and given:
+            values[p.name] = os.path.abspath(os.path.expanduser(given))
     return values, compat.notes
 
 

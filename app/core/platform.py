@@ -436,7 +436,7 @@ def utf8_output() -> None:
             if stream.isatty() or codecs.lookup(stream.encoding).name == "utf-8":
                 continue
             stream.reconfigure(encoding="utf-8", errors=errors)
-        except (AttributeError, LookupError, OSError, ValueError):
+        except (AttributeError, LookupError, OSError, TypeError, ValueError):
             continue  # not a text file we can change (a test's capture, a closed stream)
 
 

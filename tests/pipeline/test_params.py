@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 from pathlib import Path
 from typing import Any
 
@@ -119,11 +120,11 @@ def test_every_parameter_is_a_run_flag_with_the_tables_default() -> None:
         if p.choices is not None:
             assert tuple(action.choices or ()) == p.choices, p.name
     values, _ = values_from_args(_run_args(), None)
-    assert values == {
+    assert values == {  # a model path given on the command line means this folder's file
         **default_values(),
-        "diffusion_model": "d",
-        "llm_model": "l",
-        "vae_model": "v",
+        "diffusion_model": os.path.abspath("d"),
+        "llm_model": os.path.abspath("l"),
+        "vae_model": os.path.abspath("v"),
     }
 
 
@@ -135,7 +136,8 @@ def test_every_run_flag_sets_its_parameter() -> None:
         else:
             argv = [p.flags[-1], str(value)]
         values, _ = values_from_args(_run_args(*argv), None)
-        expected = value if p.name not in ("diffusion_model", "llm_model", "vae_model") else value
+        paths = ("diffusion_model", "llm_model", "vae_model", "lora_dir")
+        expected = os.path.abspath(str(value)) if p.name in paths else value
         assert values[p.name] == expected, p.name
 
 

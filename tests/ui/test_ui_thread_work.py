@@ -249,7 +249,7 @@ def test_a_runs_result_is_decoded_off_the_ui_thread_and_a_stale_one_never_lands(
     def finished(folder: Path) -> SimpleNamespace:
         return SimpleNamespace(
             dir=folder, stages=(), finished=True, result=folder / "result.png",
-            last_completed_step=0, steps=None, checkpoints=(),
+            last_completed_step=0, steps=None, checkpoints=(), color_match=None,
         )  # fmt: skip
 
     view._run_changed(finished(old_run))
@@ -297,7 +297,7 @@ def test_the_canvas_reads_an_opened_runs_result_off_the_ui_thread(
     def finished(folder: Path) -> SimpleNamespace:
         return SimpleNamespace(
             dir=folder, finished=True, result=folder / "result.png", steps=4,
-            spec=SimpleNamespace(image=None, steps=4, prepare=None),
+            spec=SimpleNamespace(image=None, steps=4, prepare=None), color_match=None,
         )  # fmt: skip
 
     workspace._run_changed(finished(old_run))

@@ -175,7 +175,9 @@ def test_decoded_previews_show_only_when_not_older(qtbot, tmp_path: Path) -> Non
     window = MainWindow(Settings())
     qtbot.addWidget(window)
     workspace, layer = window.workspace, window.canvas_view.layer
-    run = SimpleNamespace(dir=tmp_path, steps=4, spec=SimpleNamespace(image=None, steps=4))
+    run = SimpleNamespace(
+        dir=tmp_path, steps=4, spec=SimpleNamespace(image=None, steps=4), color_match=None
+    )
     workspace.model = SimpleNamespace(run=run)  # text to image: no photo, frames stand alone
     workspace.show_preview(2, _frame("#ff0000"))
     assert layer.caption == "Step 2 of 4 · preview" and layer.standalone
@@ -207,7 +209,7 @@ def test_the_workspace_keeps_the_window_within_1280x720(qtbot) -> None:
     window.show()
     workspace = window.workspace
     workspace.model = SimpleNamespace(
-        run=SimpleNamespace(steps=4, spec=SimpleNamespace(image=None, steps=4))
+        run=SimpleNamespace(steps=4, spec=SimpleNamespace(image=None, steps=4), color_match=None)
     )
     workspace.show_preview(1, _frame("#808080"))  # the bar enabled, a picture on the canvas
     size = window.minimumSizeHint().expandedTo(window.minimumSize())

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.engine.stage import Stage
+from app.imaging.frame import check_frame
 from app.imaging.geometry import Size
 from app.imaging.io import load_image, load_mask
 from app.imaging.mask_ops import BINARY_THRESHOLD, bounding_box
@@ -92,6 +93,8 @@ def plan_for_files(
         if spec.mask is not None:
             box = bounding_box(load_mask(Path(spec.mask), Size.of(picture)) >= BINARY_THRESHOLD)
         options = spec.prepare or PrepareOptions()
+        # A bad --context / --expand is the run's own refusal to make, not a plan of nonsense.
+        check_frame(options.context, options.expand, Size.of(picture))
         _region, _scaled, aligned = plan_model_input(Size.of(picture), box, options)
         width, height = aligned.aligned_size
     infos = {d.name: d for d in devices}
