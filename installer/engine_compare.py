@@ -6,7 +6,7 @@ arguments, its inputs the Windows run's own files (the prepared photo, the condi
 Windows llm-encode wrote, the init latent, the soft mask, the final latent) and its outputs in a
 folder of its own; then every output is compared byte for byte with the Windows one.
 llm-encode is not compared: the two C libraries' sinf/cosf differ in the RoPE table
-(shared/notes/windows-facts.md), so no byte of conditioning can match across OSes.
+(the project's shared Windows facts note), so no byte of conditioning can match across OSes.
 """
 
 from __future__ import annotations

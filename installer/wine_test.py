@@ -7,7 +7,7 @@ wine 10 prefix (Debian 13's wine, in the chroot of installer/wine_chroot.py):
     Linux engine runs vae-encode, diffuse and vae-decode on the same inputs and the Windows
     run's conditioning, and every output (init latent, each step's checkpoint, the final latent,
     the decoded picture) must be byte-identical (llm-encode itself differs across OSes: the C
-    libraries' sinf/cosf in the RoPE table, shared/notes/windows-facts.md);
+    libraries' sinf/cosf in the RoPE table: the project's shared Windows facts note);
  4. the same job again, the whole prefix killed (wineserver -k, as a power cut) once two steps
     are saved, then `resume`: the saved steps are not written again and the result is the
     uninterrupted run's, byte for byte;

@@ -29,6 +29,7 @@ imaging_commands.cmd_composite
 queue_commands.cmd_add
 queue_commands.cmd_list
 queue_commands.cmd_run
+queue_commands.cmd_retry
 queue_commands.cmd_remove
 queue_commands.cmd_move
 queue_commands.cmd_pause

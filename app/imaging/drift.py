@@ -8,7 +8,7 @@ shifted, its fine texture kept) or new content that reached past the mask (an ob
 pixels wider than the stroke: its own colour and texture). Only the first may be taken out.
 
 The reading (witness-validated colour match, issue 40; the method and its figures:
-shared/notes/colour-match-wvm.md):
+the project's shared note colour-match-wvm):
 
 1. The residuals r = generated − photo (CIE LAB) of the candidates are clustered (Tukey
    mean-shift, `MODE_H`): each cluster ("mode") is one candidate offset.

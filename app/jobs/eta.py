@@ -32,7 +32,7 @@ def job_pixels(spec: JobSpec) -> int:
 def cost_class(spec: JobSpec) -> tuple[object, ...]:
     """What, besides the pixels, makes a stage cost what it does: the references the DiT
     attends to, two passes with CFG, the devices and memory switches."""
-    return (spec.reference_count, spec.uses_source_ref, spec.cfg_scale != 1, spec.devices)
+    return (spec.reference_count, spec.uses_source_ref, spec.guided, spec.devices)
 
 
 def stages_of(spec: JobSpec) -> tuple[str, ...]:

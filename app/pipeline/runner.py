@@ -111,7 +111,7 @@ def snapshot_of(run: Run) -> RunSnapshot:
         failure=run.failure,
         accepted_step=run.accepted_step,
         photo_name=run.inputs.image.name or None if run.inputs.image is not None else None,
-        color_match=run.stage("composite").color_match,
+        color_match=run.stage(Stage.COMPOSITE).color_match,
     )
 
 

@@ -59,7 +59,9 @@ def test_model_of_the_wrong_kind(tmp_path: Path, model_args) -> None:
     assert not (tmp_path / "run" / "logs").exists()
 
 
-def test_an_empty_mask_is_said_before_the_run(tmp_path: Path, model_args, inputs) -> None:
+def test_an_empty_mask_is_refused_before_the_run(tmp_path: Path, model_args, inputs) -> None:
+    """An empty mask repaints nothing: refused before any run folder, as `queue add` refuses it
+    (issue 38 item 10; tests/cli/test_leftovers_38.py compares the two)."""
     import numpy as np
 
     from app.imaging.io import load_image, save_png_atomic
@@ -72,6 +74,7 @@ def test_an_empty_mask_is_said_before_the_run(tmp_path: Path, model_args, inputs
         tmp_path, model_args, tmp_path / "run", "-i", str(photo), "--mask", str(black),
         "--steps", "1",
     )  # fmt: skip
-    notes = [line for line in done.stdout.splitlines() if line.startswith("note:")]
-    assert any("The mask is empty" in n and "nothing to repaint" in n for n in notes), done.stdout
-    assert done.stdout.index("The mask is empty") < done.stdout.index("run folder:")
+    said = done.stdout + done.stderr
+    assert done.returncode != 0 and "The mask is empty" in said, said
+    assert "run folder:" not in done.stdout and "Traceback" not in said
+    assert not (tmp_path / "run" / "run.json").exists()

@@ -464,7 +464,7 @@ def _varint(data: bytes, at: int) -> tuple[int, int]:
         if n == 8:
             return (value << 8) | byte, at + 9
         value = (value << 7) | (byte & 0x7F)
-        if byte < 0x80:
+        if not byte & 0x80:  # the high bit clear: the varint's last byte
             return value, at + n + 1
     raise AssertionError("unreachable")
 

@@ -146,7 +146,7 @@ def yield_job(
     try:  # not the job's fault: it stays queued, and the worker stops (issue 38, item 10)
         check_folder(queue.dir / STAGING)
     except StepwiseError as exc:
-        blocked = ev.RunFailed.of(failure_for(exc, "prepare"))
+        blocked = ev.RunFailed.of(failure_for(exc, Stage.PREPARE))
         say(None, blocked)
         return blocked
     try:
