@@ -179,8 +179,11 @@ def _cached(name: str, key: str, make) -> Path:
     try:
         make(partial)
         partial.rename(final)
-    except FileExistsError:  # another build made it meanwhile: theirs is as good
+    except OSError:
         shutil.rmtree(partial, ignore_errors=True)
+        if not final.is_dir():
+            raise
+        # another build made it meanwhile (EEXIST / ENOTEMPTY): theirs is as good
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise
