@@ -187,7 +187,19 @@ def _cached(name: str, key: str, make) -> Path:
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise
+    _prune(name, keep=final)
     return final
+
+
+KEEP_OLD_PARTS = 1  # besides the one in use: a layout is ~340 MB
+
+
+def _prune(name: str, keep: Path) -> None:
+    """The oldest parts of this kind go (a changed app makes a new layout and setup each time)."""
+    others = [p for p in keep.parent.glob(f"{name}-*") if p.is_dir() and p != keep]
+    others.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in others[KEEP_OLD_PARTS:]:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def embed_sdist() -> Path:
