@@ -44,9 +44,9 @@ def say(text: str) -> None:
 
 
 def cache_root() -> Path:
-    env = os.environ.get("STEPWISE_BUILD_CACHE")
-    base = Path(env).expanduser() if env else Path.home() / ".cache" / "stepwise" / "build"
-    return base.parent / "wine"
+    from windows_bundle import cache_dir  # the installer's cache folder: its owner
+
+    return cache_dir().parent / "wine"
 
 
 def key() -> str:

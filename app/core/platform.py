@@ -54,35 +54,6 @@ MAX_PATH = 260
 START_TIME_TOLERANCE_S = 1.0  # psutil's creation times agree to well under a second
 
 
-# What the Windows release is not checked on before it ships (installer/wine_test.py runs it under
-# wine, on Mesa's lavapipe): `measure`'s report lists these on Windows, so a first report says.
-UNCHECKED_ON_WINDOWS: tuple[str, ...] = (
-    "the GPU maker's own Vulkan driver (AMD: the ~2 GB single-allocation limit; speed)",
-    "SmartScreen on the unsigned setup .exe",
-    "a console in the ANSI code page (cp936 on a Chinese Windows)",
-    "display scaling (DPI) of the window",
-)
-
-
-def system_facts() -> dict[str, str]:
-    """This computer, as a measure report names it: OS, Python, the ANSI code page, stdout's
-    encoding (a report from Windows shows cp936 / cp1252 there)."""
-    import locale
-    import platform as host
-
-    return {
-        "os": host.platform(),
-        "python": host.python_version(),
-        "ansi_encoding": locale.getpreferredencoding(False),
-        "stdout_encoding": str(getattr(sys.stdout, "encoding", None)),
-    }
-
-
-def unchecked_here() -> tuple[str, ...]:
-    """What the release was not checked on, for this platform (nothing outside Windows)."""
-    return UNCHECKED_ON_WINDOWS if WINDOWS else ()
-
-
 def is_windows() -> bool:
     return WINDOWS
 
