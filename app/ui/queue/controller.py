@@ -104,16 +104,23 @@ class QueueController(QObject):
         if missing:
             gen.refused.emit(missing)
             return
+        if self._slot_unfilled(gen.spec(None)):
+            return  # a bad value is said at once, before any wait for the plan
         # The plan's verdict first: the job is added once its plan says it fits.
         self.panel.fit_gate.request(self._add_now)
 
-    def _add_now(self) -> None:
-        gen = self.generation
-        base = gen.spec(None)  # the form's job, read here on the UI thread
+    def _slot_unfilled(self, spec: JobSpec) -> bool:
         try:
-            check_prompt_slots(base)  # a preset's [slot] unfilled: nothing is queued
+            check_prompt_slots(spec)  # a preset's [slot] unfilled: nothing is queued
         except StepwiseError as exc:
             self._failed(user_text(exc))
+            return True
+        return False
+
+    def _add_now(self) -> None:
+        gen = self.generation
+        base = gen.spec(None)  # the form's job, read here on the UI thread (edited meanwhile?)
+        if self._slot_unfilled(base):
             return
         inputs = gen.inputs
         pictures: tuple[Any, Any, tuple[Any, ...]] = (None, None, ())
