@@ -27,7 +27,7 @@ PYTEST=(.venv/bin/python -m pytest -n "${STEPWISE_TEST_WORKERS:-auto}" --dist lo
 if [ "$#" -gt 0 ]; then
     exec "${PYTEST[@]}" "$@"  # arguments: pytest only, as asked
 fi
-"${PYTEST[@]}"
+"${PYTEST[@]}" --durations=10  # the ten slowest tests, for the closing note's before/after
 # The whole run goes on to Windows, the user's platform: the setup .exe made here from the
 # registries and tested in a fresh wine 10 prefix (installer/build.py windows --wine-test; the
 # cross-built engine and the wine chroot are cached). Linux as root only (debootstrap, chroot);
