@@ -14,7 +14,7 @@ import logging
 import secrets
 import shutil
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,8 @@ from app.engine.stage import Stage
 from app.engine.tensorfile import file_sha256, read_tensors, write_tensors
 from app.pipeline import events as ev
 from app.pipeline.api import (
+    BackgroundDecoder,
+    DecodedPreview,
     DeviceInfo,
     EngineCatalog,
     ModelInput,
@@ -49,12 +51,16 @@ from app.pipeline.control import RunControl
 from app.pipeline.execute import accept, scheduler
 from app.pipeline.execute.engine_stage import log_path, run_engine
 from app.pipeline.execute.failure_kinds import failure_for
+from app.pipeline.execute.fit_guard import plan_for_files
+from app.pipeline.execute.preview_decoder import decoder_for
 from app.pipeline.execute.stage_args import vae_decode_args
 from app.pipeline.job import preflight, presets
 from app.pipeline.job.spec import JobSpec
+from app.pipeline.plans import JobPlan
 from app.pipeline.run import checkpoints
 from app.pipeline.run.folder import (
     ENGINE_STAGES,
+    PREVIEWS_DIR,
     RUN_FILE,
     STAGES,
     STEPS_DIR,
@@ -174,6 +180,24 @@ class Pipeline:
 
     def engine_binary(self) -> Path:
         return find_sd_stage(self._engine_path)
+
+    def plan(
+        self,
+        spec: JobSpec,
+        size: tuple[int, int] | None = None,
+        devices: Sequence[DeviceInfo] | None = None,
+        *,
+        search: bool = True,
+    ) -> JobPlan:
+        found = self.devices() if devices is None else devices
+        return plan_for_files(self.engine_binary(), spec, found, size=size, search=search)
+
+    def preview_decoder(
+        self, run_dir: Path, on_decoded: Callable[[DecodedPreview], None]
+    ) -> BackgroundDecoder | None:
+        spec = open_run(Path(run_dir)).spec
+        out = Path(run_dir) / PREVIEWS_DIR
+        return decoder_for(self.engine_binary, spec, out, on_decoded)
 
     def engine_version(self, engine: Path) -> str:
         """What the engine computes with: native/build.py's input hash (source, patches, our

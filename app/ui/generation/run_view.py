@@ -21,8 +21,9 @@ from PySide6.QtWidgets import (
 from app.jobs.generation import GenerationModel
 from app.jobs.run_state import RunState
 from app.jobs.stage_runner import StageRunner
-from app.pipeline import CHECKPOINT_DIR, CPU
+from app.pipeline import CHECKPOINT_DIR
 from app.pipeline.api import RunSnapshot
+from app.pipeline.plans import CPU
 from app.ui.generation.result import GenerationResultView
 from app.ui.generation.stages import GenerationStageList, stage_title
 from app.ui.generation.steps import GenerationProgressBar, GenerationStepStrip, StepImageDialog
