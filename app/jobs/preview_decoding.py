@@ -1,7 +1,7 @@
 """Decoded step previews for the UI: the pipeline's background decoder
 (PipelineAPI.preview_decoder) behind Qt signals.
 
-Whoever owns a run creates one PreviewDecoding beside its StageRunner, start()s it when diffuse
+Whoever owns a run creates one PreviewDecoding beside its CallRunner, start()s it when diffuse
 starts, feeds every x0 latent the engine reports into latent_ready(step, path) (or calls
 watch(checkpoint_folder) once, which finds them without events) and stop()s it
 when the run ends, is cancelled or suspended (stop() returns within about a second; no child

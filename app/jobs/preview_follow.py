@@ -12,9 +12,9 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QImage
 
 from app.core.errors import StepwiseError
+from app.jobs.call_runner import CallRunner
 from app.jobs.generation import GenerationModel
 from app.jobs.preview_decoding import PreviewDecoding
-from app.jobs.stage_runner import StageRunner
 from app.pipeline import CHECKPOINT_DIR
 
 log = logging.getLogger(__name__)
@@ -32,7 +32,7 @@ class DecodedPreviews(QObject):
         model.runner_started.connect(self._runner_started)
         model.runner_ended.connect(lambda _kind: self.stop())
 
-    def _runner_started(self, _runner: StageRunner, kind: str) -> None:
+    def _runner_started(self, _runner: CallRunner, kind: str) -> None:
         self.stop()
         run = self.model.run
         if kind != "execute" or run is None:
