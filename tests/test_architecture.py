@@ -115,6 +115,33 @@ def test_the_pipeline_face_hands_out_every_name_it_lists() -> None:
         assert getattr(face, name) is getattr(importlib.import_module(module), name), name
 
 
+# The one name of execute/ the face hands out: the failure a worker's exception is, worded as
+# data. The memory plan, the fit guard and the preview decoder ask PipelineAPI (plan,
+# preview_decoder) instead, so the fake stands in for them (issue 39, item 3).
+FACE_FROM_EXECUTE = {"failure_for"}
+
+
+def test_above_the_pipeline_execute_is_reached_only_through_the_api() -> None:
+    import app.pipeline as face
+
+    from_execute = {
+        name for name, module in face.handed_out().items()
+        if module.startswith("app.pipeline.execute")
+    }  # fmt: skip
+    assert from_execute == FACE_FROM_EXECUTE
+    asked: set[str] = set()  # what ui/, jobs/ and cli/ import from the face
+    for package in ("ui", "jobs", "cli"):
+        for path in (ROOT / "app" / package).rglob("*.py"):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            asked.update(
+                alias.name for node in ast.walk(tree)
+                if isinstance(node, ast.ImportFrom) and node.module == "app.pipeline"
+                for alias in node.names
+            )  # fmt: skip
+    unused = set(face.handed_out()) - asked
+    assert unused == set(), f"face names nobody above the pipeline uses: {sorted(unused)}"
+
+
 def test_the_pipeline_face_works_without_its_source(tmp_path: Path) -> None:
     """A frozen or embedded app may carry only .pyc files (issue 37, bug 2): the face must not
     read its own source at run time."""

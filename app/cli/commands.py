@@ -63,7 +63,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             engine = pipeline.engine_binary()
         except StepwiseError:
             engine = None  # the run below says what is missing
-        refused = None if engine is None else refusal(pipeline, spec, engine)
+        refused = None if engine is None else refusal(pipeline, spec)
         if refused is not None:
             print(refused, file=sys.stderr)
             return Exit.DOES_NOT_FIT

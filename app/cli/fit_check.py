@@ -1,5 +1,5 @@
 """`run` refuses a job its memory plan says cannot fit (issue 30), with the plan's verdict and
-what would fit; `--force` runs it anyway. The verdict is pipeline/fit_guard's, the plan the
+what would fit; `--force` runs it anyway. The verdict is pipeline/plans.py's, the plan the
 engine's own (`sd-stage --plan` per stage, fitted), with the largest size that fits without
 slow settings searched as the window's plan does (issue 41: a 12 MP photo the window refused
 ran at full size from the command line); a plan that cannot be made (no engine, a model file
@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import logging
 import sys
-from pathlib import Path
 
 from app.core.errors import StepwiseError
-from app.pipeline import MAX_SEARCH_SIDE, Unfit, plan_for_files, unfit_of
 from app.pipeline.api import PipelineAPI
 from app.pipeline.job.spec import JobSpec
+from app.pipeline.plans import MAX_SEARCH_SIDE, Unfit, unfit_of
 
 log = logging.getLogger(__name__)
 GB = 1024**3
@@ -54,16 +53,16 @@ def unfit_text(unfit: Unfit, picture: bool = False) -> str:
     return f"The memory plan says this job does not fit: {head}\nTry: " + "; ".join(offers)
 
 
-def refusal(pipeline: PipelineAPI, spec: JobSpec, engine: Path) -> str | None:
+def refusal(pipeline: PipelineAPI, spec: JobSpec) -> str | None:
     """The refusal's text, or None when the plan says it fits or no plan can be made."""
     try:
         devices = pipeline.devices()
-        plan = plan_for_files(engine, spec, devices)
+        plan = pipeline.plan(spec, None, devices, search=False)
         if unfit_of(plan) is None and max(plan.width, plan.height) > MAX_SEARCH_SIDE:
             # Larger than the window's plan ever searches: its verdict (too large to run
             # without slow settings) needs the largest size that does; the stage plans above
             # are reused (job_plan.cached_plan).
-            plan = plan_for_files(engine, spec, devices, search=True)
+            plan = pipeline.plan(spec, None, devices, search=True)
     except (StepwiseError, OSError, ValueError) as exc:
         log.info("no memory plan before the run: %s", exc)
         print(f"note: no memory plan could be made before the run ({exc})", file=sys.stderr)

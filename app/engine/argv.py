@@ -93,6 +93,9 @@ class CommonArgs:
     # The driver's largest single allocation as the user caps it (max_alloc_mb): not a flag,
     # the environment ggml-vulkan reads (environment()).
     max_alloc_bytes: int | None = None
+    # Flags the parameter table gives this stage as they are (a row's `engine_flag`: the flag
+    # and its value), after every flag above.
+    extra: tuple[str, ...] = ()
 
     def environment(self) -> dict[str, str]:
         """What the engine's environment adds for these switches (ggml-vulkan's allocation
@@ -133,7 +136,7 @@ class CommonArgs:
         ):
             if on:
                 argv.append(flag)
-        return argv
+        return argv + list(self.extra)
 
 
 @dataclass(frozen=True)
@@ -207,7 +210,6 @@ class DiffuseArgs:
     checkpoint_dir: Path
     sampling_method: str = "euler"
     scheduler: str | None = None
-    eta: float | None = None  # None: the sampler's own
     cfg_scale: float = 1.0
     strength: float | None = None
     init_latent: Path | None = None
@@ -247,8 +249,6 @@ class DiffuseArgs:
         argv += ["--sampling-method", self.sampling_method]
         if self.scheduler:
             argv += ["--scheduler", self.scheduler]
-        if self.eta is not None:
-            argv += ["--eta", _num(self.eta)]
         argv += ["--cfg-scale", _num(self.cfg_scale)]
         if self.init_latent is not None:
             argv += ["--load-latent", _path(self.init_latent)]

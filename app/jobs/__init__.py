@@ -2,7 +2,7 @@
 
 - `generation.py`: `GenerationModel` over the job form (generated from the parameter table), the
   job's inputs, the run state and the actions; `run_session.py`: the pipeline, the current run's
-  snapshot and the active `StageRunner` (a worker thread that runs one pipeline call: execute,
+  snapshot and the active `CallRunner` (a worker thread that runs one pipeline call: execute,
   decode a step, accept).
 - `model_input.py`: the one owner of the size the model gets; `memory_plan.py`: the Devices
   pane's debounced plan; `job_notes.py`; `values.carried_values`: a saved job's settings into

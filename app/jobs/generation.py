@@ -13,6 +13,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from app.jobs.call_runner import CallRunner
 from app.jobs.eta import StageTimes
 from app.jobs.job_form import JobForm
 from app.jobs.job_inputs import InputFiles, InputWriter, JobInputs
@@ -20,7 +21,6 @@ from app.jobs.job_notes import mask_empty, notes_of, repaints_everything
 from app.jobs.model_input import job_model_input
 from app.jobs.run_session import RunSession
 from app.jobs.run_state import TERMINAL_STATES, RunState, next_stage
-from app.jobs.stage_runner import StageRunner
 from app.jobs.values import carried_values, neutral_changes, same_job, spec_changes
 from app.pipeline import failure_for
 from app.pipeline.api import DeviceInfo, EngineCatalog, RunSnapshot
@@ -44,7 +44,7 @@ class GenerationModel(QObject):
     devices_failed = Signal(str)
     refused = Signal(list)  # the names of the fields a start needs (Param.name), nothing ran
     failed = Signal(object)  # Failure: a run stopped with one, or the pipeline refused a start
-    runner_started = Signal(object, str)  # StageRunner, "execute" | "decode"
+    runner_started = Signal(object, str)  # CallRunner, "execute" | "decode"
     runner_ended = Signal(str)  # the terminal kind
 
     def __init__(self, form: JobForm, session: RunSession, parent: QObject | None = None) -> None:
@@ -85,7 +85,7 @@ class GenerationModel(QObject):
         return self.session.run
 
     @property
-    def runner(self) -> StageRunner | None:
+    def runner(self) -> CallRunner | None:
         return self.session.runner
 
     def missing(self) -> list[str]:
@@ -410,7 +410,7 @@ class GenerationModel(QObject):
 
     # --- the runner ---------------------------------------------------------------------------
 
-    def _bind_runner(self, runner: StageRunner) -> None:
+    def _bind_runner(self, runner: CallRunner) -> None:
         runner.paused.connect(lambda _step: self._set_state(RunState.PAUSED))
         runner.resumed.connect(lambda _step: self._set_state(RunState.RUNNING))
         runner.run_failed.connect(self._run_failed)

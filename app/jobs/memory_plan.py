@@ -1,6 +1,6 @@
 """The job's memory plan for the Devices pane: computed off the UI thread (a QThread), again a
 moment after the size, a device, a memory switch or a model changes (debounced), and only the
-newest result is shown (app/pipeline/execute/job_plan.py does the planning).
+newest result is shown (PipelineAPI.plan makes it).
 
 `pending` says whether the plan shown is still being made for the job as it is now (Run all and
 Add to queue wait for it: ui/generation/fit_guard.FitGate; `settled` when it is not any more),
@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Callable, Mapping
-from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
@@ -22,8 +21,7 @@ from app.imaging.geometry import Size
 from app.jobs.generation import GenerationModel
 from app.jobs.run_state import log_error, user_text
 from app.jobs.workers import EngineWorker
-from app.pipeline import JobPlan, engine_job_plan
-from app.pipeline.api import DeviceInfo
+from app.pipeline.api import DeviceInfo, PipelineAPI
 from app.pipeline.job.params import (
     DIFFUSION_DEVICE,
     DIFFUSION_MODEL,
@@ -41,6 +39,7 @@ from app.pipeline.job.params import (
     WIDTH,
 )
 from app.pipeline.job.spec import JobSpec
+from app.pipeline.plans import JobPlan
 
 log = logging.getLogger(__name__)
 
@@ -79,15 +78,15 @@ def plan_spec(model: GenerationModel) -> JobSpec:
 
 
 def session_plan_fn(model: GenerationModel) -> PlanFn:
-    """Plans with the engine the model's session runs (located when a plan is made)."""
-    return engine_plan_fn(model.session.engine_binary)
+    """Plans with the pipeline the model's session holds (asked for when a plan is made)."""
+    return pipeline_plan_fn(lambda: model.session.pipeline)
 
 
-def engine_plan_fn(engine: Callable[[], Path]) -> PlanFn:
-    """Plans with the engine the pipeline uses (located when a plan is made)."""
+def pipeline_plan_fn(pipeline: Callable[[], PipelineAPI]) -> PlanFn:
+    """Plans with PipelineAPI.plan, on the devices the model knows."""
 
     def plan(spec: JobSpec, width: int, height: int, infos: Mapping[str, DeviceInfo]) -> JobPlan:
-        return engine_job_plan(engine(), spec, width, height, infos)
+        return pipeline().plan(spec, (width, height), list(infos.values()))
 
     return plan
 

@@ -1,6 +1,7 @@
-"""Decoded step previews for the UI: app/pipeline/execute/preview_decoder.py behind Qt signals.
+"""Decoded step previews for the UI: the pipeline's background decoder
+(PipelineAPI.preview_decoder) behind Qt signals.
 
-Whoever owns a run creates one PreviewDecoding beside its StageRunner, start()s it when diffuse
+Whoever owns a run creates one PreviewDecoding beside its CallRunner, start()s it when diffuse
 starts, feeds every x0 latent the engine reports into latent_ready(step, path) (or calls
 watch(checkpoint_folder) once, which finds them without events) and stop()s it
 when the run ends, is cancelled or suspended (stop() returns within about a second; no child
@@ -12,13 +13,13 @@ arrives after stop(). The QImage is read on the decoder's thread, so the UI only
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtGui import QImage
 
-from app.pipeline import DECODER_THREADS, DecodedPreview, PreviewDecoder
+from app.pipeline.api import BackgroundDecoder, DecodedPreview
 
 log = logging.getLogger(__name__)
 
@@ -32,61 +33,49 @@ class PreviewDecoding(QObject):
 
     def __init__(
         self,
-        engine: Path,
-        vae: Path,
-        out_dir: Path,
+        make: Callable[[Callable[[DecodedPreview], None]], BackgroundDecoder | None],
         parent: QObject | None = None,
-        *,
-        threads: int = DECODER_THREADS,
-        vae_tiling: bool = False,
-        env: Mapping[str, str] | None = None,
-        lower_priority: Callable[[int], object] | None = None,
     ) -> None:
+        """`make(on_decoded)`: the decoder, e.g. PipelineAPI.preview_decoder for a run (None:
+        the job wants none; this object then does nothing)."""
         super().__init__(parent)
-        self._decoder = PreviewDecoder(
-            engine,
-            vae,
-            out_dir,
-            self._on_decoded,
-            threads=threads,
-            vae_tiling=vae_tiling,
-            env=env,
-            lower_priority=lower_priority,
-        )
+        self._decoder = make(self._on_decoded)
         self._live = False
         self._arrived.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
 
     @property
-    def decoder(self) -> PreviewDecoder:
-        """The plain-Python decoder (its counters: decoded, skipped, failures, last_step)."""
+    def decoder(self) -> BackgroundDecoder | None:
+        """The plain-Python decoder the pipeline gave (None: none is wanted)."""
         return self._decoder
 
     @property
     def running(self) -> bool:
-        return self._live and self._decoder.running
+        return self._live and self._decoder is not None and self._decoder.running
 
     def start(self) -> None:
-        self._live = True
-        self._decoder.start()
+        if self._decoder is not None:
+            self._live = True
+            self._decoder.start()
 
     @Slot(int, str)
     def latent_ready(self, step: int, path: str) -> None:
         """The engine wrote the x0 latent of `step` at `path` (its `x0` event)."""
-        if self._live:
+        if self._live and self._decoder is not None:
             self._decoder.offer(step, Path(path))
 
     @Slot(str)
     def watch(self, folder: str) -> None:
         """Instead of latent_ready: find the x0 latents in the run's checkpoint folder by looking
         (PreviewDecoder.watch); needs no event wiring."""
-        if self._live:
+        if self._live and self._decoder is not None:
             self._decoder.watch(Path(folder))
 
     @Slot()
     def stop(self) -> None:
         """Ends decoding now; idempotent, and no `decoded` is emitted afterwards."""
         self._live = False
-        self._decoder.stop()
+        if self._decoder is not None:
+            self._decoder.stop()
 
     def _on_decoded(self, preview: DecodedPreview) -> None:  # the decoder's thread
         image = QImage(str(preview.png))

@@ -1,5 +1,5 @@
 """Decoded previews follow the job model's runs: while a run executes with a background decoder
-wanted (the `decoded_previews` row; app/pipeline/execute/preview_decoder.decoder_wanted), one
+wanted (the `decoded_previews` row: PipelineAPI.preview_decoder gives one), one
 PreviewDecoding watches the run's checkpoint folder and decodes the newest x0 latent on the CPU;
 it stops when the runner ends (finished, failed, cancelled, suspended) or the app quits.
 """
@@ -7,16 +7,15 @@ it stops when the runner ends (finished, failed, cancelled, suspended) or the ap
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QImage
 
 from app.core.errors import StepwiseError
+from app.jobs.call_runner import CallRunner
 from app.jobs.generation import GenerationModel
 from app.jobs.preview_decoding import PreviewDecoding
-from app.jobs.stage_runner import StageRunner
-from app.pipeline import CHECKPOINT_DIR, PREVIEWS_DIR, decoder_threads, decoder_wanted
+from app.pipeline import CHECKPOINT_DIR
 
 log = logging.getLogger(__name__)
 
@@ -33,24 +32,20 @@ class DecodedPreviews(QObject):
         model.runner_started.connect(self._runner_started)
         model.runner_ended.connect(lambda _kind: self.stop())
 
-    def _runner_started(self, _runner: StageRunner, kind: str) -> None:
+    def _runner_started(self, _runner: CallRunner, kind: str) -> None:
         self.stop()
         run = self.model.run
-        if kind != "execute" or run is None or not decoder_wanted(run.spec.devices):
+        if kind != "execute" or run is None:
             return
+        pipeline, folder = self.model.session.pipeline, run.dir
         try:
-            engine = self.model.session.engine_binary()
+            decoding = PreviewDecoding(lambda on: pipeline.preview_decoder(folder, on), self)
         except (StepwiseError, OSError) as exc:
             log.info("no background preview decoder: %s", exc)
             return
-        decoding = PreviewDecoding(
-            engine,
-            Path(run.spec.models.vae),
-            run.dir / PREVIEWS_DIR,
-            self,
-            threads=decoder_threads(run.spec.devices),
-            vae_tiling=run.spec.devices.vae_tiling,
-        )
+        if decoding.decoder is None:  # the job wants none
+            decoding.deleteLater()
+            return
         decoding.decoded.connect(self.decoded.emit)
         decoding.start()
         decoding.watch(str(run.dir / CHECKPOINT_DIR))

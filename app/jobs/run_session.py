@@ -14,8 +14,8 @@ import shiboken6
 from PySide6.QtCore import QObject, Signal
 
 from app.core.paths import AppPaths
+from app.jobs.call_runner import CallRunner
 from app.jobs.run_history import RunLister, move_to_trash
-from app.jobs.stage_runner import StageRunner
 from app.jobs.workers import EngineWorker, suspend_and_wait
 from app.pipeline.api import DeviceInfo, EngineCatalog, PipelineAPI, RunSnapshot, RunSummary
 from app.pipeline.job.spec import JobSpec
@@ -62,10 +62,10 @@ def make_pipeline(
 
 
 class RunSession(QObject):
-    """Owns the pipeline, the current run's snapshot and the active StageRunner."""
+    """Owns the pipeline, the current run's snapshot and the active CallRunner."""
 
     run_changed = Signal(object)  # RunSnapshot | None
-    runner_started = Signal(object)  # StageRunner, already connected and started
+    runner_started = Signal(object)  # CallRunner, already connected and started
     runner_ended = Signal(str)  # the terminal kind of the runner that ended
 
     def __init__(
@@ -83,7 +83,7 @@ class RunSession(QObject):
         self._pipeline = pipeline
         self._pipeline_lock = threading.Lock()
         self.run: RunSnapshot | None = None
-        self.runner: StageRunner | None = None
+        self.runner: CallRunner | None = None
         self._probe: EngineProbe | None = None
         self._listers: list[RunLister] = []
         # Where a discarded run goes; tests replace it (the real trash is the user's).
@@ -218,24 +218,24 @@ class RunSession(QObject):
 
     # --- runners -----------------------------------------------------------------------------
 
-    def execute(self, *, only: str | None = None) -> StageRunner:
+    def execute(self, *, only: str | None = None) -> CallRunner:
         """Starts PipelineAPI.execute(run_dir, only=...) in a new runner."""
         self._require_idle()
         if self.run is None:
             raise RuntimeError("no run")
         return self._start(
-            StageRunner.for_execute(self.pipeline, self.run.dir, only=only, parent=self)
+            CallRunner.for_execute(self.pipeline, self.run.dir, only=only, parent=self)
         )
 
-    def decode_step(self, step: int) -> StageRunner:
+    def decode_step(self, step: int) -> CallRunner:
         self._require_idle()
         if self.run is None:
             raise RuntimeError("no run")
         return self._start(
-            StageRunner.for_decode_step(self.pipeline, self.run.dir, step, parent=self)
+            CallRunner.for_decode_step(self.pipeline, self.run.dir, step, parent=self)
         )
 
-    def accept_step(self, step: int) -> StageRunner:
+    def accept_step(self, step: int) -> CallRunner:
         """Finishes the run from `step` without its later steps (PipelineAPI.accept_step)."""
         from app.pipeline.control import RunControl
 
@@ -244,12 +244,12 @@ class RunSession(QObject):
             raise RuntimeError("no run")
         pipeline, run_dir = self.pipeline, self.run.dir
         return self._start(
-            StageRunner(
+            CallRunner(
                 lambda c: pipeline.accept_step(run_dir, step, c), RunControl(), self, name="accept"
             )
         )
 
-    def _start(self, runner: StageRunner) -> StageRunner:
+    def _start(self, runner: CallRunner) -> CallRunner:
         self.runner = runner
         runner.run_ended.connect(self._runner_ended)
         self.runner_started.emit(runner)
@@ -258,7 +258,7 @@ class RunSession(QObject):
 
     def _runner_ended(self, kind: str) -> None:
         runner = self.sender()
-        if isinstance(runner, StageRunner):
+        if isinstance(runner, CallRunner):
             # run_ended is the thread's last act; let it exit before the run is re-read.
             runner.wait(SHUTDOWN_WAIT_MS)
             if runner is self.runner:

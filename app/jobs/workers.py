@@ -111,7 +111,7 @@ def stop_every_app_thread(wait_ms: int = STOP_WAIT_MS) -> list[str]:
 
 
 class RunStopper(Protocol):
-    """What stops a run a thread executes (pipeline/control.RunControl, StageRunner)."""
+    """What stops a run a thread executes (pipeline/control.RunControl, CallRunner)."""
 
     def suspend(self) -> None: ...
     def cancel(self) -> None: ...

@@ -5,15 +5,17 @@
     execute/                 the stages run: scheduler, stages, engine stage, memory fit, accept
     cache/                   stage keys and the content-addressed stage cache
     run/                     the run folder on disk: run.json, records, inputs, checkpoints
-    api.py                   the seam: PipelineAPI, RunSnapshot (events, control, work_policy)
+    api.py & plans.py       the seam: PipelineAPI, RunSnapshot, JobPlan (events, control beside)
     job/                     what a job is: the parameter table, JobSpec, preflight, presets
     failures.py              what can go wrong, in words every floor shares
 
 A floor imports only the floors under it (pyproject.toml, the "pipeline floors" contract).
 
 Above the pipeline (ui/, jobs/, cli/) the public surface is: this package's names (below),
-the seam modules `api`, `events`, `failures`, `control`, `work_policy`, the `job` floor, and
-the modules that stand beside the top floor (`measure`, `selftest`, `demo`, `engine_info`).
+the seam modules `api`, `plans`, `events`, `failures`, `control`, `work_policy`, the `job`
+floor, and the modules that stand beside the top floor (`measure`, `selftest`, `demo`,
+`engine_info`). What the UI needs of execute/ (the memory plan, the background preview
+decoder) it asks of PipelineAPI (`plan`, `preview_decoder`), so the fake stands in for it.
 Everything else is reached through the names this face hands out (the "pipeline surface"
 contract in pyproject.toml). They are imported when first asked for, so
 `import app.pipeline.failures` stays light.
@@ -26,20 +28,6 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the names handed out, for the type checker; _HANDED_OUT below lists them
     from app.pipeline.execute.failure_kinds import failure_for as failure_for
-    from app.pipeline.execute.fit import CPU as CPU
-    from app.pipeline.execute.fit import Fit as Fit
-    from app.pipeline.execute.fit import StageSettings as StageSettings
-    from app.pipeline.execute.fit_guard import Unfit as Unfit
-    from app.pipeline.execute.fit_guard import plan_for_files as plan_for_files
-    from app.pipeline.execute.fit_guard import unfit_of as unfit_of
-    from app.pipeline.execute.job_plan import MAX_SEARCH_SIDE as MAX_SEARCH_SIDE
-    from app.pipeline.execute.job_plan import JobPlan as JobPlan
-    from app.pipeline.execute.job_plan import engine_job_plan as engine_job_plan
-    from app.pipeline.execute.preview_decoder import DECODER_THREADS as DECODER_THREADS
-    from app.pipeline.execute.preview_decoder import DecodedPreview as DecodedPreview
-    from app.pipeline.execute.preview_decoder import PreviewDecoder as PreviewDecoder
-    from app.pipeline.execute.preview_decoder import decoder_threads as decoder_threads
-    from app.pipeline.execute.preview_decoder import decoder_wanted as decoder_wanted
     from app.pipeline.queue.jobs import JobQueue as JobQueue
     from app.pipeline.queue.jobs import JobView as JobView
     from app.pipeline.queue.jobs import ListedView as ListedView
@@ -64,7 +52,6 @@ if TYPE_CHECKING:  # the names handed out, for the type checker; _HANDED_OUT bel
     from app.pipeline.run.records import DECODED as DECODED
     from app.pipeline.run.records import LOG_DIR as LOG_DIR
     from app.pipeline.run.records import PREPARED_DIR as PREPARED_DIR
-    from app.pipeline.run.records import PREVIEWS_DIR as PREVIEWS_DIR
     from app.pipeline.run.records import RESULT_FILE as RESULT_FILE
     from app.pipeline.run.records import STEPS_DIR as STEPS_DIR
     from app.pipeline.run.records import preview_file as preview_file
@@ -78,20 +65,6 @@ if TYPE_CHECKING:  # the names handed out, for the type checker; _HANDED_OUT bel
 # carry only .pyc files, so the face cannot read its own source at run time.
 _HANDED_OUT: dict[str, str] = {
     "failure_for": "app.pipeline.execute.failure_kinds",
-    "CPU": "app.pipeline.execute.fit",
-    "Fit": "app.pipeline.execute.fit",
-    "StageSettings": "app.pipeline.execute.fit",
-    "Unfit": "app.pipeline.execute.fit_guard",
-    "plan_for_files": "app.pipeline.execute.fit_guard",
-    "unfit_of": "app.pipeline.execute.fit_guard",
-    "JobPlan": "app.pipeline.execute.job_plan",
-    "MAX_SEARCH_SIDE": "app.pipeline.execute.job_plan",
-    "engine_job_plan": "app.pipeline.execute.job_plan",
-    "DECODER_THREADS": "app.pipeline.execute.preview_decoder",
-    "DecodedPreview": "app.pipeline.execute.preview_decoder",
-    "PreviewDecoder": "app.pipeline.execute.preview_decoder",
-    "decoder_threads": "app.pipeline.execute.preview_decoder",
-    "decoder_wanted": "app.pipeline.execute.preview_decoder",
     "JobQueue": "app.pipeline.queue.jobs",
     "ListedView": "app.pipeline.queue.jobs",
     "JobView": "app.pipeline.queue.jobs",
@@ -116,7 +89,6 @@ _HANDED_OUT: dict[str, str] = {
     "DECODED": "app.pipeline.run.records",
     "LOG_DIR": "app.pipeline.run.records",
     "PREPARED_DIR": "app.pipeline.run.records",
-    "PREVIEWS_DIR": "app.pipeline.run.records",
     "RESULT_FILE": "app.pipeline.run.records",
     "STEPS_DIR": "app.pipeline.run.records",
     "preview_file": "app.pipeline.run.records",

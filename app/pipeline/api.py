@@ -6,7 +6,7 @@ against both. Runs cross this seam as frozen `RunSnapshot`s and are named by the
 no caller ever holds the live object a worker mutates.
 
 Above the pipeline (jobs, ui, cli) a caller imports only what app/pipeline/__init__.py hands
-out, the seam modules (api, events, failures, control), the job/ floor and selftest, demo,
+out, the seam modules (api, plans, events, failures, control), the job/ floor and selftest, demo,
 engine_info (the "pipeline surface" import contract). Each event stream ends in exactly one
 terminal event (events.py TERMINAL_EVENTS); an up-to-date stage yields StageStarted and
 StageFinished(cached=True), a skipped one nothing. A change reruns exactly the stages after
@@ -15,7 +15,7 @@ the one it invalidates (cache/keys.py; the parameter table's `invalidates`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -28,6 +28,7 @@ from app.pipeline.job.catalog import DeviceInfo as DeviceInfo
 from app.pipeline.job.catalog import EngineCatalog as EngineCatalog
 from app.pipeline.job.catalog import SamplerInfo as SamplerInfo
 from app.pipeline.job.spec import JobSpec
+from app.pipeline.plans import JobPlan
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,32 @@ class RunSummary:
         )
 
 
+@dataclass(frozen=True)
+class DecodedPreview:
+    """The x0 prediction of `step`, decoded to `png`; `seconds`: the decode's wall time."""
+
+    step: int
+    png: Path
+    seconds: float
+
+
+class BackgroundDecoder(Protocol):
+    """One run's decoder of the x0 latents diffuse writes (PipelineAPI.preview_decoder):
+    start(), then offer() each latent or watch() the checkpoint folder, stop() at the end
+    (nothing is delivered after it, no child or partial file stays)."""
+
+    def start(self) -> None: ...
+
+    def offer(self, step: int, latent: Path | str) -> None: ...
+
+    def watch(self, folder: Path | str) -> None: ...
+
+    @property
+    def running(self) -> bool: ...
+
+    def stop(self, timeout_s: float = ...) -> None: ...
+
+
 @runtime_checkable
 class PipelineAPI(Protocol):
     """What jobs/, ui/ (through jobs/) and cli/ may ask of the pipeline."""
@@ -130,6 +157,28 @@ class PipelineAPI(Protocol):
 
     def catalog(self) -> EngineCatalog:
         """Samplers (with resumability) and schedulers, from the engine."""
+        ...
+
+    def plan(
+        self,
+        spec: JobSpec,
+        size: tuple[int, int] | None = None,
+        devices: Sequence[DeviceInfo] | None = None,
+        *,
+        search: bool = True,
+    ) -> JobPlan:
+        """The job's memory plan (plans.py): every stage fitted at `size` (None: the size the
+        model gets from the job's picture and prepare options, else its width × height) on
+        `devices` (None: the engine's list); `search`: also the largest size that fits
+        without slow settings. Raises StepwiseError when no plan can be made."""
+        ...
+
+    def preview_decoder(
+        self, run_dir: Path, on_decoded: Callable[[DecodedPreview], None]
+    ) -> BackgroundDecoder | None:
+        """A background decoder of the run's step previews (on the CPU, below normal
+        priority), not started; None when the run's job wants none (the `decoded_previews`
+        row). `on_decoded` runs on the decoder's thread."""
         ...
 
     def create_run(

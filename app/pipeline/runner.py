@@ -13,8 +13,7 @@ import dataclasses
 import logging
 import secrets
 import shutil
-import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,13 +22,14 @@ from app.core.paths import AppPaths
 from app.core.settings import load_settings
 from app.engine.catalog import list_catalog
 from app.engine.devices import RecentDevices
-from app.engine.errors import Cancelled, Suspended
 from app.engine.locate import find_sd_stage
 from app.engine.process import engine_environment
 from app.engine.stage import Stage
-from app.engine.tensorfile import file_sha256, read_tensors, write_tensors
+from app.engine.tensorfile import file_sha256
 from app.pipeline import events as ev
 from app.pipeline.api import (
+    BackgroundDecoder,
+    DecodedPreview,
     DeviceInfo,
     EngineCatalog,
     ModelInput,
@@ -46,18 +46,19 @@ from app.pipeline.cache.key_sources import (
 )
 from app.pipeline.cache.store import StageCache
 from app.pipeline.control import RunControl
-from app.pipeline.execute import accept, scheduler
-from app.pipeline.execute.engine_stage import log_path, run_engine
+from app.pipeline.execute import accept, decode, scheduler
 from app.pipeline.execute.failure_kinds import failure_for
-from app.pipeline.execute.stage_args import vae_decode_args
+from app.pipeline.execute.fit_guard import plan_for_files
+from app.pipeline.execute.preview_decoder import decoder_for
 from app.pipeline.job import preflight, presets
 from app.pipeline.job.spec import JobSpec
+from app.pipeline.plans import JobPlan
 from app.pipeline.run import checkpoints
 from app.pipeline.run.folder import (
     ENGINE_STAGES,
+    PREVIEWS_DIR,
     RUN_FILE,
     STAGES,
-    STEPS_DIR,
     Run,
     StageState,
     check_new_folder,
@@ -163,9 +164,6 @@ class Pipeline:
             return None
 
     def catalog_if_any(self) -> EngineCatalog | None:
-        return self._catalog_if_any()
-
-    def _catalog_if_any(self) -> EngineCatalog | None:
         """The catalog, or None without an engine (the run then reports the engine missing)."""
         try:
             return self.catalog()
@@ -174,6 +172,24 @@ class Pipeline:
 
     def engine_binary(self) -> Path:
         return find_sd_stage(self._engine_path)
+
+    def plan(
+        self,
+        spec: JobSpec,
+        size: tuple[int, int] | None = None,
+        devices: Sequence[DeviceInfo] | None = None,
+        *,
+        search: bool = True,
+    ) -> JobPlan:
+        found = self.devices() if devices is None else devices
+        return plan_for_files(self.engine_binary(), spec, found, size=size, search=search)
+
+    def preview_decoder(
+        self, run_dir: Path, on_decoded: Callable[[DecodedPreview], None]
+    ) -> BackgroundDecoder | None:
+        spec = open_run(Path(run_dir)).spec
+        out = Path(run_dir) / PREVIEWS_DIR
+        return decoder_for(self.engine_binary, spec, out, on_decoded)
 
     def engine_version(self, engine: Path) -> str:
         """What the engine computes with: native/build.py's input hash (source, patches, our
@@ -205,7 +221,7 @@ class Pipeline:
         if prompt != spec.prompt:
             spec = dataclasses.replace(spec, prompt=prompt)
         # before the seed is drawn; the devices too, when there is an engine to ask
-        check_new_job(spec, self._catalog_if_any(), self.device_names_if_any())
+        check_new_job(spec, self.catalog_if_any(), self.device_names_if_any())
         spec = _with_seed(spec)
         preflight.check_run_folder(run_dir if run_dir is not None else self.paths.runs_dir, spec)
         folder = Path(run_dir) if run_dir is not None else self.paths.runs_dir / new_run_id()
@@ -240,7 +256,7 @@ class Pipeline:
         """Changes the job of an existing run; only the stages the change affects run again."""
         run = open_run(Path(run_dir))
         changed = dataclasses.replace(run.spec, **dict(changes))
-        preflight.check_job(changed, self._catalog_if_any(), self.device_names_if_any())
+        preflight.check_job(changed, self.catalog_if_any(), self.device_names_if_any())
         spec = _with_seed(changed)
         before = job_keys(run)
         if INPUT_FIELDS & set(changes):
@@ -328,7 +344,7 @@ class Pipeline:
         """
         run = open_run(Path(run_dir))
         changed = dataclasses.replace(run.spec, **dict(changes))
-        preflight.check_job(changed, self._catalog_if_any(), self.device_names_if_any())
+        preflight.check_job(changed, self.catalog_if_any(), self.device_names_if_any())
         spec = _with_seed(changed)
         if INPUT_FIELDS & set(changes):
             check_spec_inputs(spec)
@@ -374,44 +390,8 @@ class Pipeline:
         yield from scheduler.execute(self, run, control, only)
 
     def decode_step(self, run_dir: Path, step: int, control: RunControl) -> ev.EventStream:
-        """Decodes the checkpoint after `step` to steps/step_NNN.png ("Decode this step")."""
-        stage = Stage.VAE_DECODE
-        name = f"decode-step-{step}"
-        run: Run | None = None
-        try:
-            run = open_run(Path(run_dir))
-            engine = self.engine_binary()
-            checkpoint = checkpoints.valid_checkpoints(run.dir).get(step)
-            if checkpoint is None:
-                raise InputError(
-                    "There is no valid checkpoint for step {step}.", values={"step": step}
-                )
-            out = run.dir / STEPS_DIR / f"step_{step:03d}.png"
-            out.parent.mkdir(parents=True, exist_ok=True)
-            # Checkpoints hold x_t under the name "x_t"; vae-decode reads "latent".
-            tensors = read_tensors(checkpoint)
-            if "x_t" not in tensors:
-                raise DamagedFileError(
-                    "The checkpoint {path} holds no x_t tensor.", path=checkpoint
-                )
-            latent = out.with_suffix(".latent.bin")
-            write_tensors(latent, {"latent": tensors["x_t"]})
-            yield ev.StageStarted(stage, run.dir)
-            started = time.monotonic()
-            args = vae_decode_args(run.spec, None, latent, out)
-            yield from run_engine(run, control, engine, args, name, record=False)
-            yield ev.StageFinished(stage, time.monotonic() - started, False)
-            yield ev.RunFinished(out)
-        except Suspended as exc:
-            yield ev.RunSuspended(exc.step or 0)
-        except Cancelled as exc:
-            yield ev.RunCancelled(exc.step or 0)
-        except Exception as exc:  # typed below; exactly one terminal event
-            if not isinstance(exc, InputError | DamagedFileError):
-                log.exception("decoding step %s of %s failed", step, run_dir)
-            logged = log_path(run, name) if run is not None else None
-            failure = failure_for(exc, stage, logged if logged and logged.exists() else None)
-            yield ev.RunFailed.of(failure)
+        """Decodes the checkpoint after `step` to steps/step_NNN.png (execute/decode.py)."""
+        return decode.decode_step(Path(run_dir), step, control, self.engine_binary)
 
 
 def _file_memo(path: Path) -> tuple[str, int, int]:

@@ -12,13 +12,15 @@ import dataclasses
 import shutil
 import threading
 import time
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from app.pipeline import events as ev
 from app.pipeline.api import (
+    BackgroundDecoder,
+    DecodedPreview,
     DeviceInfo,
     EngineCatalog,
     ModelInput,
@@ -29,9 +31,11 @@ from app.pipeline.api import (
 )
 from app.pipeline.control import RunControl
 from app.pipeline.events import Event, EventStream
+from app.pipeline.execute.preview_decoder import decoded_png_name, decoder_wanted
 from app.pipeline.failures import Failure, FailureKind
 from app.pipeline.job.preflight import check_catalog
 from app.pipeline.job.spec import JobSpec
+from app.pipeline.plans import Fit, JobPlan, StageSettings
 from app.pipeline.run.folder import STAGES
 from tests.fakes.fake_steps import PreviewWriter, diffuse_steps, write_preview_png
 
@@ -60,6 +64,34 @@ class _FakeRun:
     def __post_init__(self) -> None:
         if self.spec.image is None and not self.spec.refs:
             self.states["vae-encode"] = "skipped"
+
+
+class _FakeDecoder:
+    """A background decoder that decodes nothing: each latent offered becomes a 1-pixel PNG."""
+
+    def __init__(self, out_dir: Path, on_decoded: Callable[[DecodedPreview], None]) -> None:
+        self.out_dir, self.on_decoded = out_dir, on_decoded
+        self.started = self.stopped = False
+
+    def start(self) -> None:
+        self.started = True
+
+    def offer(self, step: int, latent: Path | str) -> None:
+        if self.running:
+            self.out_dir.mkdir(parents=True, exist_ok=True)
+            png = self.out_dir / decoded_png_name(step)
+            png.write_bytes(_PNG)
+            self.on_decoded(DecodedPreview(step, png, 0.0))
+
+    def watch(self, folder: Path | str) -> None:
+        pass  # the fake's diffusion writes no x0 latents
+
+    @property
+    def running(self) -> bool:
+        return self.started and not self.stopped
+
+    def stop(self, timeout_s: float = 15.0) -> None:
+        self.stopped = True
 
 
 class FakePipeline:
@@ -93,14 +125,38 @@ class FakePipeline:
 
     # --- the engine ---
     def engine_binary(self) -> Path:
-        """The fake runs no engine; the plan and the preview decoder beside it use the one
-        sd-stage finds by default, as a session with no engine chosen always has."""
+        """The fake runs no engine: the one sd-stage finds by default, as a session with no
+        engine chosen has (Help ▸ Measure this computer asks for it)."""
         from app.engine.locate import find_sd_stage
 
         return find_sd_stage()
 
     def devices(self) -> list[DeviceInfo]:
         return [DeviceInfo("cpu", "fake CPU")]
+
+    def plan(
+        self,
+        spec: JobSpec,
+        size: tuple[int, int] | None = None,
+        devices: Sequence[DeviceInfo] | None = None,
+        *,
+        search: bool = True,
+    ) -> JobPlan:
+        """Every stage the job runs fits on the CPU, with no figures (the fake plans nothing)."""
+        width, height = size or (spec.width, spec.height)
+        stages = ["llm-encode", "diffuse", "vae-decode"]
+        if spec.image is not None or spec.refs:
+            stages.insert(0, "vae-encode")
+        fits = {s: Fit(s, StageSettings(), None, None, ()) for s in stages}
+        return JobPlan(width, height, fits, None, spec.reference_count, spec.uses_source_ref)
+
+    def preview_decoder(
+        self, run_dir: Path, on_decoded: Callable[[DecodedPreview], None]
+    ) -> BackgroundDecoder | None:
+        run = self._run(run_dir)
+        if not decoder_wanted(run.spec.devices):
+            return None
+        return _FakeDecoder(run.dir / "previews", on_decoded)
 
     def catalog(self) -> EngineCatalog:
         return EngineCatalog(

@@ -1,4 +1,4 @@
-"""The one leak guard for tests: fail a test that leaves a QThread (a StageRunner, a probe, ...),
+"""The one leak guard for tests: fail a test that leaves a QThread (a CallRunner, a probe, ...),
 a QProcess, a Python thread or a child process running, then clean up so one leak doesn't
 cascade. tests/jobs/conftest.py and tests/ui/conftest.py use it as an autouse fixture.
 

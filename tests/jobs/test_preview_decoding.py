@@ -14,7 +14,7 @@ from PySide6.QtGui import QImage
 
 from app.engine.tensorfile import write_tensors
 from app.jobs.preview_decoding import PreviewDecoding
-from app.pipeline.execute.preview_decoder import decoded_png_name
+from app.pipeline.execute.preview_decoder import PreviewDecoder, decoded_png_name
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 
@@ -37,7 +37,9 @@ def _rgb(image: QImage) -> np.ndarray:
 
 
 def test_latent_ready_delivers_the_decoded_image(qtbot, sd_stage, tiny_models, tmp_path) -> None:
-    decoding = PreviewDecoding(sd_stage, tiny_models.vae, tmp_path / "previews")
+    decoding = PreviewDecoding(
+        lambda on: PreviewDecoder(sd_stage, tiny_models.vae, tmp_path / "previews", on)
+    )
     decoding.start()
     try:
         with qtbot.waitSignal(decoding.decoded, timeout=DECODE_TIMEOUT_MS) as blocker:
@@ -57,7 +59,9 @@ def test_nothing_arrives_after_stop(qtbot, sd_stage, tiny_models, tmp_path) -> N
     # otherwise ended before "the child is running" was seen, on a loaded machine (a
     # fresh clone beside two CPU loops waited 300 s for a child that was gone).
     held = {"SD_STAGE_TEST_SLOW_LOAD": "1"}
-    decoding = PreviewDecoding(sd_stage, tiny_models.vae, tmp_path / "previews", env=held)
+    decoding = PreviewDecoding(
+        lambda on: PreviewDecoder(sd_stage, tiny_models.vae, tmp_path / "previews", on, env=held)
+    )
     arrived: list[int] = []
     decoding.decoded.connect(lambda step, path, image: arrived.append(step))
     decoding.start()
@@ -73,7 +77,9 @@ def test_nothing_arrives_after_stop(qtbot, sd_stage, tiny_models, tmp_path) -> N
 def test_watch_finds_the_engines_x0_files(qtbot, sd_stage, tiny_models, tmp_path) -> None:
     checkpoints = tmp_path / "checkpoints"
     checkpoints.mkdir()
-    decoding = PreviewDecoding(sd_stage, tiny_models.vae, tmp_path / "previews")
+    decoding = PreviewDecoding(
+        lambda on: PreviewDecoder(sd_stage, tiny_models.vae, tmp_path / "previews", on)
+    )
     decoding.start()
     try:
         decoding.watch(str(checkpoints))

@@ -19,7 +19,8 @@ from app.pipeline import events as ev
 from app.pipeline.api import PipelineAPI
 from app.pipeline.control import RunControl
 from app.pipeline.failures import FailureKind
-from app.pipeline.job.spec import JobSpec, ModelFiles
+from app.pipeline.job.spec import DeviceChoice, JobSpec, ModelFiles
+from app.pipeline.plans import unfit_of
 from app.pipeline.runner import Pipeline
 from tests.engine.pause_hook import suspend_at
 from tests.fakes.fake_pipeline import FakePipeline
@@ -28,6 +29,8 @@ PROTOCOL_METHODS = (
     "engine_binary",
     "devices",
     "catalog",
+    "plan",
+    "preview_decoder",
     "create_run",
     "snapshot",
     "update_run",
@@ -194,6 +197,38 @@ def test_branch_shares_steps_only_when_diffusion_is_unchanged(
     other = api.branch(run.dir, 2, {"seed": 5})
     assert _steps(_run(api, other.dir)) == [1, 2, 3, 4]
     assert api.snapshot(other.dir).finished
+
+
+def test_the_plan_fits_every_stage_the_job_runs(
+    api: PipelineAPI, models: ModelFiles, tmp_path: Path
+) -> None:
+    """What the Devices pane, the fit guard and `run` ask of the pipeline (PipelineAPI.plan)."""
+    devices = api.devices()
+    plan = api.plan(_spec(models), (64, 48), devices, search=False)
+    assert (plan.width, plan.height) == (64, 48)
+    assert list(plan.fits) == ["llm-encode", "diffuse", "vae-decode"]
+    assert unfit_of(plan) is None and plan.largest is None
+    image = tmp_path / "photo.png"
+    image.write_bytes(encode_png(np.full((64, 64, 3), 90, np.uint8)))
+    with_photo = api.plan(_spec(models, image=str(image)), (64, 64), devices, search=False)
+    assert list(with_photo.fits)[0] == "vae-encode"
+    assert api.plan(_spec(models), None, devices, search=False).width == 64  # the job's size
+
+
+@pytest.mark.parametrize("choice", ["off", "on"])
+def test_a_background_decoder_only_when_the_job_wants_one(
+    api: PipelineAPI, models: ModelFiles, choice: str
+) -> None:
+    run = api.create_run(_spec(models, devices=DeviceChoice(decoded_previews=choice)))
+    decoder = api.preview_decoder(run.dir, lambda _preview: None)
+    if choice == "off":
+        assert decoder is None
+        return
+    assert decoder is not None and not decoder.running
+    decoder.start()
+    assert decoder.running
+    decoder.stop()
+    assert not decoder.running
 
 
 @pytest.mark.parametrize("call", ["create_run", "update_run", "branch"])

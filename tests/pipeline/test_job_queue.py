@@ -188,7 +188,7 @@ def test_a_jobs_photo_name_is_kept_and_titles_its_run(
     """The GUI queues a copy of the picture (its name says nothing); the name the user knows it
     by is kept in the queue and recorded in the job's run, as `run` records it."""
     from app.pipeline.control import RunControl
-    from app.pipeline.queue.worker import yield_job
+    from app.pipeline.queue.worker import run_claimed_job
     from app.pipeline.runner import Pipeline
 
     image = tmp_path / "0123abcd.png"  # the inputs' copy
@@ -204,5 +204,5 @@ def test_a_jobs_photo_name_is_kept_and_titles_its_run(
     claim = queue.claim_next()
     assert claim is not None and claim.job.id == job.id
     with claim:
-        yield_job(pipeline, queue, claim.job, RunControl(), None)  # fails: no engine
+        run_claimed_job(pipeline, queue, claim.job, RunControl(), None)  # fails: no engine
     assert pipeline.snapshot(queue.run_dir_of(job.id)).photo_name == "holiday 海边.jpg"

@@ -278,3 +278,19 @@ def test_version_1_settings_migrate_onto_table_names() -> None:
     # Every version-1 place of a parameter maps onto a row of the table.
     assert set(V1_TO_JOB.values()) <= set(BY_NAME)
     assert Settings().job == {}  # nothing restated: an empty job section means the defaults
+
+
+def test_a_row_with_an_engine_flag_needs_no_code_to_reach_its_stage(monkeypatch) -> None:
+    """A new engine option is a row with `engine_flag` (and its JobSpec field): the one
+    builder gives it to the row's stage, and only when it is not the default (issue 39)."""
+    from app.engine.stage import Stage
+    from app.pipeline.execute import stage_args
+
+    row = dataclasses.replace(BY_NAME["steps"], name="probe", engine_flag="--probe")
+    monkeypatch.setattr(stage_args, "PARAMS", (*PARAMS, row))
+    models = ModelFiles("d.gguf", "l.gguf", "v.safetensors")
+    changed = JobSpec(models=models, prompt="x", steps=7)
+    assert stage_args.common_args(changed, Stage.DIFFUSE).to_argv()[-2:] == ["--probe", "7"]
+    assert "--probe" not in stage_args.common_args(changed, Stage.LLM_ENCODE).to_argv()
+    default = JobSpec(models=models, prompt="x")
+    assert "--probe" not in stage_args.common_args(default, Stage.DIFFUSE).to_argv()

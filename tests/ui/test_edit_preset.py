@@ -18,7 +18,7 @@ from app.jobs.job_form import JobForm
 from app.jobs.memory_plan import MemoryPlan, plan_spec
 from app.jobs.run_session import RunSession
 from app.pipeline.api import DeviceInfo
-from app.pipeline.execute.job_plan import JobPlan, plan_job
+from app.pipeline.execute.job_plan import plan_job
 from app.pipeline.job.params import (
     DIFFUSION_DEVICE,
     DIFFUSION_MODEL,
@@ -34,6 +34,7 @@ from app.pipeline.job.params import (
 )
 from app.pipeline.job.presets import preset
 from app.pipeline.job.spec import JobSpec
+from app.pipeline.plans import JobPlan
 from app.ui.generation.devices import DevicesPane
 from app.ui.generation.edit_preset import EditPane
 from app.ui.generation.prompt import PromptPane

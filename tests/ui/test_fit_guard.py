@@ -21,8 +21,7 @@ from app.jobs.generation import GenerationModel
 from app.jobs.job_form import JobForm
 from app.jobs.run_session import RunSession
 from app.pipeline.api import DeviceInfo
-from app.pipeline.execute.fit_guard import unfit_of
-from app.pipeline.execute.job_plan import JobPlan, plan_job
+from app.pipeline.execute.job_plan import plan_job
 from app.pipeline.job.params import (
     DIFFUSION_DEVICE,
     DIFFUSION_MODEL,
@@ -36,6 +35,7 @@ from app.pipeline.job.params import (
     VAE_MODEL,
 )
 from app.pipeline.job.spec import JobSpec
+from app.pipeline.plans import JobPlan, unfit_of
 from app.ui.generation import fit_guard
 from app.ui.generation.fit_guard import (
     ANYWAY_CHOICE,

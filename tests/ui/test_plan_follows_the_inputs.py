@@ -10,8 +10,9 @@ import numpy as np
 from app.jobs.job_inputs import Reference
 from app.jobs.memory_plan import MemoryPlan
 from app.pipeline.api import DeviceInfo
-from app.pipeline.execute.job_plan import JobPlan, plan_job
+from app.pipeline.execute.job_plan import plan_job
 from app.pipeline.job.spec import JobSpec
+from app.pipeline.plans import JobPlan
 from tests.ui.test_plan_pane import model, scaled_planner
 
 __all__ = ["model"]  # the fixture, used by name

@@ -19,7 +19,7 @@ from app.jobs.job_form import JobForm
 from app.jobs.memory_plan import NO_MODELS, MemoryPlan
 from app.jobs.run_session import RunSession
 from app.pipeline.api import DeviceInfo
-from app.pipeline.execute.job_plan import JobPlan, plan_job
+from app.pipeline.execute.job_plan import plan_job
 from app.pipeline.job.params import (
     DIFFUSION_DEVICE,
     DIFFUSION_MODEL,
@@ -33,6 +33,7 @@ from app.pipeline.job.params import (
     WIDTH,
 )
 from app.pipeline.job.spec import JobSpec
+from app.pipeline.plans import JobPlan
 from app.ui.generation.devices import DevicesPane
 from tests.pipeline.test_fit import CARD, DIT_COMPUTE, planner
 

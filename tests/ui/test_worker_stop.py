@@ -9,7 +9,9 @@ import sys
 import psutil
 import pytest
 
-from app.jobs.memory_plan import engine_plan_fn
+from app.core.paths import app_paths
+from app.jobs.memory_plan import pipeline_plan_fn
+from app.pipeline import Pipeline
 from tests.engine.test_children import wedged_engine
 from tests.ui.runs_fixtures import main_window
 
@@ -20,7 +22,8 @@ def test_closing_the_window_stops_a_plan_in_flight(qtbot, tmp_path, sd_stage, ti
     window = main_window(qtbot, sd_stage, tiny_models)
     plan = window.generation_panel.memory_plan
     qtbot.waitUntil(lambda: not plan._workers, timeout=120_000)  # the real engine's first plan
-    plan.plan_fn = engine_plan_fn(lambda: wedged_engine(tmp_path))
+    wedged = Pipeline(app_paths(), wedged_engine(tmp_path))
+    plan.plan_fn = pipeline_plan_fn(lambda: wedged)
     plan.refresh()
     (worker,) = plan._workers
     qtbot.waitUntil(lambda: bool(worker.engine_children.running()), timeout=60_000)

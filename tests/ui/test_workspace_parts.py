@@ -23,8 +23,8 @@ from app.imaging.png_params import (
     read_png_parameters,
     save_png_with_parameters,
 )
+from app.jobs.call_runner import CallRunner
 from app.jobs.job_form import JobForm
-from app.jobs.stage_runner import StageRunner
 from app.pipeline import events as ev
 from app.pipeline.control import RunControl
 from app.pipeline.job.params import DIFFUSION_DEVICE, DIFFUSION_MODEL, PROMPT, SEED, STEPS
@@ -139,7 +139,7 @@ def test_a_one_stage_run_loads_no_result(qtbot, tmp_path: Path) -> None:
         (None, [str(prepared)]),
         ("composite", [str(prepared)]),
     ):
-        runner = StageRunner.for_execute(
+        runner = CallRunner.for_execute(
             _OneStagePipeline(prepared), tmp_path, only=only, control=RunControl()
         )
         loaded: list[str] = []

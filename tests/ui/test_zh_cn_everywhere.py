@@ -58,7 +58,7 @@ def test_the_devices_pane_with_a_missing_gpu_says_so_in_chinese(
     """The engine refuses a device it does not list: the pane says which device is missing
     and how to choose another, in Chinese: no engine English, JSON or variable, no "bug"."""
     from app.jobs.generation import GenerationModel
-    from app.jobs.memory_plan import MemoryPlan, engine_plan_fn
+    from app.jobs.memory_plan import MemoryPlan, session_plan_fn
     from app.jobs.run_session import RunSession
     from app.pipeline.api import DeviceInfo
     from app.ui.generation.devices import DevicesPane
@@ -66,7 +66,7 @@ def test_the_devices_pane_with_a_missing_gpu_says_so_in_chinese(
     form = tiny_form(diffusion_device="vulkan0")
     model = GenerationModel(form, RunSession(app_paths(), engine=sd_stage))
     model.devices = [DeviceInfo("cpu", "CPU")]
-    plan = MemoryPlan(model, engine_plan_fn(lambda: sd_stage))
+    plan = MemoryPlan(model, session_plan_fn(model))
     pane = DevicesPane(model, memory_plan=plan)
     plan.setParent(pane)
     qtbot.addWidget(pane)

@@ -6,11 +6,11 @@
   (`StageStep`);
   `engine_stage.py`: one sd-stage process and its events.
 - `stage_args.py`: the one builder of every stage's command line, for a run, its plan, `measure`
-  and "Decode this step".
+  and "Decode this step" (a row's `engine_flag` needs no code: `row_flags`).
 - `fit.py`: the ladder of memory savers per stage and what "fits" means; `job_plan.py`: the
-  whole job's plan (the Devices pane, `measure`); `fit_guard.py`: the plan's verdict and the
-  offers (only masked, a smaller size) the GUI's Run all / Add to queue and `run` (exit 3,
-  `--force`) stop on.
-- `failure_kinds.py`: the exception → `FailureKind` table; `decode_check.py`; `accept.py`:
-  accept at step k; `preview_decoder.py`: decoded x0 previews in a low-priority child.
+  whole job's plan (the Devices pane, `measure`); `fit_guard.py`: the plan at the size the
+  model gets from the job's files (PipelineAPI.plan; the verdict is app/pipeline/plans.py's).
+- `failure_kinds.py`: the exception → `FailureKind` table; `decode_check.py`; `decode.py`:
+  "Decode this step"; `accept.py`: accept at step k; `preview_decoder.py`: decoded x0
+  previews in a low-priority child.
 """

@@ -32,14 +32,17 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
 
 from app.engine.argv import STAGE_MODELS
 from app.engine.plan import StagePlan
 from app.engine.stage import Stage
 from app.pipeline.api import DeviceInfo
 from app.pipeline.job.spec import DeviceChoice
+from app.pipeline.plans import CPU as CPU
+from app.pipeline.plans import Change as Change
+from app.pipeline.plans import Fit as Fit
+from app.pipeline.plans import StageSettings as StageSettings
+from app.pipeline.plans import Verdict as Verdict
 
 MIB = 1024 * 1024
 GIB = 1024 * MIB
@@ -48,7 +51,6 @@ MARGIN_FRACTION = 0.10
 TILE_SIZES = (32, 16)  # latent cells per tile side, largest (fastest) first
 # Without device facts, the graph cut's budget (GiB) when diffuse falls back to it.
 FALLBACK_MAX_VRAM_GIB = 2.0
-CPU = "cpu"
 
 VAE_STAGES = (Stage.VAE_ENCODE, Stage.VAE_DECODE)
 
@@ -57,79 +59,6 @@ WHY_PLAN = "plan"  # the plan did not fit the device
 WHY_OUT_OF_MEMORY = "out_of_memory"  # the stage ran out of memory
 WHY_BAD_DECODE = "bad_decode"  # the decode was constant, NaN or Inf
 WHY_NOTHING_FITS = "nothing_fits"  # no setting fits: the most frugal one is tried
-
-
-@dataclass(frozen=True)
-class StageSettings:
-    """The memory switches one stage runs with."""
-
-    device: str = CPU
-    flash_attention: bool = False  # diffuse
-    vae_tiling: bool = False  # vae stages
-    vae_tile_size: int | None = None  # with vae_tiling
-    weights_on_cpu: bool = False  # diffuse: --params-backend cpu + --max-vram
-    max_vram_gib: float | None = None  # with weights_on_cpu
-
-    def to_json(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-    @staticmethod
-    def from_json(data: Mapping[str, Any]) -> StageSettings:
-        names = {f.name for f in dataclasses.fields(StageSettings)}
-        return StageSettings(**{k: v for k, v in data.items() if k in names})
-
-
-@dataclass(frozen=True)
-class Change:
-    """One setting changed for a stage: what, from what to what, and why (a WHY_* code)."""
-
-    stage: str
-    what: str  # a StageSettings field name
-    old: object
-    new: object
-    why: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"stage": self.stage, "what": self.what, "from": self.old, "to": self.new,
-                "why": self.why}  # fmt: skip
-
-    @staticmethod
-    def from_json(data: Mapping[str, Any]) -> Change:
-        return Change(
-            str(data["stage"]), str(data["what"]), data.get("from"), data.get("to"),
-            str(data["why"]),
-        )  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """Whether a plan fits a device, with the figures the UI shows (bytes; None = unknown)."""
-
-    fits: bool
-    device: str
-    weights_bytes: int
-    compute_bytes: int
-    total_bytes: int
-    largest_bytes: int  # max(largest allocation, largest tensor)
-    available_bytes: int | None  # free (else total) memory of the device
-    budget_bytes: int | None  # available minus the margin
-    cap_bytes: int | None  # the largest single allocation allowed
-    reason: str = ""  # "", "total" or "allocation"
-
-
-@dataclass(frozen=True)
-class Fit:
-    """The settings chosen for a stage, the plan and verdict behind them, what was changed."""
-
-    stage: str
-    settings: StageSettings
-    plan: StagePlan | None
-    verdict: Verdict | None
-    changes: tuple[Change, ...]
-
-    @property
-    def fits(self) -> bool:
-        return self.verdict is None or self.verdict.fits
 
 
 def job_settings(stage: str, d: DeviceChoice) -> StageSettings:

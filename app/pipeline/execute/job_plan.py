@@ -17,7 +17,6 @@ import tempfile
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
@@ -41,46 +40,16 @@ from app.pipeline.execute.stage_args import (
     vae_encode_args,
 )
 from app.pipeline.job.spec import JobSpec
+from app.pipeline.plans import MAX_SEARCH_SIDE, JobPlan
 
 LATENT_CHANNELS = 128
 PROMPT_TOKENS = 512  # klein pads every prompt to 512 tokens
 # The stages whose memory grows with the picture (searched for the largest size).
 SIZED_STAGES = (Stage.DIFFUSE, Stage.VAE_DECODE)
-MAX_SEARCH_SIDE = 2048
 PROBE_SIDES = (512, 1024)  # the longer side of the two sizes the search plans at
 SHRINK_TRIES = 6
 
 PlannerFor = Callable[[str, int, int], Planner]  # (stage, width, height) → settings → plan
-
-
-@dataclass(frozen=True)
-class JobPlan:
-    width: int
-    height: int
-    fits: Mapping[str, Fit] = field(default_factory=dict)  # stage → fit, in stage order
-    # The largest size without slow settings; (0, 0): none fits; None: not known.
-    largest: tuple[int, int] | None = None
-    # Reference images diffuse attends to beside the picture (planned at its size, in
-    # diffuse's compute above); source_ref: the first is the photo itself.
-    references: int = 0
-    source_ref: bool = False
-
-    @property
-    def picture_tokens(self) -> int:
-        """The picture's image tokens per step (one per 16×16 px cell)."""
-        return max(1, self.width // 16) * max(1, self.height // 16)
-
-    @property
-    def reference_tokens(self) -> int:
-        """The tokens the reference images add to every step (each at the picture's size)."""
-        return self.references * self.picture_tokens
-
-    @property
-    def too_large(self) -> bool:
-        """The picture is larger than what fits without slow settings."""
-        return self.largest not in (None, (0, 0)) and self.width * self.height > (
-            self.largest[0] * self.largest[1]
-        )
 
 
 def plan_job(

@@ -27,7 +27,6 @@ import shutil
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,9 +35,10 @@ from app.core.errors import StepwiseError
 from app.engine.argv import CommonArgs, Placement, VaeDecodeArgs, build_argv
 from app.engine.errors import EngineStopped
 from app.engine.process import StageProcess, engine_environment
+from app.pipeline.api import DecodedPreview
 
 if TYPE_CHECKING:
-    from app.pipeline.job.spec import DeviceChoice
+    from app.pipeline.job.spec import DeviceChoice, JobSpec
 
 log = logging.getLogger(__name__)
 
@@ -76,17 +76,29 @@ def decoder_threads(devices: DeviceChoice, cpu_count: int | None = None) -> int:
     return max(DECODER_THREADS, (cpu_count or os.cpu_count() or 2) // 2)
 
 
+def decoder_for(
+    engine: Callable[[], Path],
+    spec: JobSpec,
+    out_dir: Path,
+    on_decoded: Callable[[DecodedPreview], None],
+) -> PreviewDecoder | None:
+    """The background decoder a run of `spec` gets (PipelineAPI.preview_decoder), not started;
+    None when its devices want none (the engine is located only when one is wanted)."""
+    d = spec.devices
+    if not decoder_wanted(d):
+        return None
+    return PreviewDecoder(
+        engine(),
+        Path(spec.models.vae),
+        out_dir,
+        on_decoded,
+        threads=decoder_threads(d),
+        vae_tiling=d.vae_tiling,
+    )
+
+
 def decoded_png_name(step: int) -> str:
     return f"decoded_{step:03d}.png"
-
-
-@dataclass(frozen=True)
-class DecodedPreview:
-    """The x0 prediction of `step`, decoded to `png`; `seconds`: the decode's wall time."""
-
-    step: int
-    png: Path
-    seconds: float
 
 
 class PreviewDecoder:

@@ -2,8 +2,10 @@
 and `measure` (job_plan.py) and "Decode this step" (runner.py): the engine switches of a stage
 (`common_args`) and each stage's arguments (`llm_encode_args`, `vae_encode_args`,
 `diffuse_args`, `vae_decode_args`), built once from the JobSpec; the caller says only which
-files the stage reads and writes. A new engine flag is one line here (tests/pipeline/
-test_hardening_keys.py compares the run's and the plan's command lines for every row)."""
+files the stage reads and writes. A parameter row with an `engine_flag` needs no line here
+(`row_flags`); a flag that needs code (a file, a switch the memory fit turns) is one line here
+(tests/pipeline/test_hardening_keys.py compares the run's and the plan's command lines for
+every row)."""
 
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ from app.engine.argv import (
 from app.engine.stage import Stage
 from app.pipeline.execute.fit import MIB, StageSettings, job_settings
 from app.pipeline.job.frame_checks import expands
-from app.pipeline.job.params import ETA
+from app.pipeline.job.params import PARAMS
 from app.pipeline.job.spec import JobSpec
 
 
@@ -44,7 +46,27 @@ def common_args(spec: JobSpec, stage: str, settings: StageSettings | None = None
         vae_tile_size=settings.vae_tile_size if settings.vae_tiling and module == "vae" else None,
         max_vram_gib=settings.max_vram_gib if settings.weights_on_cpu else None,
         max_alloc_bytes=d.max_alloc_mb * MIB if d.max_alloc_mb > 0 else None,
+        extra=row_flags(spec, stage),
     )
+
+
+def row_flags(spec: JobSpec, stage: str) -> tuple[str, ...]:
+    """The flags of the table's rows with an `engine_flag` whose stage (`invalidates`) this
+    is, each only when its value is not the row's default (the default is "flag not given",
+    so older runs keep their keys and command lines); a bool row is its flag alone."""
+    out: list[str] = []
+    for p in PARAMS:
+        if p.engine_flag is None or p.invalidates != stage:
+            continue
+        head, _, tail = p.spec_field.partition(".")
+        value = getattr(getattr(spec, head), tail) if tail else getattr(spec, head)
+        if value == p.default:
+            continue
+        if p.kind is bool:
+            out.append(p.engine_flag)
+        else:
+            out += [p.engine_flag, repr(float(value)) if p.kind is float else str(value)]
+    return tuple(out)
 
 
 def llm_encode_args(
@@ -147,7 +169,6 @@ def diffuse_args(
         checkpoint_dir=files.checkpoint_dir,
         sampling_method=spec.sampler,
         scheduler=spec.scheduler,
-        eta=None if spec.eta == ETA.default else spec.eta,
         cfg_scale=spec.cfg_scale,
         strength=spec.strength if is_img else None,
         init_latent=files.init_latent() if is_img else None,

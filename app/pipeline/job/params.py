@@ -7,11 +7,12 @@ the CLI's argparse, the sd-cli importer, the stage keys and `status --json` are 
 (tests/pipeline/test_params.py fails when one of them disagrees).
 
 Adding a parameter (ARCHITECTURE.md "Where a change goes"): a row here (PARAMS is every row
-defined), the JobSpec field (spec.py, its default read from the row), the engine flag it maps to
-(app/engine/argv.py and the one line in app/pipeline/execute/stage_args.py), and the widget
-that shows it (a ui/generation pane, its zh_CN words). The CLI flag, the importer, the
-settings, the stage key (a row with `invalidates` joins that stage's key by itself, keys.py),
-run.json's type check and `status --json` need nothing: 4 files, +2 for a widget.
+defined) with its `engine_flag`, the JobSpec field (spec.py, its default read from the row),
+and the widget that shows it (a ui/generation pane, its zh_CN words). The engine's command line
+(execute/stage_args.row_flags, for the run, the plan, `measure` and decode alike), the CLI
+flag, the importer, the settings, the stage key (a row with `invalidates` joins that stage's
+key by itself, keys.py), run.json's type check and `status --json` need nothing: 2 files, +2
+for a widget.
 """
 
 from __future__ import annotations
@@ -57,6 +58,8 @@ class Param[T: (int, float, str, bool)]:
     invalidates: the first stage whose key the value is part of (None: changes no result)
     choices:     the allowed values when fixed here (samplers/schedulers come from the engine)
     persist:     remembered in the settings between sessions
+    engine_flag: the sd-stage flag its value is given as, to its `invalidates` stage, when it
+                 is not the default (execute/stage_args.row_flags); None: the code passes it
     """
 
     name: str
@@ -72,6 +75,7 @@ class Param[T: (int, float, str, bool)]:
     maximum: float | None = None
     persist: bool = True
     metavar: str | None = None
+    engine_flag: str | None = None
 
 
 _PREPARE = PrepareOptions()  # imaging owns the Prepare defaults; the table reads them
@@ -154,6 +158,7 @@ ETA = Param(
     "ddim_trailing, tcd, res_*): 0 (or less) none, 1 full; -1: the sampler's own (1 for "
     "euler_a, dpm++2s_a and er_sde, else 0)",
     sdcli_flags=("--eta",), invalidates=Stage.DIFFUSE, minimum=-1.0, maximum=1.0, metavar="F",
+    engine_flag="--eta",
 )  # fmt: skip
 MASK_MODE = Param(
     "mask_mode", str, "soft", "mask_mode", ("--mask-mode",),

@@ -5,7 +5,7 @@
   by row); `db.py`: the schema and rows (each row kept twice with a sha256; forged rows refused
   one by one); `legacy_json.py`: queue.json of older versions imported once.
 - `views.py`: each job's state derived from its run folder (`runs/<job id>`); `records.py`;
-  `lock.py`: `JobClaim`, a lock per job (pid + process start time); `variations.py`: N seeds /
+  `claim.py`: `JobClaim`, a lock per job (pid + process start time); `variations.py`: N seeds /
   prompt lines of one job.
 - `worker.py`: `run_queue`, one job after another through `PipelineAPI.execute` (never deletes a
   `runs/<id>` it did not make; a full disk, `FailureKind.NO_ROOM`, stops it with the jobs

@@ -37,7 +37,7 @@ from app.core.safe_files import check_entry
 from app.engine.tensorfile import file_sha256
 from app.pipeline.job.spec import JobSpec
 from app.pipeline.queue import db as queue_db
-from app.pipeline.queue.lock import JobClaim
+from app.pipeline.queue.claim import JobClaim
 from app.pipeline.queue.records import (
     JobView,
     ListedJob,

@@ -103,7 +103,7 @@ def run_queue(
             job = claim.job
             started = time.monotonic()
             with gate.watching(control):
-                terminal = yield_job(pipeline, queue, job, control, on_event)
+                terminal = run_claimed_job(pipeline, queue, job, control, on_event)
             report.seconds[job.id] = report.seconds.get(job.id, 0) + time.monotonic() - started
             if isinstance(terminal, ev.RunFinished):
                 report.finished.append(job.id)
@@ -129,7 +129,7 @@ def run_queue(
     return report
 
 
-def yield_job(
+def run_claimed_job(
     pipeline: PipelineAPI,
     queue: JobQueue,
     job: QueuedJob,

@@ -41,7 +41,7 @@ class DevicesPane(QGroupBox):
         memory_plan: MemoryPlan | None = None,
     ) -> None:
         """memory_plan: the planner the pane shows (None: one without an engine, which says
-        so; the composition root passes MemoryPlan(model, engine_plan_fn(...)))."""
+        so; the composition root passes MemoryPlan(model, session_plan_fn(model)))."""
         super().__init__(_tr("Devices"), parent)
         self.model = model
         self.memory_plan = memory_plan or MemoryPlan(model, None, self)

@@ -1,7 +1,7 @@
 """A run the memory plan says cannot fit never starts silently (issue 30): Run all and Add to
 queue stop with the plan's verdict in view and offer what would fit — only the masked area at
 a size that fits, a smaller size — or to run anyway; a big photo opened for inpainting offers
-"Only masked" up front, once per photo. The verdict is pipeline/fit_guard.unfit_of of the plan
+"Only masked" up front, once per photo. The verdict is pipeline/plans.unfit_of of the plan
 the Devices pane shows (jobs/memory_plan), for the size the model gets.
 
 The guard is a gate, not a race (issue 41): `FitGate.request` holds Run all / Add to queue
@@ -18,8 +18,8 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPushButton, QV
 
 from app.jobs.generation import GenerationModel
 from app.jobs.memory_plan import MemoryPlan
-from app.pipeline import JobPlan, Unfit, unfit_of
 from app.pipeline.job.params import HEIGHT, MASKED_TARGET, ONLY_MASKED, WIDTH
+from app.pipeline.plans import JobPlan, Unfit, unfit_of
 from app.ui.generation.plan_view import device_title, gb, stage_title
 
 ONLY_MASKED_CHOICE = "only_masked"

@@ -25,10 +25,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.jobs.call_runner import CallRunner
 from app.jobs.generation import GenerationModel
 from app.jobs.memory_plan import MemoryPlan, session_plan_fn
 from app.jobs.run_state import RunState
-from app.jobs.stage_runner import StageRunner
 from app.pipeline import LOG_DIR
 from app.pipeline.failures import Failure
 from app.ui.generation.devices import DevicesPane
@@ -250,7 +250,7 @@ class GenerationPanel(QWidget):
         self.error_banner.show_error(text, failure_hint(failure))
         self.set_status("")
 
-    def _runner_started(self, runner: StageRunner, _kind: str) -> None:
+    def _runner_started(self, runner: CallRunner, _kind: str) -> None:
         runner.log_line.connect(lambda stage, text: self._log_lines.append(f"[{stage}] {text}"))
 
     def set_status(self, text: str) -> None:

@@ -9,13 +9,8 @@ from PySide6.QtWidgets import QCheckBox, QFormLayout, QLabel, QSpinBox, QVBoxLay
 
 from app.jobs.generation import GenerationModel
 from app.jobs.memory_plan import NO_ENGINE, NO_MODELS, MemoryPlan
-from app.pipeline import (
-    CPU,
-    Fit,
-    JobPlan,
-    StageSettings,
-)
 from app.pipeline.job.params import FIT_MEMORY, MAX_ALLOC_MB
+from app.pipeline.plans import CPU, Fit, JobPlan, StageSettings
 from app.ui.kit.bind import bind
 
 GB = 1024**3  # as sd.cpp counts (its "MB" are MiB)

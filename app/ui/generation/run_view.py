@@ -18,11 +18,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.jobs.call_runner import CallRunner
 from app.jobs.generation import GenerationModel
 from app.jobs.run_state import RunState
-from app.jobs.stage_runner import StageRunner
-from app.pipeline import CHECKPOINT_DIR, CPU
+from app.pipeline import CHECKPOINT_DIR
 from app.pipeline.api import RunSnapshot
+from app.pipeline.plans import CPU
 from app.ui.generation.result import GenerationResultView
 from app.ui.generation.stages import GenerationStageList, stage_title
 from app.ui.generation.steps import GenerationProgressBar, GenerationStepStrip, StepImageDialog
@@ -326,7 +327,7 @@ class RunView(QWidget):
 
     # --- the runner -------------------------------------------------------------------------
 
-    def _bind_runner(self, runner: StageRunner, kind: str) -> None:
+    def _bind_runner(self, runner: CallRunner, kind: str) -> None:
         self.kind = kind
         self._decoding_step = self.model.decoding if kind == "decode" else None
         pane = self.result_view.current

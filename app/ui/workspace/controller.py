@@ -33,8 +33,8 @@ from app.ui.workspace.png_settings import save_picture_dialog
 from app.ui.workspace.run_photos import photo_hash, photo_runs
 
 if TYPE_CHECKING:
+    from app.jobs.call_runner import CallRunner
     from app.jobs.generation import GenerationModel
-    from app.jobs.stage_runner import StageRunner
 
 log = logging.getLogger(__name__)
 
@@ -130,7 +130,7 @@ class WorkspaceController(QObject):
                 self._show_file(run, "result", steps, Path(result), _tr("Result"))
         self.refresh_history()
 
-    def _bind_runner(self, runner: StageRunner, kind: str) -> None:
+    def _bind_runner(self, runner: CallRunner, kind: str) -> None:
         # The canvas shows previews at the photo's resolution: the worker must not shrink them
         # to the side panel's size.
         runner.set_preview_max_px(0)

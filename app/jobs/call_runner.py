@@ -1,6 +1,8 @@
-"""The worker thread that drives one pipeline call and turns its events into Qt signals.
+"""The worker thread that drives one whole pipeline call (execute every stage due, decode a
+step, accept a step: many stages, one engine process each) and turns its events into Qt
+signals.
 
-The pipeline (app/pipeline) yields plain frozen dataclasses from a generator; StageRunner
+The pipeline (app/pipeline) yields plain frozen dataclasses from a generator; CallRunner
 iterates that generator in its own thread and re-emits every event as a typed signal, so
 widgets never touch the thread or the pipeline's internals. Events are matched on the
 pipeline's event classes (app.pipeline.events); anything else is logged and ignored.
@@ -55,7 +57,7 @@ class Control(Protocol):
 EventSource = Callable[["RunControl"], ev.EventStream]
 
 
-class StageRunner(AppThread):
+class CallRunner(AppThread):
     """Runs `source(control)` in a worker thread and re-emits its events as signals."""
 
     stage_started = Signal(str)  # stage
@@ -104,7 +106,7 @@ class StageRunner(AppThread):
         self._last_step = 0
         self._terminal_kind = ""
         self._preview_max_px = 0
-        self.setObjectName(f"StageRunner-{name}")
+        self.setObjectName(f"CallRunner-{name}")
         # The runner object lives in the creating (UI) thread, so this queued hop runs
         # _deliver_preview there and coalesces everything posted in between.
         self._preview_posted.connect(self._deliver_preview, Qt.ConnectionType.QueuedConnection)
@@ -121,7 +123,7 @@ class StageRunner(AppThread):
         only: str | None = None,
         control: RunControl | None = None,
         parent: QObject | None = None,
-    ) -> StageRunner:
+    ) -> CallRunner:
         """A runner over PipelineAPI.execute(run_dir, control, only=...)."""
         control = control or _new_control()
         return cls(
@@ -141,7 +143,7 @@ class StageRunner(AppThread):
         *,
         control: RunControl | None = None,
         parent: QObject | None = None,
-    ) -> StageRunner:
+    ) -> CallRunner:
         """A runner over PipelineAPI.decode_step(run_dir, step, control) ("Decode this step")."""
         control = control or _new_control()
         return cls(

@@ -1,4 +1,4 @@
-"""StageRunner over the fake pipeline's event stream (tests/fakes/fake_pipeline.py, the real
+"""CallRunner over the fake pipeline's event stream (tests/fakes/fake_pipeline.py, the real
 RunControl) and hand-made generators: signals, control, exactly one terminal."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication
 
-from app.jobs.stage_runner import EventSource, StageRunner
+from app.jobs.call_runner import CallRunner, EventSource
 from app.pipeline import events as ev
 from app.pipeline.control import RunControl
 from app.pipeline.failures import FailureKind
@@ -27,7 +27,7 @@ def _source(fake: FakePipeline, steps: int = 4) -> tuple[Path, EventSource]:
     return run_dir, lambda control: fake.execute(run_dir, control)
 
 
-def _record(runner: StageRunner) -> list[tuple]:
+def _record(runner: CallRunner) -> list[tuple]:
     seen: list[tuple] = []
     for name in (
         "stage_started",
@@ -55,7 +55,7 @@ def _terminals(seen: list[tuple]) -> list[tuple]:
 
 def test_full_run_emits_every_stage_step_and_one_terminal(qtbot, tmp_path: Path) -> None:
     run_dir, source = _source(FakePipeline(tmp_path, step_s=0.01), steps=5)
-    runner = StageRunner(source, RunControl())
+    runner = CallRunner(source, RunControl())
     seen = _record(runner)
     with qtbot.waitSignal(runner.run_ended, timeout=10_000):
         runner.start()
@@ -80,7 +80,7 @@ def test_full_run_emits_every_stage_step_and_one_terminal(qtbot, tmp_path: Path)
 
 def test_previews_coalesce_when_the_ui_lags(qtbot, tmp_path: Path) -> None:
     _, source = _source(FakePipeline(tmp_path, step_s=0.0), steps=6)
-    runner = StageRunner(source, RunControl())
+    runner = CallRunner(source, RunControl())
     seen = _record(runner)
     runner.start()
     # The UI thread is busy: no events are processed until the worker is done.
@@ -94,7 +94,7 @@ def test_previews_coalesce_when_the_ui_lags(qtbot, tmp_path: Path) -> None:
 
 def test_pause_then_resume(qtbot, tmp_path: Path) -> None:
     _, source = _source(FakePipeline(tmp_path, step_s=0.02), steps=30)
-    runner = StageRunner(source, RunControl())
+    runner = CallRunner(source, RunControl())
     seen = _record(runner)
     # The fake holds after step 3 by itself, as the test engine does (tests/engine/pause_hook):
     # a pause sent on a step's signal raced the fake's steps under load.
@@ -117,7 +117,7 @@ def test_pause_then_resume(qtbot, tmp_path: Path) -> None:
 def test_suspend_then_resume_in_a_new_runner(qtbot, tmp_path: Path) -> None:
     fake = FakePipeline(tmp_path, step_s=0.02)
     _, source = _source(fake, steps=30)
-    runner = StageRunner(source, RunControl())
+    runner = CallRunner(source, RunControl())
     seen = _record(runner)
     with engines_pause_at(4), qtbot.waitSignal(runner.paused, timeout=10_000):
         runner.start()  # held after step 4
@@ -128,7 +128,7 @@ def test_suspend_then_resume_in_a_new_runner(qtbot, tmp_path: Path) -> None:
     assert k == 4
     assert _terminals(seen) == [("run_suspended", k)]
 
-    second = StageRunner(source, RunControl())  # the same run: starts after step k
+    second = CallRunner(source, RunControl())  # the same run: starts after step k
     seen2 = _record(second)
     with qtbot.waitSignal(second.run_finished, timeout=10_000):
         second.start()
@@ -138,7 +138,7 @@ def test_suspend_then_resume_in_a_new_runner(qtbot, tmp_path: Path) -> None:
 
 def test_cancel_emits_cancelled_once(qtbot, tmp_path: Path) -> None:
     _, source = _source(FakePipeline(tmp_path, step_s=0.02), steps=50)
-    runner = StageRunner(source, RunControl())
+    runner = CallRunner(source, RunControl())
     seen = _record(runner)
     with engines_pause_at(5), qtbot.waitSignal(runner.paused, timeout=10_000):
         runner.start()  # held after step 5
@@ -161,7 +161,7 @@ def test_failure_event_becomes_one_failed_signal(qtbot, tmp_path: Path) -> None:
             stage="diffuse", kind=FailureKind.OUT_OF_MEMORY, message="out of memory", log_path=log
         )
 
-    runner = StageRunner(source, RunControl())
+    runner = CallRunner(source, RunControl())
     seen = _record(runner)
     with qtbot.waitSignal(runner.run_failed, timeout=10_000) as failed:
         runner.start()
@@ -178,7 +178,7 @@ def test_failure_event_becomes_one_failed_signal(qtbot, tmp_path: Path) -> None:
 
 def test_exception_in_the_pipeline_becomes_one_failed_signal(qtbot, tmp_path: Path) -> None:
     _, source = _source(FakePipeline(tmp_path, raise_at_step=2))
-    runner = StageRunner(source, RunControl())
+    runner = CallRunner(source, RunControl())
     seen = _record(runner)
     with qtbot.waitSignal(runner.run_failed, timeout=10_000) as failed:
         runner.start()
@@ -192,7 +192,7 @@ def test_exception_in_the_pipeline_becomes_one_failed_signal(qtbot, tmp_path: Pa
 
 def test_a_source_without_terminal_event_still_ends_with_one(qtbot, tmp_path: Path) -> None:
     _, source = _source(FakePipeline(tmp_path, no_terminal=True))
-    runner = StageRunner(source, RunControl())
+    runner = CallRunner(source, RunControl())
     seen = _record(runner)
     with qtbot.waitSignal(runner.run_ended, timeout=10_000):
         runner.start()
@@ -213,7 +213,7 @@ def test_events_after_the_terminal_are_not_read(qtbot, tmp_path: Path) -> None:
         finally:
             closed.append(True)
 
-    runner = StageRunner(source, RunControl())
+    runner = CallRunner(source, RunControl())
     seen = _record(runner)
     with qtbot.waitSignal(runner.run_ended, timeout=10_000):
         runner.start()
@@ -233,7 +233,7 @@ def test_events_are_matched_by_class_not_by_name(qtbot, tmp_path: Path) -> None:
         yield ev.StageStarted("prepare", tmp_path)
         yield ev.RunCancelled(0)
 
-    runner = StageRunner(source, RunControl())
+    runner = CallRunner(source, RunControl())
     seen = _record(runner)
     with qtbot.waitSignal(runner.run_ended, timeout=10_000):
         runner.start()
