@@ -137,6 +137,7 @@ class MeasureDialog(QDialog):
     def _done(self, report: dict[str, Any], md: str) -> None:
         self.report = report
         self.bar.setValue(self.bar.maximum())
+        self.intro.hide()  # said before it started; the report takes its room
         if report["cancelled"]:
             self.status.setText(_tr("Cancelled; the partial report is in {path}").format(path=md))
         else:

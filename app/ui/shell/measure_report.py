@@ -234,9 +234,9 @@ def _failed(report: dict[str, Any]) -> list[str]:
         failure = failure_of(r.get("failure") or {}, r["stage"], str(r["error"]))
         message = failure_text(failure) if r.get("failure") else str(r["error"])
         line = _tr("{stage} on {device}: {message}").format(
-            stage=stage_name(r["stage"]), device=device_name(r["device"]), message=message
+            stage=sentence(stage_name(r["stage"])), device=device_name(r["device"]), message=message
         )
-        out.append("- " + sentence(line))
+        out.append("- " + line)
     return ["## " + _tr("Stages that failed"), "", *out] if out else []
 
 
