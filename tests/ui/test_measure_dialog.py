@@ -173,9 +173,10 @@ def test_the_report_is_shown_in_chinese_without_setting_names_and_copied(
     import re
 
     from PySide6.QtCore import QCoreApplication
-    from PySide6.QtGui import QGuiApplication
+    from PySide6.QtGui import QDesktopServices, QGuiApplication
 
     from app.ui.words.i18n import TsTranslator
+    from tests.ui.clipping import clipped
     from tests.ui.visible_text import problems
 
     translator = TsTranslator("zh_CN")
@@ -200,6 +201,16 @@ def test_the_report_is_shown_in_chinese_without_setting_names_and_copied(
         dialog.copy_button.click()
         assert QGuiApplication.clipboard().text() == dialog.markdown
         assert "测量" in dialog.markdown.splitlines()[0]
+        opened: list[str] = []
+        monkeypatch.setattr(
+            QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile())
+        )
+        dialog.open_button.click()  # the folder of the .md and its .json, in the file manager
+        assert opened == [str(md.parent)] and md.with_suffix(".json").is_file()
+        dialog.show()
+        qtbot.waitExposed(dialog)
+        assert dialog.width() <= 1280 and dialog.height() <= 720 - 40 - 31  # a taskbar, a title
+        assert clipped(dialog) == [] and dialog.text.horizontalScrollBar().maximum() == 0
         dialogs.answers.append(QMessageBox.StandardButton.No)
         dialog.apply()  # the question lists each change in the user's words
         asked = dialogs.shown[-1][2]
