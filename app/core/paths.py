@@ -34,6 +34,11 @@ class AppPaths:
         return self.data_dir / "models"
 
     @property
+    def measure_dir(self) -> Path:
+        """Measure this computer's reports (Markdown + JSON), to send with a question."""
+        return self.data_dir / "measure"
+
+    @property
     def stage_cache_dir(self) -> Path:
         return self.cache_dir / "stages"
 

@@ -1,5 +1,6 @@
-"""Every user-visible string of the generation UI has a finished Simplified Chinese translation
-with the same {placeholders}, and the panel really shows it under zh_CN."""
+"""Every user-visible string of the generation UI (and of Settings and Measure) has a finished
+Simplified Chinese translation with the same {placeholders}, and the panel really shows it under
+zh_CN."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ FILES = sorted(
     [
         *(ROOT / "app" / "ui" / "generation").glob("*.py"),
         *(ROOT / "app" / "ui" / "shell").glob("settings_*.py"),
+        *(ROOT / "app" / "ui" / "shell").glob("measure_*.py"),
     ]
 )
 PLACEHOLDER = re.compile(r"\{[^{}]*\}")

@@ -152,11 +152,12 @@ def test_settings_show_the_folders_with_open_buttons(qtbot, monkeypatch) -> None
         paths.runs_dir,
         paths.cache_dir,
         paths.log_dir,
+        paths.measure_dir,  # the measure reports, to send with a question (issue 41)
         paths.config_dir,
     ]
     dialog.folder_buttons[paths.runs_dir].click()
-    dialog.folder_buttons[paths.log_dir].click()
-    assert opened == [paths.runs_dir, paths.log_dir]
+    dialog.folder_buttons[paths.measure_dir].click()
+    assert opened == [paths.runs_dir, paths.measure_dir]
 
 
 def application_settings():

@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from app.engine.argv import StageArgs, build_argv
 from app.engine.devices import DeviceFacts, list_devices
@@ -33,8 +34,10 @@ from app.engine.plan import plan_stage
 from app.engine.process import StageProcess, engine_environment
 from app.engine.stage import Stage
 from app.pipeline.api import DeviceInfo
+from app.pipeline.execute.failure_kinds import failure_for
 from app.pipeline.execute.fit import CPU, StageSettings
 from app.pipeline.execute.job_plan import engine_planner_for, largest_fast_size, stage_args
+from app.pipeline.failures import Failure, FailureKind, json_values
 from app.pipeline.job.spec import DeviceChoice, JobSpec, ModelFiles
 
 STAGE_TIMEOUT_S = 3600.0
@@ -42,6 +45,24 @@ MIB = 1024 * 1024
 BUFFER_LINE = re.compile(r"(\S+) (compute|params backend) buffer size[:= ]+([0-9.]+) ?MB\((\w+)\)")
 DRIVER_LINE = re.compile(r"^ggml_(\w+): (\d+) = (.*)$", re.MULTILINE)
 PROMPT = "a red fox in the snow"  # what the text encoder reads (its length is what costs)
+
+
+def failure_data(failure: Failure) -> dict[str, object]:
+    """A stage's failure as the report keeps it (JSON): its kind, the error's templates and
+    values, for the window to word in the user's language (`error` keeps the English line)."""
+    return {"kind": str(failure.kind), "message": failure.message,
+            "values": json_values(failure.values), "fix": failure.fix}  # fmt: skip
+
+
+def failure_of(data: Mapping[str, Any], stage: str, detail: str) -> Failure:
+    """The Failure a report's `failure` describes (an unknown kind reads as a bug of ours)."""
+    kind = str(data.get("kind", ""))
+    values = data.get("values")
+    return Failure(
+        FailureKind(kind) if kind in FailureKind._value2member_map_ else FailureKind.BUG,
+        stage, detail, None, str(data.get("message") or ""),
+        json_values(values) if isinstance(values, dict) else {}, str(data.get("fix") or ""),
+    )  # fmt: skip
 
 
 class MeasureCancelled(Exception):
@@ -269,6 +290,7 @@ class Measurement:
             raise
         except Exception as exc:
             row.update(error=str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__)
+            row.update(failure=failure_data(failure_for(exc, stage)))
         else:
             where = "RAM" if device == CPU else "VRAM"
             row.update(

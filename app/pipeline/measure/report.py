@@ -1,6 +1,8 @@
 """The measure report (app/pipeline/measure/probe.py): the settings it would choose, the report as
-JSON (format 1) and as Markdown beside it (to read and to paste into an issue), and applying
-the choice as this computer's defaults (Settings.job) with the changes listed.
+JSON (format 1, for us) and as English Markdown beside it (for us to read; the CLI's), its
+tables as data (`diffuse_pairs`, `vae_pairs`, …: the window renders them in the user's language,
+ui/shell/measure_report.py), and applying the choice as this computer's defaults (Settings.job)
+with the changes listed.
 
 JSON, format 1: {"format": 1, "created": iso-8601, "seconds": float, "cancelled": bool,
  "engine": path, "models": {"note", "diffusion", "llm", "vae"}, "steps": int, "threads": int,
@@ -9,7 +11,8 @@ JSON, format 1: {"format": 1, "created": iso-8601, "seconds": float, "cancelled"
               "driver": {key: value of the backend's device line} | null}],
  "rows": [{"stage", "device", "size": [w, h] | null, "flash_attention": bool | null,
            "vae_tiling": bool | null, "planned_bytes", "measured_bytes", "wall_s",
-           "s_per_step", "error"?}],
+           "s_per_step", "error"? (English), "failure"? {"kind", "message", "values", "fix"}
+           (the error as data: probe.failure_data; the window words it)}],
  "largest": {device: [w, h] | null}, "choice": {param name: value}}
 """
 
@@ -167,6 +170,79 @@ def write_report(report: dict[str, Any], folder: Path) -> tuple[Path, Path]:
     return md, js
 
 
+# -- the report's tables as data: this Markdown (English, for us) and the window (the user's
+# language, ui/shell/measure_report.py) render the same facts.
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One measurement in its two variants on a device: diffuse with flash attention off (`a`)
+    and on (`b`) at a size, or the VAE decode untiled (`a`) and tiled (`b`); {} where that
+    variant did not run; a row with "error" failed."""
+
+    device: str
+    size: tuple[int, int] | None
+    a: dict[str, Any]
+    b: dict[str, Any]
+
+
+def _row(rows: list[dict[str, Any]], **match: object) -> dict[str, Any]:
+    return next((r for r in rows if all(r.get(k) == v for k, v in match.items())), {})
+
+
+def ratio(a: object, b: object) -> float | None:
+    """a ÷ b where both were measured (None otherwise)."""
+    ok = isinstance(a, int | float) and isinstance(b, int | float) and b
+    return a / b if ok else None  # type: ignore[operator]
+
+
+def driver_facts(device: dict[str, Any]) -> dict[str, str]:
+    """The backend's own facts of a device (its line of `--list-devices`), as it words them."""
+    driver = device.get("driver") or {}
+    return {k: v for k, v in driver.items() if k not in ("backend", "device")}
+
+
+def diffuse_pairs(report: dict[str, Any]) -> list[Pair]:
+    rows, out = report["rows"], []
+    for d in report["devices"]:
+        for size in report["sizes"]:
+            match = {"stage": Stage.DIFFUSE, "device": d["name"], "size": size}
+            off = _row(rows, **match, flash_attention=False)
+            on = _row(rows, **match, flash_attention=True)
+            if off or on:
+                out.append(Pair(d["name"], (size[0], size[1]), off, on))
+    return out
+
+
+def llm_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
+    return [r for r in report["rows"] if r["stage"] == Stage.LLM_ENCODE]
+
+
+def llm_cpu_seconds(report: dict[str, Any]) -> float | None:
+    """The text encoder's time on the CPU (what the others are compared with)."""
+    return _row(report["rows"], stage=Stage.LLM_ENCODE, device=CPU).get("wall_s")
+
+
+def decode_size(report: dict[str, Any]) -> tuple[int, int]:
+    """The size the VAE decode and the largest size that fits were measured at."""
+    big = report["sizes"][-1] if report["sizes"] else [0, 0]
+    return big[0], big[1]
+
+
+def vae_pairs(report: dict[str, Any]) -> list[Pair]:
+    rows, out = report["rows"], []
+    for d in report["devices"]:
+        un = _row(rows, stage=Stage.VAE_DECODE, device=d["name"], vae_tiling=False)
+        ti = _row(rows, stage=Stage.VAE_DECODE, device=d["name"], vae_tiling=True)
+        if un or ti:
+            out.append(Pair(d["name"], decode_size(report), un, ti))
+    return out
+
+
+def failed_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
+    return [r for r in report["rows"] if "error" in r]
+
+
 def _mib(n: object) -> str:
     return f"{n / MIB:,.0f}" if isinstance(n, int | float) else "-"
 
@@ -180,16 +256,13 @@ def _val(row: dict[str, Any], key: str) -> str:
 
 
 def _ratio(a: object, b: object) -> str:
-    ok = isinstance(a, int | float) and isinstance(b, int | float) and b
-    return f"{a / b:.2f}" if ok else "-"  # type: ignore[operator]
-
-
-def _row(rows: list[dict[str, Any]], **match: object) -> dict[str, Any]:
-    return next((r for r in rows if all(r.get(k) == v for k, v in match.items())), {})
+    r = ratio(a, b)
+    return "-" if r is None else f"{r:.2f}"
 
 
 def markdown(report: dict[str, Any]) -> str:
-    rows, m = report["rows"], report["models"]
+    """The report in English (the file beside the JSON, and the CLI's): for us to read."""
+    m = report["models"]
     out = [
         "# Stepwise: measure of this computer",
         "",
@@ -207,8 +280,7 @@ def markdown(report: dict[str, Any]) -> str:
         "|---|---|---|---|---|---|---|",
     ]
     for d in report["devices"]:
-        driver = d.get("driver") or {}
-        line = "; ".join(f"{k}: {v}" for k, v in driver.items() if k not in ("backend", "device"))
+        line = "; ".join(f"{k}: {v}" for k, v in driver_facts(d).items())
         out.append(
             f"| {d['name']} | {d['description']} | {_mib(d['total_bytes'])} | "
             f"{_mib(d['free_bytes'])} | {_mib(d['max_alloc_bytes'])} | {d['fp16']} | "
@@ -217,48 +289,39 @@ def markdown(report: dict[str, Any]) -> str:
     out += ["", "## Diffuse, s/step (flash attention off / on)", "",
             "| device | size | off s/step | on s/step | on ÷ off | planned MiB off / on | "
             "measured MiB off / on |", "|---|---|---|---|---|---|---|"]  # fmt: skip
-    for d in report["devices"]:
-        for size in report["sizes"]:
-            off = _row(
-                rows, stage=Stage.DIFFUSE, device=d["name"], size=size, flash_attention=False
-            )
-            on = _row(rows, stage=Stage.DIFFUSE, device=d["name"], size=size, flash_attention=True)
-            if not off and not on:
-                continue
-            out.append(
-                f"| {d['name']} | {size[0]}×{size[1]} | {_val(off, 's_per_step')} | "
-                f"{_val(on, 's_per_step')} | "
-                f"{_ratio(on.get('s_per_step'), off.get('s_per_step'))} | "
-                f"{_mib(off.get('planned_bytes'))} / {_mib(on.get('planned_bytes'))} | "
-                f"{_mib(off.get('measured_bytes'))} / {_mib(on.get('measured_bytes'))} |"
-            )
-    cpu = _row(rows, stage=Stage.LLM_ENCODE, device=CPU)
+    for p in diffuse_pairs(report):
+        off, on, size = p.a, p.b, p.size or (0, 0)
+        out.append(
+            f"| {p.device} | {size[0]}×{size[1]} | {_val(off, 's_per_step')} | "
+            f"{_val(on, 's_per_step')} | "
+            f"{_ratio(on.get('s_per_step'), off.get('s_per_step'))} | "
+            f"{_mib(off.get('planned_bytes'))} / {_mib(on.get('planned_bytes'))} | "
+            f"{_mib(off.get('measured_bytes'))} / {_mib(on.get('measured_bytes'))} |"
+        )
+    cpu = llm_cpu_seconds(report)
     out += ["", "## llm-encode (the text encoder)", "",
             "| device | wall s | ÷ CPU | planned MiB | measured MiB |",
             "|---|---|---|---|---|"]  # fmt: skip
-    for r in [r for r in rows if r["stage"] == Stage.LLM_ENCODE]:
+    for r in llm_rows(report):
         out.append(
-            f"| {r['device']} | {_val(r, 'wall_s')} | "
-            f"{_ratio(r.get('wall_s'), cpu.get('wall_s'))} | {_mib(r.get('planned_bytes'))} | "
-            f"{_mib(r.get('measured_bytes'))} |"
+            f"| {r['device']} | {_val(r, 'wall_s')} | {_ratio(r.get('wall_s'), cpu)} | "
+            f"{_mib(r.get('planned_bytes'))} | {_mib(r.get('measured_bytes'))} |"
         )
-    big = report["sizes"][-1] if report["sizes"] else [0, 0]
+    big = decode_size(report)
     out += ["", f"## VAE decode at {big[0]}×{big[1]} (untiled / tiled)", "",
             "| device | untiled s | tiled s | planned MiB untiled / tiled | "
             "measured MiB untiled / tiled |", "|---|---|---|---|---|"]  # fmt: skip
-    for d in report["devices"]:
-        un = _row(rows, stage=Stage.VAE_DECODE, device=d["name"], vae_tiling=False)
-        ti = _row(rows, stage=Stage.VAE_DECODE, device=d["name"], vae_tiling=True)
-        if un or ti:
-            out.append(
-                f"| {d['name']} | {_val(un, 'wall_s')} | {_val(ti, 'wall_s')} | "
-                f"{_mib(un.get('planned_bytes'))} / {_mib(ti.get('planned_bytes'))} | "
-                f"{_mib(un.get('measured_bytes'))} / {_mib(ti.get('measured_bytes'))} |"
-            )
+    for p in vae_pairs(report):
+        un, ti = p.a, p.b
+        out.append(
+            f"| {p.device} | {_val(un, 'wall_s')} | {_val(ti, 'wall_s')} | "
+            f"{_mib(un.get('planned_bytes'))} / {_mib(ti.get('planned_bytes'))} | "
+            f"{_mib(un.get('measured_bytes'))} / {_mib(ti.get('measured_bytes'))} |"
+        )
     out += ["", f"## The largest size of {big[0]}:{big[1]} that fits", ""]
     for device, size in report["largest"].items():
         out.append(f"- {device}: " + (f"{size[0]}×{size[1]}" if size else "unknown"))
-    failed = [r for r in rows if "error" in r]
+    failed = failed_rows(report)
     if failed:
         out += ["", "## Stages that failed", ""]
         out += [f"- {r['stage']} on {r['device']}: {r['error']}" for r in failed]

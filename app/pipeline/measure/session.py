@@ -6,7 +6,7 @@ The models: the user's own files (the remembered job's), else shape-only models 
 klein sizes (random weights; scripts/make_shape_models.py writes them once into the cache),
 or with `quick` the tiny test models (app/engine/tiny_models.py) at tiny sizes. The sizes: the
 user's (the remembered job's width × height) unless given. The report goes into the data
-folder's `measure/`.
+folder's `measure/` (AppPaths.measure_dir; Settings lists it).
 """
 
 from __future__ import annotations
@@ -29,7 +29,10 @@ from app.pipeline.job.spec import ModelFiles
 from app.pipeline.measure.probe import MeasureCancelled, Measurement, MeasureSetup, Progress_
 from app.pipeline.measure.report import report_of, write_report
 
-REPORT_FOLDER = "measure"
+# What the models measured with are, as the report says (the window translates these texts).
+MINE_NOTE = "your model files"
+SHAPE_NOTE = "shape-only models of klein {shape}"
+TINY_NOTE = "tiny test models"
 SHAPE_FOLDER = "shape-models"
 SHAPES = ("4b", "9b")
 QUICK_SIZES = ((32, 48), (64, 64))
@@ -110,13 +113,13 @@ def make_setup(
         two = generate_models(paths.cache_dir / "tiny-models", QUICK_LLM)
         models = ModelFiles(str(tiny.diffusion), str(two.llm), str(tiny.vae))
         return MeasureSetup(
-            engine, models, "tiny test models", sizes or QUICK_SIZES, steps or QUICK_STEPS,
+            engine, models, TINY_NOTE, sizes or QUICK_SIZES, steps or QUICK_STEPS,
             threads or 1, devices,
         )  # fmt: skip
     mine = user_models(settings)
-    note = "your model files"
+    note = MINE_NOTE
     if mine is None:
-        mine, note = shape_models(paths, shape), f"shape-only models of klein {shape.upper()}"
+        mine, note = shape_models(paths, shape), SHAPE_NOTE.format(shape=shape.upper())
     return MeasureSetup(
         engine, mine, note, sizes or (user_size(settings),), steps or FULL_STEPS, threads, devices
     )
@@ -138,5 +141,5 @@ def measure(
         except MeasureCancelled:
             cancelled = True
     report = report_of(m, time.monotonic() - started, cancelled)
-    md, js = write_report(report, paths.data_dir / REPORT_FOLDER)
+    md, js = write_report(report, paths.measure_dir)
     return report, md, js

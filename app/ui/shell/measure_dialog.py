@@ -1,5 +1,6 @@
 """Help ▸ Measure this computer: what it will do, progress with the time left and Cancel, then
-the report (Markdown rendered, also saved with JSON beside it; Copy and Open its folder) and,
+the report in the user's language, rendered (ui/shell/measure_report.py; saved in English with
+the JSON beside it, for us; Copy and Open its folder) and,
 with the user's consent, its settings made this computer's defaults (the job form's devices,
 flash attention and VAE tiling), saying what changed. The measurement is the pipeline's
 (app/jobs/measure_worker.py)."""
@@ -29,6 +30,7 @@ from app.jobs.job_form import JobForm
 from app.jobs.measure_worker import MeasureWorker, SetupOf, default_setup
 from app.pipeline.measure.probe import LARGEST, MeasureStep
 from app.pipeline.measure.report import CHOICE_PARAMS
+from app.ui.shell.measure_report import change_line, device_name, report_markdown, stage_name
 
 
 def _tr(text: str) -> str:
@@ -53,17 +55,9 @@ def intro_text() -> str:
     )
 
 
-def stage_name(stage: str) -> str:
-    return {
-        "llm-encode": _tr("the text encoder"),
-        "diffuse": _tr("diffusion"),
-        "vae-decode": _tr("the VAE decode"),
-    }.get(stage, stage)
-
-
 def step_text(step: MeasureStep) -> str:
     """The step in hand in the user's language."""
-    device = _tr("CPU") if step.device == "cpu" else step.device
+    device = device_name(step.device)
     if step.stage == LARGEST:
         return _tr("{device}: the largest size that fits").format(device=device)
     text = _tr("{device}: {stage}").format(device=device, stage=stage_name(step.stage))
@@ -101,7 +95,7 @@ class MeasureDialog(QDialog):
         self.bar = QProgressBar(self)
         self.text = QTextBrowser(self)  # the report rendered (its tables as tables)
         self.text.setObjectName("measure_report")
-        self.markdown = ""  # the report as saved (and as Copy puts it on the clipboard)
+        self.markdown = ""  # the report as shown, in the user's language (Copy puts it)
         self.report_file: Path | None = None
         self.copy_button = QPushButton(_tr("Copy the report"), self)
         self.copy_button.setObjectName("measure_copy")
@@ -143,12 +137,13 @@ class MeasureDialog(QDialog):
     def _done(self, report: dict[str, Any], md: str) -> None:
         self.report = report
         self.bar.setValue(self.bar.maximum())
+        self.intro.hide()  # said before it started; the report takes its room
         if report["cancelled"]:
             self.status.setText(_tr("Cancelled; the partial report is in {path}").format(path=md))
         else:
             self.status.setText(_tr("Done; the report is in {path}").format(path=md))
-        self.report_file = Path(md)
-        self.markdown = self.report_file.read_text(encoding="utf-8")
+        self.report_file = Path(md)  # English, for us; the JSON beside it
+        self.markdown = report_markdown(report)  # what the user sees, in their language
         self.text.setMarkdown(self.markdown)
         self.copy_button.setEnabled(True)
         self.open_button.setEnabled(True)
@@ -160,7 +155,7 @@ class MeasureDialog(QDialog):
         self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setText(_tr("Close"))
 
     def copy_report(self) -> None:
-        """The report's Markdown on the clipboard (to paste into a question)."""
+        """The report as shown (Markdown: its tables paste as tables into an issue)."""
         QGuiApplication.clipboard().setText(self.markdown)
         self.status.setText(_tr("The report is on the clipboard."))
 
@@ -185,7 +180,7 @@ class MeasureDialog(QDialog):
                 self, _tr("Nothing to change"), _tr("The settings are already what it chose.")
             )
             return []
-        lines = "\n".join(f"{name}: {old} → {new}" for name, old, new in changes)
+        lines = "\n".join(change_line(name, old, new) for name, old, new in changes)
         answer = QMessageBox.question(
             self,
             _tr("Use these settings?"),

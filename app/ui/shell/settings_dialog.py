@@ -69,6 +69,7 @@ def folders_of(paths: AppPaths) -> list[tuple[str, Path]]:
         (_tr("Runs"), paths.runs_dir),
         (_tr("Cache"), paths.cache_dir),
         (_tr("Logs"), paths.log_dir),
+        (_tr("Measure reports"), paths.measure_dir),
         (_tr("Settings"), paths.config_dir),
     ]
 
