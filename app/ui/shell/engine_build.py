@@ -34,9 +34,9 @@ def clock_text(seconds: float) -> str:
 
 def stage_text(build: BuildRunning) -> str:
     if build.stage == "compile" and build.total == 100:  # make: a percent
-        return _tr("compiling, {percent} %").format(percent=build.done)
+        return _tr("compiling {percent} %").format(percent=build.done)
     if build.stage == "compile" and build.total:
-        return _tr("compiling, {done} of {total} steps").format(done=build.done, total=build.total)
+        return _tr("compiling {done}/{total}").format(done=build.done, total=build.total)
     return {
         "download": _tr("downloading the source"),
         "patch": _tr("applying Stepwise's patches"),
@@ -46,7 +46,7 @@ def stage_text(build: BuildRunning) -> str:
 
 
 def progress_text(build: BuildRunning) -> str:
-    """'compiling, 120 of 340 steps, 4:10 elapsed, about 7:40 left' in the window's language."""
+    """'compiling 120/340, 4:10 elapsed, about 7:40 left' in the window's language."""
     values = {"stage": stage_text(build), "elapsed": clock_text(build.elapsed_s)}
     if build.left_s is None:
         return _tr("{stage}, {elapsed} elapsed, no estimate yet").format(**values)
@@ -63,12 +63,11 @@ def status_text(state: EngineBuildState) -> str:
     progress = progress_text(state.running)
     if state.engine_ready:  # the faster engine, built beside the one in use
         return _tr(
-            "A faster engine is being built in the background ({progress}); until it is "
-            "ready, runs use the engine Stepwise has."
+            "Building a faster engine ({progress}); runs use the current one until then."
         ).format(progress=progress)
-    return _tr(
-        "The engine is being built ({progress}); the painter works now, generating when it is done."
-    ).format(progress=progress)
+    return _tr("Building the engine ({progress}); generating works when it is done.").format(
+        progress=progress
+    )
 
 
 class _BuildPoll(AppThread):

@@ -4,12 +4,12 @@
 <context>
     <name>EngineBuild</name>
     <message>
-        <source>compiling, {percent} %</source>
-        <translation>正在编译，{percent}%</translation>
+        <source>compiling {percent} %</source>
+        <translation>正在编译 {percent}%</translation>
     </message>
     <message>
-        <source>compiling, {done} of {total} steps</source>
-        <translation>正在编译，第 {done} / {total} 步</translation>
+        <source>compiling {done}/{total}</source>
+        <translation>正在编译 {done}/{total}</translation>
     </message>
     <message>
         <source>downloading the source</source>
@@ -44,12 +44,12 @@
         <translation>{stage}，已用 {elapsed}，约剩 {left}</translation>
     </message>
     <message>
-        <source>A faster engine is being built in the background ({progress}); until it is ready, runs use the engine Stepwise has.</source>
-        <translation>正在后台构建更快的引擎（{progress}）；构建完成前，运行使用 Stepwise 现有的引擎。</translation>
+        <source>Building a faster engine ({progress}); runs use the current one until then.</source>
+        <translation>正在构建更快的引擎（{progress}）；在此之前运行使用现有引擎。</translation>
     </message>
     <message>
-        <source>The engine is being built ({progress}); the painter works now, generating when it is done.</source>
-        <translation>正在构建引擎（{progress}）；现在即可绘制蒙版，构建完成后即可生成。</translation>
+        <source>Building the engine ({progress}); generating works when it is done.</source>
+        <translation>正在构建引擎（{progress}）；构建完成后即可生成。</translation>
     </message>
     <message>
         <source>The engine is ready; the next run uses it.</source>
