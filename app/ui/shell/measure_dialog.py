@@ -1,4 +1,4 @@
-"""Help ▸ Measure this computer: what it will do, progress with the time left and Cancel, then
+"""Help → Measure this computer: what it will do, progress with the time left and Cancel, then
 the report (Markdown rendered, also saved with JSON beside it; Copy and Open its folder) and,
 with the user's consent, its settings made this computer's defaults (the job form's devices,
 flash attention and VAE tiling), saying what changed. The measurement is the pipeline's
@@ -212,7 +212,7 @@ class MeasureDialog(QDialog):
 
 def install_measure_action(window: Any, form: JobForm, paths: AppPaths, settings: Settings,
                            engine: Any) -> None:  # fmt: skip
-    """Help ▸ Measure this computer; `engine()` is the session's engine (None: the built one)."""
+    """Help → Measure this computer; `engine()` is the session's engine (None: the built one)."""
     action = window.help_menu.addAction(_tr("Measure this computer…"))
     action.setObjectName("measure_action")
 
