@@ -265,12 +265,13 @@ def spawn_detached(argv: list[str], log_path: Path) -> int:
     return child.pid
 
 
-def write_note(pid: int) -> None:
+def write_note(pid: int, options: list[str]) -> None:
     """BACKGROUND_NOTE, written whole (a temporary file renamed over it)."""
+    note = {"pid": pid, "log": str(BACKGROUND_LOG), "options": options}
     try:
         BACKGROUND_NOTE.parent.mkdir(parents=True, exist_ok=True)
         tmp = BACKGROUND_NOTE.with_name(f".{BACKGROUND_NOTE.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"pid": pid, "log": str(BACKGROUND_LOG)}), encoding="utf-8")
+        tmp.write_text(json.dumps(note), encoding="utf-8")
         os.replace(tmp, BACKGROUND_NOTE)
     except OSError:
         pass  # the window then sees the build from its first stage on
@@ -287,7 +288,7 @@ def build_in_background(build: list[str], extra: list[str], has_vulkan: bool) ->
     if wanted.returncode == 0:
         return  # the wanted engine is there
     if BUILDING_LINE not in wanted.stderr:
-        write_note(spawn_detached([*build, *extra], BACKGROUND_LOG))
+        write_note(spawn_detached([*build, *extra], BACKGROUND_LOG), extra)
     name = "Vulkan" if "--vulkan" in extra else "CPU"
     if extra and _print_path(build, []).returncode == 0:
         say(

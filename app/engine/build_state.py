@@ -49,11 +49,13 @@ class BuildRunning:
 @dataclass(frozen=True)
 class EngineBuildState:
     """What the window needs to know of the engine build: the one that runs (or None), whether
-    a finished engine works meanwhile, and the log of the build setup_env started (or None)."""
+    a finished engine works meanwhile, the log of the build setup_env started (or None), and
+    once none runs whether that build's engine is there (False: it failed; None: not known)."""
 
     running: BuildRunning | None
     engine_ready: bool
     log: Path | None
+    built: bool | None = None
 
 
 def build_note_path() -> Path:
@@ -116,18 +118,25 @@ def running_from(data: dict[str, Any], age_s: float) -> BuildRunning:
     )
 
 
-def _noted_build(note: Path) -> tuple[BuildRunning | None, Path | None]:
-    """setup_env's note: a build it started that has not reached its first stage yet (running,
-    "starting") and its log; (None, None) without a note."""
+@dataclass(frozen=True)
+class _Note:
+    running: BuildRunning | None  # the noted build while it runs ("starting": no stage yet)
+    log: Path
+    options: tuple[str, ...]  # its build.py options (--vulkan)
+
+
+def _noted_build(note: Path) -> _Note | None:
+    """setup_env's note of the build it started; None without one."""
     try:
         data = json.loads(safe_files.read_bytes(note, limit=NOTE_LIMIT_BYTES))
         pid, log = int(data["pid"]), Path(str(data["log"]))
-    except (StepwiseError, OSError, ValueError, KeyError, TypeError):
-        return None, None
+        options = tuple(str(option) for option in data.get("options", []))
+    except (StepwiseError, OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
     info = platform.process_info(pid)
     if info is None or not any(arg.endswith("build.py") for arg in info.argv):
-        return None, log
-    return BuildRunning("", 0, 0, max(0.0, time.time() - info.started), None), log
+        return _Note(None, log, options)
+    return _Note(BuildRunning("", 0, 0, max(0.0, time.time() - info.started), None), log, options)
 
 
 def engine_build_state(note: Path | None = None) -> EngineBuildState:
@@ -138,5 +147,14 @@ def engine_build_state(note: Path | None = None) -> EngineBuildState:
     running: BuildRunning | None = None
     if result is not None and locate.BUILDING_PREFIX in result.stderr:
         running = read_progress() or BuildRunning("", 0, 0, 0.0, None)
-    noted, log = _noted_build(build_note_path() if note is None else note)
-    return EngineBuildState(running or noted, engine_ready, log)
+    noted = _noted_build(build_note_path() if note is None else note)
+    if noted is None:
+        return EngineBuildState(running, engine_ready, None)
+    running = running or noted.running
+    built: bool | None = None
+    if running is None and engine_ready:  # which engine: the noted build's (the faster one)?
+        wanted = locate.print_path(noted.options) if noted.options else result
+        built = wanted is not None and wanted.returncode == 0
+    elif running is None:
+        built = False
+    return EngineBuildState(running, engine_ready, noted.log, built)

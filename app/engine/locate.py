@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from app.core import platform
@@ -143,15 +143,15 @@ def _bundled_candidates() -> list[Path]:
     return [repo_root() / BUNDLED_ENGINE_DIR / BINARY_NAME]
 
 
-def print_path() -> subprocess.CompletedProcess[str] | None:
-    """`native/build.py --print-path`: where its build lives, without building (an installed
-    Stepwise has no native/ and finds its engine in engine/)."""
+def print_path(options: Sequence[str] = ()) -> subprocess.CompletedProcess[str] | None:
+    """`native/build.py --print-path [options]`: where its build lives, without building (an
+    installed Stepwise has no native/ and finds its engine in engine/)."""
     script = build_script()
     if not script.is_file():
         return None
     try:
         return subprocess.run(
-            [sys.executable, str(script), "--print-path"],
+            [sys.executable, str(script), "--print-path", *options],
             cwd=repo_root(),
             capture_output=True,
             text=True,

@@ -219,8 +219,35 @@ def test_the_build_setup_env_started_is_seen_before_its_first_stage(
         child.wait(timeout=60)
     assert state.running is not None and state.running.stage == "" and state.log == log
     assert build_state.engine_build_state(note=note) == build_state.EngineBuildState(
-        None, False, log
+        None, False, log, built=False
     )
+
+
+def test_a_faster_build_that_failed_is_told_from_the_engine_there(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """The CPU engine works and the noted Vulkan build has ended: is its engine there?"""
+    script = _script(
+        tmp_path,
+        "import sys\n"
+        "if '--vulkan' in sys.argv: sys.exit(1)\n"
+        "print('/cache/build/cpu-0123/bin/sd-stage')\n",
+    )
+    monkeypatch.setattr(locate, "build_script", lambda: script)
+    note, log = tmp_path / "engine-build.json", tmp_path / "engine-build.log"
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    pid = int(gone.stdout)
+    note.write_text(json.dumps({"pid": pid, "log": str(log), "options": ["--vulkan"]}))
+    assert build_state.engine_build_state(note=note) == build_state.EngineBuildState(
+        None, True, log, built=False
+    )
+    note.write_text(json.dumps({"pid": pid, "log": str(log), "options": []}))
+    assert build_state.engine_build_state(note=note).built is True
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="a shell script stands in for sd-stage")

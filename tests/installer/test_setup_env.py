@@ -46,7 +46,7 @@ def fake_system(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     _tool(bin_dir, "cmake", "exit 0")
     _tool(bin_dir, "g++", "exit 0")
     monkeypatch.setenv("PATH", str(bin_dir))
-    monkeypatch.delenv("CXX")
+    monkeypatch.delenv("CXX", raising=False)
     monkeypatch.setattr(sys, "platform", "linux")
     monkeypatch.setattr(os, "geteuid", lambda: 0)
     return bin_dir
@@ -180,6 +180,7 @@ def test_the_first_start_opens_at_once_while_the_engine_builds(
         assert (native / "started").read_text() == "--vulkan"
         note = json.loads((tmp_path / ".venv" / "engine-build.json").read_text())
         assert note["log"] == str(tmp_path / ".venv" / "engine-build.log")
+        assert note["options"] == ["--vulkan"]
         assert psutil.Process(note["pid"]).cmdline()[-2:] == [str(native / "build.py"), "--vulkan"]
     finally:
         (native / "release").write_text("go")

@@ -246,4 +246,15 @@ def test_a_build_that_stops_without_an_engine_names_its_log(qtbot, tmp_path) -> 
     qtbot.waitUntil(lambda: status.building is None, timeout=10_000)
     said = window.statusBar().currentMessage()
     assert said == f"The engine build stopped without an engine; its log: {log}"
+    # The faster one failed beside a working engine: not "the engine is ready".
+    answers += [
+        EngineBuildState(BuildRunning("compile", 5, 100, 30.0, None), True, log),
+        EngineBuildState(None, True, log, built=False),
+    ]
+    status.check()
+    qtbot.waitUntil(lambda: status.building is not None, timeout=10_000)
+    status.check()
+    qtbot.waitUntil(lambda: status.building is None, timeout=10_000)
+    said = window.statusBar().currentMessage()
+    assert said.startswith("The faster engine could not be built; runs use the current one.")
     status.stop()

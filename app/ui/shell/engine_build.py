@@ -131,7 +131,13 @@ class EngineBuildStatus(QObject):
         self._timer.stop()
         if not was_building:
             return
-        if state.engine_ready:
+        if state.engine_ready and state.built is False:  # the faster one failed
+            bar.showMessage(
+                _tr(
+                    "The faster engine could not be built; runs use the current one. Its log: {log}"
+                ).format(log=state.log)
+            )
+        elif state.engine_ready:
             bar.showMessage(_tr("The engine is ready; the next run uses it."), READY_MESSAGE_MS)
         elif state.log is not None:
             bar.showMessage(

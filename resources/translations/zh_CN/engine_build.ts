@@ -63,5 +63,9 @@
         <source>The engine build stopped without an engine.</source>
         <translation>引擎构建已停止，未生成引擎。</translation>
     </message>
+    <message>
+        <source>The faster engine could not be built; runs use the current one. Its log: {log}</source>
+        <translation>更快的引擎未能构建；运行继续使用现有引擎。日志：{log}</translation>
+    </message>
 </context>
 </TS>
