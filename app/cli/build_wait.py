@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from app.pipeline.engine_info import BuildRunning, wait_for_engine_build
+from app.pipeline.engine_info import BuildRunning, EngineBuildState, wait_for_engine_build
 
 # The handlers that start sd-stage (the others read or write files only).
 ENGINE_HANDLERS = frozenset({"run", "resume", "selftest", "measure", "queue_run"})
@@ -47,7 +47,7 @@ def build_line(build: BuildRunning) -> str:
 def wait_for_engine(
     args: argparse.Namespace,
     *,
-    wait: Callable[..., bool] = wait_for_engine_build,
+    wait: Callable[..., EngineBuildState | None] = wait_for_engine_build,
     clock_s: Callable[[], float] = time.monotonic,
 ) -> None:
     """Waits for an engine build that runs now when the command needs the engine and none
@@ -73,5 +73,9 @@ def wait_for_engine(
         said.update(at=now, stage=build.stage)
         print(f"engine build: {build_line(build)}", file=sys.stderr, flush=True)
 
-    if wait(report, Path(given) if given else None):
+    ended = wait(report, Path(given) if given else None)
+    if ended is not None and ended.engine_ready:
         print("engine build: done", file=sys.stderr, flush=True)
+    elif ended is not None:
+        where = f" (its log: {ended.log})" if ended.log is not None else ""
+        print(f"engine build: stopped without an engine{where}", file=sys.stderr, flush=True)

@@ -45,18 +45,18 @@ def wait_for_engine_build(
     poll_s: float = BUILD_WAIT_POLL_S,
     ask: Callable[[], EngineBuildState] = engine_build_state,
     sleep: Callable[[float], None] = time.sleep,
-) -> bool:
+) -> EngineBuildState | None:
     """While native/build.py builds the engine and none is finished yet (the first ./run.sh
     builds it in the background), waits, `report`ing each look at the build; not for an engine
-    given (`explicit`, $STEPWISE_SD_STAGE). True when it waited (the command then finds the
-    engine, or says why there is none)."""
+    given (`explicit`, $STEPWISE_SD_STAGE). The state it ended with when it waited, else None
+    (the command then finds the engine, or says why there is none)."""
     if explicit is not None or os.environ.get(ENGINE_ENV):
-        return False
+        return None
     waited = False
     while True:
         state = ask()
         if state.running is None or state.engine_ready:
-            return waited
+            return state if waited else None
         waited = True
         report(state.running)
         sleep(poll_s)

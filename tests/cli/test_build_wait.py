@@ -24,17 +24,20 @@ def test_the_wait_lasts_while_a_build_runs_and_no_engine_is_there(monkeypatch) -
     ]
     seen: list[BuildRunning] = []
     slept: list[float] = []
-    waited = wait_for_engine_build(
+    ended = wait_for_engine_build(
         seen.append, ask=lambda: states.pop(0), sleep=slept.append, poll_s=2.0
     )
-    assert waited and seen == [BuildRunning("", 0, 0, 1.0, None), COMPILING]
+    assert ended == EngineBuildState(None, True, None) and seen == [
+        BuildRunning("", 0, 0, 1.0, None),
+        COMPILING,
+    ]
     assert slept == [2.0, 2.0] and states == []
     # An engine there already (the faster one builds beside it), or one given: no wait.
     beside = [EngineBuildState(COMPILING, True, None)]
-    assert not wait_for_engine_build(seen.append, ask=lambda: beside[0], sleep=slept.append)
-    assert not wait_for_engine_build(seen.append, Path("/opt/sd-stage"), ask=pytest.fail)
+    assert wait_for_engine_build(seen.append, ask=lambda: beside[0], sleep=slept.append) is None
+    assert wait_for_engine_build(seen.append, Path("/opt/sd-stage"), ask=pytest.fail) is None
     monkeypatch.setenv("STEPWISE_SD_STAGE", "/opt/sd-stage")
-    assert not wait_for_engine_build(seen.append, ask=pytest.fail)
+    assert wait_for_engine_build(seen.append, ask=pytest.fail) is None
 
 
 def test_run_waits_with_the_builds_progress_on_stderr(capsys) -> None:
@@ -46,11 +49,11 @@ def test_run_waits_with_the_builds_progress_on_stderr(capsys) -> None:
     ]
     now = iter([0.0, 5.0, 10.0, 40.0])
 
-    def wait(report, given) -> bool:
+    def wait(report, given) -> EngineBuildState:
         assert given is None
         for look in looks:
             report(look)
-        return True
+        return EngineBuildState(None, True, None)
 
     args = argparse.Namespace(handler="run", engine=None)
     build_wait.wait_for_engine(args, wait=wait, clock_s=lambda: next(now))
@@ -70,7 +73,7 @@ def test_commands_that_need_no_engine_do_not_wait(monkeypatch) -> None:
     given: list[object] = []
     build_wait.wait_for_engine(
         argparse.Namespace(handler="selftest", engine="/opt/sd-stage"),
-        wait=lambda report, engine: given.append(engine) or False,
+        wait=lambda report, engine: given.append(engine),
     )
     assert given == [Path("/opt/sd-stage")]
     # cli.main asks before the handler runs.
@@ -79,3 +82,12 @@ def test_commands_that_need_no_engine_do_not_wait(monkeypatch) -> None:
     monkeypatch.setattr(cli, "_handler", lambda name: lambda args: order.append(name) or 0)
     assert cli.main(["status", "/nowhere"]) == 0
     assert order == ["wait", "status"]
+
+
+def test_a_build_that_ends_without_an_engine_is_not_done(capsys) -> None:
+    log = Path("/checkout/.venv/engine-build.log")
+    args = argparse.Namespace(handler="run", engine=None)
+    build_wait.wait_for_engine(
+        args, wait=lambda report, given: EngineBuildState(None, False, log, built=False)
+    )
+    assert capsys.readouterr().err == f"engine build: stopped without an engine (its log: {log})\n"
