@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import json
 import os
 import shutil
 import subprocess
@@ -71,8 +72,11 @@ APT_TEST = [
 APT_LOCK_WAIT_S = 120
 # A child's stdout goes to our stderr (file descriptor 2): stdout is the command's (run.sh).
 TO_STDERR = 2
-# The faster engine built in the background while the app opens on the one it has.
+# The app's engine is built in the background while the app opens (on the one it has, or none).
 BACKGROUND_LOG = VENV / "engine-build.log"  # beside the set-up's other state
+# Which build this started (its pid) and its log, for the window (app/engine/build_state.py
+# BUILD_NOTE_NAME, read beside the venv's Python): it sees the build before its first stage.
+BACKGROUND_NOTE = VENV / "engine-build.json"
 BUILDING_LINE = "build.py: building now: "  # app/engine/locate.py BUILDING_PREFIX
 
 
@@ -246,11 +250,11 @@ def _detached() -> dict[str, object]:
     return {"start_new_session": True}
 
 
-def spawn_detached(argv: list[str], log_path: Path) -> None:
-    """Starts `argv` in ROOT, its output appended to `log_path`, not waited for."""
+def spawn_detached(argv: list[str], log_path: Path) -> int:
+    """Starts `argv` in ROOT, its output appended to `log_path`, not waited for; its pid."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "ab") as log:
-        subprocess.Popen(
+        child = subprocess.Popen(
             argv,
             cwd=ROOT,
             stdin=subprocess.DEVNULL,
@@ -258,77 +262,90 @@ def spawn_detached(argv: list[str], log_path: Path) -> None:
             stderr=log,
             **_detached(),  # type: ignore[call-overload]
         )
+    return child.pid
 
 
-def build_in_background(build: list[str], extra: list[str]) -> bool:
-    """The Vulkan engine is wanted but only the CPU one is built (the Vulkan tools came later):
-    the app opens now on the CPU engine and the Vulkan one is built beside it, its output in
-    BACKGROUND_LOG; the window's status bar follows the build (native/build.py --print-path says
-    it) and the next run after it uses the faster engine. False: nothing to do here (no CPU
-    engine to open on, or the Vulkan one is built)."""
-    if _print_path(build, extra).returncode == 0:
-        return False  # the wanted engine is there
-    have = _print_path(build, [])
-    if have.returncode != 0:
-        return False  # no engine at all: the first start builds in the foreground
-    if BUILDING_LINE not in have.stderr:  # not already under way (an earlier start)
-        spawn_detached([*build, *extra], BACKGROUND_LOG)
+def write_note(pid: int, options: list[str]) -> None:
+    """BACKGROUND_NOTE, written whole (a temporary file renamed over it)."""
+    note = {"pid": pid, "log": str(BACKGROUND_LOG), "options": options}
+    try:
+        BACKGROUND_NOTE.parent.mkdir(parents=True, exist_ok=True)
+        tmp = BACKGROUND_NOTE.with_name(f".{BACKGROUND_NOTE.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(note), encoding="utf-8")
+        os.replace(tmp, BACKGROUND_NOTE)
+    except OSError:
+        pass  # the window then sees the build from its first stage on
+
+
+def build_in_background(build: list[str], extra: list[str], has_vulkan: bool) -> None:
+    """The app's engine (`extra`: --vulkan with the Vulkan tools) is built detached, its output
+    in BACKGROUND_LOG, while the app opens at once: on the engine it has (the CPU one, when the
+    Vulkan tools came later) or on none (the first start: the painter works, generating once the
+    build is done). The window's status bar follows the build (app/engine/build_state.py) and
+    the commands that need the engine wait for it (app/cli). Nothing to do when it is built;
+    not started twice when a build is under way (an earlier start)."""
+    wanted = _print_path(build, extra)
+    if wanted.returncode == 0:
+        return  # the wanted engine is there
+    if BUILDING_LINE not in wanted.stderr:
+        write_note(spawn_detached([*build, *extra], BACKGROUND_LOG), extra)
+    name = "Vulkan" if "--vulkan" in extra else "CPU"
+    if extra and _print_path(build, []).returncode == 0:
+        say(
+            f"the {name} engine is being built in the background (its log: {BACKGROUND_LOG}). "
+            "Stepwise opens now on the CPU engine; the status bar shows the build's progress "
+            "and the next run after it uses the faster engine"
+        )
+        return
     say(
-        "the Vulkan engine is being built in the background (10-30 minutes; its log: "
-        f"{BACKGROUND_LOG}). Stepwise opens now on the CPU engine; the status bar follows the "
-        "build and the next run after it uses the faster engine"
+        f"first start: the engine sd-stage ({name}) is being built from source in the "
+        f"background, once (its log: {BACKGROUND_LOG}). Stepwise opens now: the painter works "
+        "at once, and the status bar shows the build's progress and an estimate; generating "
+        "works when it is done. Commands that need the engine (./run.sh run, selftest) wait "
+        "for it. The build is cached (~/.cache/stepwise/build, on Windows "
+        "%LOCALAPPDATA%\\Stepwise\\build): later starts skip it"
     )
-    return True
+    if not has_vulkan:
+        say(
+            "the engine is built for the CPU only: there is no Vulkan shader compiler (glslc). "
+            "For the GPU install libvulkan-dev and glslc (Debian) or the Vulkan SDK, then start "
+            "again"
+        )
 
 
 def build_engine(py: Path, mode: str) -> None:
     """Builds sd-stage with native/build.py (cached: instant when nothing changed).
 
-    The app gets the Vulkan release build when the toolchain is there, else the CPU one. The
-    tests use test builds (`--test-hooks`: the test hooks compiled in): on POSIX with Vulkan only
-    the Vulkan one, which is also their CPU engine with no Vulkan driver (tests/conftest.py
-    sd_stage), else the CPU and the Vulkan test builds; building here, before pytest, keeps a
+    The app gets the Vulkan release build when the toolchain is there, else the CPU one, built
+    in the background while the app opens (build_in_background). The tests use test builds
+    (`--test-hooks`: the test hooks compiled in): on POSIX with Vulkan only the Vulkan one,
+    which is also their CPU engine with no Vulkan driver (tests/conftest.py sd_stage), else the
+    CPU and the Vulkan test builds; built here, in the foreground before pytest, which keeps a
     first build out of any test's time limit (the tests' fixtures run the same command and find
     it cached)."""
     build = [str(py), str(ROOT / "native" / "build.py")]
     has_vulkan = bool(shutil.which("glslc") or os.environ.get("VULKAN_SDK"))
-    if mode == "test" and has_vulkan and os.name == "posix":
+    if mode == "app":
+        build_in_background(build, ["--vulkan"] if has_vulkan else [], has_vulkan)
+        return
+    if has_vulkan and os.name == "posix":
         variants = [["--vulkan", "--test-hooks"]]
-    elif mode == "test":
-        variants = [["--test-hooks"], ["--vulkan", "--test-hooks"]]
     else:
-        variants = [["--vulkan"] if has_vulkan else []]
-        if has_vulkan and build_in_background(build, variants[0]):
-            return
+        variants = [["--test-hooks"], ["--vulkan", "--test-hooks"]]
     for extra in variants:
-        name = ("Vulkan" if "--vulkan" in extra else "CPU") + (" test" if mode == "test" else "")
+        name = ("Vulkan" if "--vulkan" in extra else "CPU") + " test"
         done = subprocess.run([*build, *extra, "--print-path"], cwd=ROOT, capture_output=True)
         # build.py prints the engine's path on stdout: here it goes to stderr with the rest
         if done.returncode != 0:
             minutes = "10-30" if "--vulkan" in extra else "5-10"
             say(
-                f"first start: building the engine sd-stage ({name}) from source, once. This "
-                f"takes about {minutes} minutes on a small machine; the compiler's progress "
-                "follows. The build is cached (~/.cache/stepwise/build, on Windows "
-                "%LOCALAPPDATA%\\Stepwise\\build): later starts skip it. Ctrl+C stops it; "
-                "the next start continues where it stopped."
+                f"building the engine sd-stage ({name}) from source, once. This takes about "
+                f"{minutes} minutes on a small machine; the compiler's progress follows. The "
+                "build is cached: later runs skip it. Ctrl+C stops it; the next run continues "
+                "where it stopped."
             )
-            if mode == "app" and not has_vulkan:
-                say(
-                    "the engine is built for the CPU only: there is no Vulkan shader compiler "
-                    "(glslc). For the GPU install libvulkan-dev and glslc (Debian) or the Vulkan "
-                    "SDK, then start again"
-                )
-            if mode == "app":
-                say("Stepwise opens when the build is done.")
         if subprocess.run([*build, *extra], cwd=ROOT, stdout=TO_STDERR).returncode != 0:
-            if mode == "app":
-                say(
-                    "the engine could not be built; the painter works, generating needs "
-                    "sd-stage (see README, Troubleshooting)"
-                )
-            else:
-                say(f"the {name} engine could not be built; the tests that need it will fail")
+            say(f"the {name} engine could not be built; the tests that need it will fail")
 
 
 def main() -> int:

@@ -11,6 +11,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
+from app.cli.build_wait import wait_for_engine
 from app.cli.exits import Exit
 from app.cli.parser import COMMANDS, build_parser
 from app.core.errors import StepwiseError
@@ -51,6 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError:
         pass  # a read-only home must not stop a headless command
     try:
+        wait_for_engine(args)  # the first start builds the engine in the background
         return int(_handler(args.handler)(args))
     except StepwiseError as exc:
         print(f"error: {exc.user_message()}", file=sys.stderr)

@@ -60,7 +60,7 @@ class ModelLoadError(EngineError):
 
     default_message = "A model file could not be loaded."
     default_fix = (
-        "Check the model files under Generate ▸ Setup ▸ Models; each must be the right "
+        "Check the model files under Generate → Setup → Models; each must be the right "
         "kind of file."
     )
 
@@ -158,7 +158,7 @@ _NO_VULKAN = re.compile(
 _NO_SUCH_DEVICE = re.compile(r"--backend \w+=(\S+): no such device")
 _NO_SUCH_DEVICE_MESSAGE = "The device {device} is not one the engine finds on this computer now."
 _NO_SUCH_DEVICE_FIX = (
-    "Choose a device the engine lists under Generate ▸ Setup ▸ Devices (Detect devices); the "
+    "Choose a device the engine lists under Generate → Setup → Devices (Detect devices); the "
     "CPU always works. If it is a GPU, check that it and its driver are installed."
 )
 _OPEN_FAILED = re.compile(r"failed to open[^\n]*|No such file or directory[^\n]*", re.IGNORECASE)

@@ -5,8 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from app.core import platform
@@ -37,17 +36,15 @@ class EngineNotFound(EngineError):
 
 
 class EngineBuilding(EngineNotFound):
-    """No sd-stage yet because native/build.py is building it right now; `progress` is the
-    build's own one-line progress (stage, compile k/N, elapsed, estimate)."""
+    """No sd-stage yet because native/build.py is building it right now (its progress, as
+    data: app/engine/build_state.py)."""
 
-    def __init__(self, progress: str) -> None:
-        self.progress = progress
+    def __init__(self) -> None:
         super().__init__(
-            "The engine sd-stage is being built right now ({progress}).",
-            fix="Wait for the build to finish (the terminal that started it shows its "
-            "progress); Stepwise uses the engine as soon as it is there.",
+            "The engine sd-stage is being built right now; generating works when it is done.",
+            fix="The status bar shows the build's progress; Stepwise uses the engine as soon "
+            "as it is there.",
         )
-        _with_values(self, {"progress": progress})
 
 
 def repo_root() -> Path:
@@ -146,15 +143,15 @@ def _bundled_candidates() -> list[Path]:
     return [repo_root() / BUNDLED_ENGINE_DIR / BINARY_NAME]
 
 
-def _print_path() -> subprocess.CompletedProcess[str] | None:
-    """`native/build.py --print-path`: where its build lives, without building (an installed
-    Stepwise has no native/ and finds its engine in engine/)."""
+def print_path(options: Sequence[str] = ()) -> subprocess.CompletedProcess[str] | None:
+    """`native/build.py --print-path [options]`: where its build lives, without building (an
+    installed Stepwise has no native/ and finds its engine in engine/)."""
     script = build_script()
     if not script.is_file():
         return None
     try:
         return subprocess.run(
-            [sys.executable, str(script), "--print-path"],
+            [sys.executable, str(script), "--print-path", *options],
             cwd=repo_root(),
             capture_output=True,
             text=True,
@@ -166,41 +163,15 @@ def _print_path() -> subprocess.CompletedProcess[str] | None:
 
 def _built_path() -> Path | None:
     """The finished build's path (EngineBuilding while none is finished but one runs)."""
-    result = _print_path()
+    result = print_path()
     if result is None:
         return None
     if result.returncode == EXIT_BUILDING:
-        raise EngineBuilding(building_progress(result.stderr))
+        raise EngineBuilding()
     lines = result.stdout.strip().splitlines()
     if result.returncode != 0 or not lines:
         return None
     return Path(lines[-1].strip())
-
-
-def building_progress(stderr: str) -> str:
-    """The progress line of `build.py --print-path` while a build runs ("" when it has none)."""
-    for line in reversed(stderr.splitlines()):
-        if line.startswith(BUILDING_PREFIX):
-            return line[len(BUILDING_PREFIX) :].strip()
-    return ""
-
-
-@dataclass(frozen=True)
-class BuildRunning:
-    """A build of the engine that runs right now: its progress line, and whether a finished
-    engine works meanwhile (the faster Vulkan one is built beside the CPU one)."""
-
-    progress: str
-    engine_ready: bool
-
-
-def build_running() -> BuildRunning | None:
-    """The build of the engine that runs right now, or None. Asks native/build.py, which
-    knows its cache."""
-    result = _print_path()
-    if result is None or BUILDING_PREFIX not in result.stderr:
-        return None
-    return BuildRunning(building_progress(result.stderr), result.returncode == 0)
 
 
 def engine_version(path: Path) -> str:

@@ -1,4 +1,4 @@
-"""Measure this computer off the UI thread (Help ▸ Measure this computer): the pipeline's
+"""Measure this computer off the UI thread (Help → Measure this computer): the pipeline's
 measurement (app/pipeline/measure/session.py) in an EngineWorker, so its engine children are
 ended when the window goes; `cancel()` stops the stage in hand and ends with a partial report."""
 

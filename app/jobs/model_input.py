@@ -1,7 +1,7 @@
 """The one owner of the size the model will get (issue 28): the picture's size and the mask's
 box (from the cached mask facts) through the job form's prepare options (expansion, context,
 alignment, only masked and its target) — the plan `prepare` follows in the pipeline, computed
-without touching a pixel. Panes (Generate ▸ size, Prepare ▸ "Model input") and the memory plan
+without touching a pixel. Panes (Generate → size, Prepare → "Model input") and the memory plan
 listen to `changed`; none of them computes it again."""
 
 from __future__ import annotations

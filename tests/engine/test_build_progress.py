@@ -4,6 +4,7 @@ estimate), and a Stepwise started while a build runs learns it instead of failin
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
 import stat
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from app.engine import locate
+from app.engine import build_state, locate
 from app.engine.locate import EngineBuilding, EngineNotFound, find_sd_stage
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -123,13 +124,13 @@ def test_the_app_learns_that_the_engine_is_being_built(tmp_path: Path, monkeypat
     with pytest.raises(EngineBuilding) as info:
         find_sd_stage(environ={})
     assert isinstance(info.value, EngineNotFound)  # the ENGINE_MISSING kind: no engine yet
-    assert info.value.progress == "compile 120/340, 4:10 elapsed, about 7:40 left"
-    text = info.value.user_message()
-    assert "being built right now (compile 120/340" in text and "Wait for the build" in text
-    assert info.value.message == "The engine sd-stage is being built right now ({progress})."
-    assert locate.build_running() == locate.BuildRunning(
-        "compile 120/340, 4:10 elapsed, about 7:40 left", engine_ready=False
+    # No English progress line in the message: the status bar renders the numbers (issue 41).
+    assert info.value.message == (
+        "The engine sd-stage is being built right now; generating works when it is done."
     )
+    state = build_state.engine_build_state(note=tmp_path / "no-note.json")
+    assert state.engine_ready is False and state.log is None
+    assert state.running == build_state.BuildRunning("", 0, 0, 0.0, None)  # numbers unread
 
 
 def test_a_build_beside_a_finished_engine_is_said_with_the_engine(
@@ -145,16 +146,108 @@ def test_a_build_beside_a_finished_engine_is_said_with_the_engine(
         f"print({str(engine)!r})\n",
     )
     monkeypatch.setattr(locate, "build_script", lambda: script)
-    assert locate.build_running() == locate.BuildRunning("compile 7 %, 0:30 elapsed", True)
+    state = build_state.engine_build_state(note=tmp_path / "no-note.json")
+    assert state.running is not None and state.engine_ready is True
 
 
 def test_no_build_running_when_built_or_not_started(tmp_path: Path, monkeypatch) -> None:
+    note = tmp_path / "no-note.json"
     script = _script(tmp_path, "import sys; sys.exit(1)\n")
     monkeypatch.setattr(locate, "build_script", lambda: script)
-    assert locate.build_running() is None
+    assert build_state.engine_build_state(note=note) == build_state.EngineBuildState(
+        None, False, None
+    )
     built = _script(tmp_path, "print('/opt/sd-stage')\n")
     monkeypatch.setattr(locate, "build_script", lambda: built)
-    assert locate.build_running() is None
+    assert build_state.engine_build_state(note=note).running is None
+
+
+def test_the_builds_numbers_are_read_and_aged_to_now(tmp_path: Path, monkeypatch) -> None:
+    """Issue 41 item 10: the status bar showed "about 1:30 left" for ten minutes, the line the
+    build wrote before one long compile. The numbers are read as data and aged to the moment
+    they are read: elapsed goes on, the estimate counts down and then says it is past."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("STEPWISE_BUILD_CACHE", str(cache))
+    clock = Clock()
+    progress = BuildProgress(cache / "build", io.StringIO(), clock)
+    progress.stage("compile")
+    clock.now += 60
+    progress.compile_line("[10/40] Building CXX object a.o")  # 60 s for 10: 180 s left
+    try:
+        written = (cache / "build" / build_progress.PROGRESS_FILE).stat().st_mtime
+        now = build_state.read_progress(now=written)
+        later = build_state.read_progress(now=written + 600)
+        state = build_state.engine_build_state(note=tmp_path / "no-note.json")
+    finally:
+        progress.finish(ok=False)
+    assert now == build_state.BuildRunning("compile", 10, 40, 60.0, 180.0)
+    assert later == build_state.BuildRunning("compile", 10, 40, 660.0, -420.0)
+    # The real native/build.py --print-path over that cache: a build runs, no engine yet.
+    assert state.running is not None and state.running.stage == "compile"
+    assert (state.running.done, state.running.total) == (10, 40) and not state.engine_ready
+    assert build_state.read_progress() is None  # the build has ended
+
+
+def test_numbers_missing_from_the_file_are_no_numbers() -> None:
+    assert build_state.running_from({"stage": "link", "done": "x"}, 5.0) == (
+        build_state.BuildRunning("", 0, 0, 5.0, None)
+    )
+
+
+def test_the_build_setup_env_started_is_seen_before_its_first_stage(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """scripts/setup_env.py notes the build it starts (pid, log): the window says "starting"
+    before build.py reports a stage, and names the log once that build is gone."""
+    monkeypatch.setattr(locate, "build_script", lambda: _script(tmp_path, "raise SystemExit(1)\n"))
+    release = tmp_path / "release"
+    fake = tmp_path / "fake" / "build.py"
+    fake.parent.mkdir()
+    fake.write_text(
+        "import pathlib, sys, time\n"
+        "deadline = time.monotonic() + 60\n"
+        f"while not pathlib.Path({str(release)!r}).exists() and time.monotonic() < deadline:\n"
+        "    time.sleep(0.05)\n"
+    )
+    child = subprocess.Popen([sys.executable, str(fake)])
+    note, log = tmp_path / "engine-build.json", tmp_path / "engine-build.log"
+    note.write_text(json.dumps({"pid": child.pid, "log": str(log)}))
+    try:
+        state = build_state.engine_build_state(note=note)
+    finally:
+        release.write_text("go")
+        child.wait(timeout=60)
+    assert state.running is not None and state.running.stage == "" and state.log == log
+    assert build_state.engine_build_state(note=note) == build_state.EngineBuildState(
+        None, False, log, built=False
+    )
+
+
+def test_a_faster_build_that_failed_is_told_from_the_engine_there(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """The CPU engine works and the noted Vulkan build has ended: is its engine there?"""
+    script = _script(
+        tmp_path,
+        "import sys\n"
+        "if '--vulkan' in sys.argv: sys.exit(1)\n"
+        "print('/cache/build/cpu-0123/bin/sd-stage')\n",
+    )
+    monkeypatch.setattr(locate, "build_script", lambda: script)
+    note, log = tmp_path / "engine-build.json", tmp_path / "engine-build.log"
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    pid = int(gone.stdout)
+    note.write_text(json.dumps({"pid": pid, "log": str(log), "options": ["--vulkan"]}))
+    assert build_state.engine_build_state(note=note) == build_state.EngineBuildState(
+        None, True, log, built=False
+    )
+    note.write_text(json.dumps({"pid": pid, "log": str(log), "options": []}))
+    assert build_state.engine_build_state(note=note).built is True
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="a shell script stands in for sd-stage")

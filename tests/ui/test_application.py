@@ -11,7 +11,9 @@ from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QApplication
 
 from app.core.paths import app_paths
+from app.pipeline.engine_info import BuildRunning, EngineBuildState
 from app.ui.shell import application
+from app.ui.shell.engine_build import EngineBuildStatus
 from tests.ui.painter import IMAGE_H, IMAGE_W, open_window, write_picture
 
 
@@ -82,7 +84,9 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 from app.jobs.job_form import SAVE_DELAY_MS
 from app.pipeline.job.params import DIFFUSION_MODEL
+from app.pipeline.engine_info import BuildRunning, EngineBuildState
 from app.ui.shell import application
+from app.ui.shell.engine_build import EngineBuildStatus
 from app.ui.shell.main_window import MainWindow
 
 def window():
@@ -201,25 +205,56 @@ def test_settings_ok_after_only_the_language_leaves_the_job_alone(
 
 @pytest.mark.parametrize("engine_ready", [False, True])
 def test_the_window_says_when_the_engine_is_being_built(
-    qtbot, tmp_path, monkeypatch, engine_ready: bool
+    qtbot, tmp_path, engine_ready: bool
 ) -> None:
     """No engine yet: generating waits for the build. An engine already (the faster Vulkan one
     is built in the background, issue 30 item 12): runs use the one there is meanwhile."""
     window = open_window(qtbot, tmp_path)
-    progress = "compile 120/340, 4:10 elapsed, about 7:40 left"
-    answers = [application.BuildRunning(progress, engine_ready), None]
-    monkeypatch.setattr(application, "engine_build_progress", lambda: answers.pop(0))
+    running = BuildRunning("compile", 120, 340, 250.0, 460.0)
+    answers = [
+        EngineBuildState(running, engine_ready, None),
+        EngineBuildState(None, True, None),
+    ]
     ready: list[bool] = []
-    status = application.EngineBuildStatus(window, lambda: ready.append(True))
+    status = EngineBuildStatus(window, lambda: ready.append(True), ask=lambda: answers.pop(0))
     status.start()
-    qtbot.waitUntil(lambda: status.progress is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: status.building is not None, timeout=10_000)
     said = window.statusBar().currentMessage()
-    assert "compile 120/340" in said
+    assert "compiling 120/340, 4:10 elapsed, about 7:40 left" in said
     if engine_ready:
-        assert "faster engine is being built in the background" in said
+        assert said.startswith("Building a faster engine (") and "use the current one" in said
     else:
-        assert "generating works when it is done" in said
+        assert said.startswith("Building the engine (") and "generating works when" in said
     status.check()
     qtbot.waitUntil(lambda: ready == [True], timeout=10_000)
     assert window.statusBar().currentMessage() == "The engine is ready; the next run uses it."
+    status.stop()
+
+
+def test_a_build_that_stops_without_an_engine_names_its_log(qtbot, tmp_path) -> None:
+    window = open_window(qtbot, tmp_path)
+    log = tmp_path / "engine-build.log"
+    answers = [
+        EngineBuildState(BuildRunning("", 0, 0, 3.0, None), False, log),
+        EngineBuildState(None, False, log),
+    ]
+    status = EngineBuildStatus(window, ask=lambda: answers.pop(0))
+    status.start()
+    qtbot.waitUntil(lambda: status.building is not None, timeout=10_000)
+    assert "starting, 0:03 elapsed, no estimate yet" in window.statusBar().currentMessage()
+    status.check()
+    qtbot.waitUntil(lambda: status.building is None, timeout=10_000)
+    said = window.statusBar().currentMessage()
+    assert said == f"The engine build stopped without an engine; its log: {log}"
+    # The faster one failed beside a working engine: not "the engine is ready".
+    answers += [
+        EngineBuildState(BuildRunning("compile", 5, 100, 30.0, None), True, log),
+        EngineBuildState(None, True, log, built=False),
+    ]
+    status.check()
+    qtbot.waitUntil(lambda: status.building is not None, timeout=10_000)
+    status.check()
+    qtbot.waitUntil(lambda: status.building is None, timeout=10_000)
+    said = window.statusBar().currentMessage()
+    assert said.startswith("The faster engine could not be built; runs use the current one.")
     status.stop()

@@ -142,7 +142,7 @@ def test_a_file_error_hints_its_own_fix(zh_cn, tmp_path: Path) -> None:
     failure = failure_for(_missing_model(tmp_path), "prepare")
     message, hint = texts.failure_text(failure), texts.failure_hint(failure)
     assert message == f"无法使用模型文件：模型文件 {tmp_path / 'no such model.gguf'} 不存在。"
-    assert hint == "请在“生成 \u25b8 配置 \u25b8 模型”下重新选择模型文件。"
+    assert hint == "请在“生成 → 配置 → 模型”下重新选择模型文件。"
 
 
 def test_values_and_templates_survive_the_worker_and_run_json(tmp_path: Path) -> None:
@@ -204,7 +204,7 @@ def test_the_memory_plan_line_for_a_model_the_engine_cannot_load(zh_cn) -> None:
 
     text = user_text(error_for_exit(3, "failed to load model: fix the path", ""))
     assert text.startswith("引擎报告：failed to load model: fix the path")
-    assert "生成 \u25b8 配置 \u25b8 模型" in text and "设置" not in text
+    assert "生成 → 配置 → 模型" in text and "设置" not in text
     english = ENGLISH.findall(text.replace("failed to load model: fix the path", ""))
     assert english == []
 

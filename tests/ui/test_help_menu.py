@@ -65,7 +65,7 @@ def test_shortcuts_come_from_the_real_actions(qtbot, tmp_path) -> None:
     by_action = {action: (where, keys) for where, action, keys in rows}
     assert by_action["Brush"] == ("Tools", "B")
     assert by_action["Redo"][1] == "Ctrl+Shift+Z, Ctrl+Y"
-    assert by_action["Invert"] == ("Edit ▸ Mask", "Ctrl+I")
+    assert by_action["Invert"] == ("Edit → Mask", "Ctrl+I")
     assert all("&" not in action for _where, action, _keys in rows)
     # A changed shortcut shows as it is now: the list is read from the actions, not a table.
     window.actions_by_name["tool_brush"].setShortcut(QKeySequence("Ctrl+Alt+B"))

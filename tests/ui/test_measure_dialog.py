@@ -1,4 +1,4 @@
-"""Help ▸ Measure this computer: the dialog runs the pipeline's measurement on the real engine
+"""Help → Measure this computer: the dialog runs the pipeline's measurement on the real engine
 (the tiny models, the CPU device, one size and step: quick in the suite), shows progress, the
 report, and applies its settings to the job form only after the user says yes, listing them."""
 

@@ -171,7 +171,7 @@ def test_run_all_with_an_empty_mask_asks_before_repainting_everything(
 def test_save_result_writes_the_png_with_its_settings_and_says_where(
     qtbot, tmp_path, sd_stage, tiny_models
 ) -> None:
-    """Run tab ▸ Save result: the result PNG with the run's settings inside, `result_saved`
+    """Run tab → Save result: the result PNG with the run's settings inside, `result_saved`
     with its path and "Saved …"; a place that cannot be written (a folder) is said, nothing
     is signalled."""
     import dataclasses

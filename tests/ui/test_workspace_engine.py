@@ -2,7 +2,7 @@
 the canvas blended inside the mask (every pixel away from the mask is the photo's, on screen),
 the result shows full size, `\\` shows the photo, the split slider shows both, "Use as new image"
 replaces the picture and Ctrl+Z brings the photo and its mask back, Save as… writes a PNG whose
-settings read back (and File ▸ Open offers them to the job form), and the history lists the
+settings read back (and File → Open offers them to the job form), and the history lists the
 earlier runs of the same photo."""
 
 from __future__ import annotations
@@ -218,7 +218,7 @@ def test_before_after_use_as_new_image_undo_and_save(qtbot, window, tmp_path, di
     win.actions_by_name["redo"].trigger()
     assert np.array_equal(win.document.image, result)
 
-    # File ▸ Open of the saved PNG offers its settings to the job form.
+    # File → Open of the saved PNG offers its settings to the job form.
     form = win.job_form
     form.set(PROMPT, "something else")
     form.set(SEED, 99)

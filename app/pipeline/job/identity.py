@@ -32,7 +32,7 @@ def fingerprint(path: Path | str) -> str:
         raise ModelFileError(
             "Cannot read the model file {path}: {reason}.",
             path=path,
-            fix="Check the model files under Generate ▸ Setup ▸ Models.",
+            fix="Check the model files under Generate → Setup → Models.",
             values={"reason": exc.strerror or str(exc)},
         ) from exc
     return digest.hexdigest()
@@ -47,7 +47,7 @@ def model_identity(path: Path | str) -> dict[str, Any]:
         raise ModelFileError(
             "The model file {path} does not exist.",
             path=path,
-            fix="Choose the model file again under Generate ▸ Setup ▸ Models.",
+            fix="Choose the model file again under Generate → Setup → Models.",
         ) from exc
     return {
         "path": str(path),

@@ -1,4 +1,4 @@
-"""Measure this computer (`python -m app measure`, Help ▸ Measure this computer).
+"""Measure this computer (`python -m app measure`, Help → Measure this computer).
 
 - `probe.py`: each stage on each listed device with dummy inputs (`job_plan.stage_args`): s/step
   with flash attention off/on, planned vs ggml-logged memory, llm-encode per device, VAE

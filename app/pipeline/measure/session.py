@@ -1,5 +1,5 @@
 """What "measure this computer" measures with, and one whole measurement: shared by
-`python -m app measure` (app/cli/measure_command.py) and Help ▸ Measure this computer
+`python -m app measure` (app/cli/measure_command.py) and Help → Measure this computer
 (app/jobs/measure_worker.py).
 
 The models: the user's own files (the remembered job's), else shape-only models of the real

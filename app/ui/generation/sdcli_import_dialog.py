@@ -133,7 +133,7 @@ class SdCliImportDialog(QDialog):
         for flag, path in (("-i", result.image), ("--mask", result.mask)):
             if path:
                 lines.append(
-                    _tr("{flag} {path}: not opened; open it on the canvas (File ▸ Open…).").format(
+                    _tr("{flag} {path}: not opened; open it on the canvas (File → Open…).").format(
                         flag=flag, path=path
                     )
                 )

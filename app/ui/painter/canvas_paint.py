@@ -94,7 +94,7 @@ def paint_picture(
 
 
 def empty_hint_text() -> str:
-    """What the empty canvas says; → rather than ▸, which many CJK fonts lack (a box)."""
+    """What the empty canvas says (its menu path with app/ui/words/sentences.py's arrow)."""
     return QCoreApplication.translate(
         "CanvasView",
         "Open a picture (Ctrl+O) or drop one here\nPNG, JPEG, WebP or BMP\n\n"

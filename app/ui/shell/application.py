@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
 
-from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer
 from PySide6.QtGui import QFont, QFontDatabase, QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -19,11 +19,11 @@ from app.core.errors import StepwiseError
 from app.core.logs import setup_logging
 from app.core.paths import AppPaths, app_paths
 from app.core.settings import Settings, load_settings, save_settings
-from app.jobs.workers import AppThread, stop_every_app_thread
+from app.jobs.workers import stop_every_app_thread
 from app.pipeline.api import DeviceInfo
-from app.pipeline.engine_info import BuildRunning, engine_build_progress
 from app.ui import RESOURCES_DIR
 from app.ui.kit.guards import install_wheel_guard
+from app.ui.shell.engine_build import EngineBuildStatus
 from app.ui.shell.features import install_generation_panel
 from app.ui.shell.help_menu import HelpMenu, install_help_menu
 from app.ui.shell.job_settings import form_from_settings
@@ -49,7 +49,6 @@ CJK_UI_FAMILIES = (
 )
 EXCEPTION_TEXT_MAX_CHARS = 300
 SAVE_SETTLE_MS = 400  # brush drags change the settings many times a second: save once after
-BUILD_POLL_MS = 3000
 
 
 def parse_args(args: Sequence[str]) -> argparse.Namespace:
@@ -135,83 +134,6 @@ class SettingsAutosave(QObject):
             save_settings(self.path, self.settings)
         except (StepwiseError, OSError) as exc:  # reported in the log; the next change retries
             log.warning("Could not save settings to %s: %s", self.path, exc)
-
-
-class _BuildPoll(AppThread):
-    found = Signal(object)  # BuildRunning | None
-
-    def run(self) -> None:
-        self.found.emit(engine_build_progress())
-
-
-class EngineBuildStatus(QObject):
-    """While native/build.py builds the engine (the first ./run.sh in another terminal), the
-    status bar says so with the build's progress, and then that the engine is ready."""
-
-    def __init__(self, window: MainWindow, on_ready: Callable[[], None] | None = None) -> None:
-        super().__init__(window)
-        self.window, self.on_ready = window, on_ready
-        self.progress: str | None = None
-        self._poll: _BuildPoll | None = None
-        self._timer = QTimer(self)
-        self._timer.setInterval(BUILD_POLL_MS)
-        self._timer.timeout.connect(self.check)
-        app = QCoreApplication.instance()
-        if app is not None:
-            app.aboutToQuit.connect(self.stop)
-
-    def start(self) -> None:
-        self.check()
-
-    def check(self) -> None:
-        if self._poll is not None:
-            return
-        poll = _BuildPoll(self)
-        poll.found.connect(self.show)
-        poll.finished.connect(self._poll_done)
-        self._poll = poll
-        poll.start()
-
-    def _poll_done(self) -> None:
-        poll, self._poll = self._poll, None
-        if poll is not None:
-            poll.wait()
-            poll.deleteLater()
-
-    def show(self, build: BuildRunning | None) -> None:
-        was_building = self.progress is not None
-        self.progress = None if build is None else build.progress
-        bar = self.window.statusBar()
-        if build is not None:
-            if build.engine_ready:  # the faster engine, built beside the one in use
-                text = QCoreApplication.translate(
-                    "Application",
-                    "A faster engine is being built in the background ({progress}); until it "
-                    "is ready, runs use the engine Stepwise has.",
-                )
-            else:
-                text = QCoreApplication.translate(
-                    "Application",
-                    "The engine is being built ({progress}); generating works when it is done.",
-                )
-            bar.showMessage(text.format(progress=build.progress))
-            self._timer.start()
-            return
-        self._timer.stop()
-        if was_building:
-            bar.showMessage(
-                QCoreApplication.translate(
-                    "Application", "The engine is ready; the next run uses it."
-                ),
-                8000,
-            )
-            if self.on_ready is not None:
-                self.on_ready()
-
-    def stop(self) -> None:
-        self._timer.stop()
-        if self._poll is not None:
-            self._poll.wait()
 
 
 def install_window_services(

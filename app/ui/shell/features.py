@@ -68,7 +68,7 @@ def follow_document(model: GenerationModel, document: MaskDocument) -> None:
 
 
 class DemoController(QObject):
-    """Help ▸ Try with demo models: tiny models made off the UI thread, CPU devices, the demo
+    """Help → Try with demo models: tiny models made off the UI thread, CPU devices, the demo
     picture and mask opened in the painter."""
 
     def __init__(

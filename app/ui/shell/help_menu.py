@@ -35,6 +35,7 @@ from app.jobs.workers import EngineWorker, WorkerStopped
 from app.pipeline.api import DeviceInfo
 from app.pipeline.engine_info import EngineInfo, engine_info
 from app.ui.shell.settings_dialog import open_folder
+from app.ui.words.sentences import MENU_PATH_SEPARATOR
 
 TR_CONTEXT = "HelpMenu"
 PACKAGE = "stepwise"
@@ -43,7 +44,6 @@ PACKAGE = "stepwise"
 VERSION_LINE = re.compile(
     r"^sd-stage (?P<version>\S+) \((?P<pin>.+?)(?:, (?:release|test))?, patches (?P<patches>\w+)\)$"
 )
-MENU_PATH_SEPARATOR = " ▸ "
 MNEMONIC_IN_PARENS = re.compile(r"\s*\(&[^&()]\)")
 
 

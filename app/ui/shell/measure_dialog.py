@@ -1,4 +1,4 @@
-"""Help ▸ Measure this computer: what it will do, progress with the time left and Cancel, then
+"""Help → Measure this computer: what it will do, progress with the time left and Cancel, then
 the report in the user's language, rendered (ui/shell/measure_report.py; saved in English with
 the JSON beside it, for us; Copy and Open its folder) and,
 with the user's consent, its settings made this computer's defaults (the job form's devices,
@@ -207,7 +207,7 @@ class MeasureDialog(QDialog):
 
 def install_measure_action(window: Any, form: JobForm, paths: AppPaths, settings: Settings,
                            engine: Any) -> None:  # fmt: skip
-    """Help ▸ Measure this computer; `engine()` is the session's engine (None: the built one)."""
+    """Help → Measure this computer; `engine()` is the session's engine (None: the built one)."""
     action = window.help_menu.addAction(_tr("Measure this computer…"))
     action.setObjectName("measure_action")
 

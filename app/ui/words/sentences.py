@@ -8,6 +8,11 @@ from __future__ import annotations
 
 import re
 
+# A menu path in any text ("Help → Measure this computer", "生成 → 配置 → 模型"): an arrow every
+# Chinese font has (the triangle U+25B8 is a box in many of them). Written literally in tr()
+# sources, the .ts files and README; the shortcut list joins its paths with this;
+# tests/ui/test_menu_paths.py keeps the triangle out of all of them.
+MENU_PATH_SEPARATOR = " → "
 _AFTER_FULL_WIDTH = re.compile(r"([。！？；：，、）】」』])[ \t]+")
 
 

@@ -124,8 +124,8 @@
         <translation>指定的引擎路径（{path}）不可执行。</translation>
     </message>
     <message>
-        <source>The engine sd-stage is being built right now ({progress}).</source>
-        <translation>引擎 sd-stage 正在构建中（{progress}）。</translation>
+        <source>The engine sd-stage is being built right now; generating works when it is done.</source>
+        <translation>引擎 sd-stage 正在构建中；构建完成后即可生成。</translation>
     </message>
     <message>
         <source>The engine sd-stage was not found.</source>
@@ -168,8 +168,8 @@
         <translation>请使用 {kind} 类型的值。</translation>
     </message>
     <message>
-        <source>Wait for the build to finish (the terminal that started it shows its progress); Stepwise uses the engine as soon as it is there.</source>
-        <translation>请等待构建完成（启动构建的终端会显示进度）；引擎一就绪 Stepwise 就会使用它。</translation>
+        <source>The status bar shows the build's progress; Stepwise uses the engine as soon as it is there.</source>
+        <translation>状态栏会显示构建进度；引擎一就绪 Stepwise 就会使用它。</translation>
     </message>
     <message>
         <source>{name}: {path} is not a folder.</source>

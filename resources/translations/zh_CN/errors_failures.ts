@@ -20,8 +20,8 @@
         <translation>无法加载模型文件。</translation>
     </message>
     <message>
-        <source>Check the model files under Generate ▸ Setup ▸ Models; each must be the right kind of file.</source>
-        <translation>请检查“生成 ▸ 配置 ▸ 模型”下的模型文件；每个都必须是正确类型的文件。</translation>
+        <source>Check the model files under Generate → Setup → Models; each must be the right kind of file.</source>
+        <translation>请检查“生成 → 配置 → 模型”下的模型文件；每个都必须是正确类型的文件。</translation>
     </message>
     <message>
         <source>The engine ran out of memory.</source>
@@ -124,16 +124,16 @@
         <translation>无法读取模型文件 {path}：{reason}。</translation>
     </message>
     <message>
-        <source>Check the model files under Generate ▸ Setup ▸ Models.</source>
-        <translation>请检查“生成 ▸ 配置 ▸ 模型”下的模型文件。</translation>
+        <source>Check the model files under Generate → Setup → Models.</source>
+        <translation>请检查“生成 → 配置 → 模型”下的模型文件。</translation>
     </message>
     <message>
         <source>The model file {path} does not exist.</source>
         <translation>模型文件 {path} 不存在。</translation>
     </message>
     <message>
-        <source>Choose the model file again under Generate ▸ Setup ▸ Models.</source>
-        <translation>请在“生成 ▸ 配置 ▸ 模型”下重新选择模型文件。</translation>
+        <source>Choose the model file again under Generate → Setup → Models.</source>
+        <translation>请在“生成 → 配置 → 模型”下重新选择模型文件。</translation>
     </message>
     <message>
         <source>The final latent {path} holds {count} NaN or infinite values ({name}): it cannot be decoded to a picture.</source>

@@ -8,8 +8,8 @@
         <translation>引擎现在在这台电脑上找不到设备 {device}。</translation>
     </message>
     <message>
-        <source>Choose a device the engine lists under Generate ▸ Setup ▸ Devices (Detect devices); the CPU always works. If it is a GPU, check that it and its driver are installed.</source>
-        <translation>请在“生成 ▸ 配置 ▸ 设备”下选择引擎列出的设备（点击“检测设备”）；CPU 总是可用。如果它是 GPU，请检查 GPU 及其驱动是否已安装。</translation>
+        <source>Choose a device the engine lists under Generate → Setup → Devices (Detect devices); the CPU always works. If it is a GPU, check that it and its driver are installed.</source>
+        <translation>请在“生成 → 配置 → 设备”下选择引擎列出的设备（点击“检测设备”）；CPU 总是可用。如果它是 GPU，请检查 GPU 及其驱动是否已安装。</translation>
     </message>
     <message>
         <source>{message} ({path})</source>

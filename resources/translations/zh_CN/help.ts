@@ -2,21 +2,6 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
-    <name>Application</name>
-    <message>
-        <source>The engine is being built ({progress}); generating works when it is done.</source>
-        <translation>正在构建引擎（{progress}）；构建完成后即可生成。</translation>
-    </message>
-    <message>
-        <source>A faster engine is being built in the background ({progress}); until it is ready, runs use the engine Stepwise has.</source>
-        <translation>正在后台构建更快的引擎（{progress}）；构建完成前，运行使用 Stepwise 现有的引擎。</translation>
-    </message>
-    <message>
-        <source>The engine is ready; the next run uses it.</source>
-        <translation>引擎已就绪；下一次运行将使用它。</translation>
-    </message>
-</context>
-<context>
     <name>Guards</name>
     <message>
         <source>Save them first?</source>

@@ -24,8 +24,8 @@
         <translation>-r {path}：文件不存在；未添加到参考图像。</translation>
     </message>
     <message>
-        <source>{flag} {path}: not opened; open it on the canvas (File ▸ Open…).</source>
-        <translation>{flag} {path}：未打开；请在画布上打开它（文件 ▸ 打开…）。</translation>
+        <source>{flag} {path}: not opened; open it on the canvas (File → Open…).</source>
+        <translation>{flag} {path}：未打开；请在画布上打开它（文件 → 打开…）。</translation>
     </message>
     <message>
         <source>-W/-H {w}×{h}: ignored, the open picture sets the size.</source>
