@@ -12,7 +12,7 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication
 
-from app.pipeline import CPU
+from app.pipeline.plans import CPU
 from app.pipeline.job import params as P
 from app.pipeline.measure.probe import failure_of
 from app.pipeline.measure.report import (
