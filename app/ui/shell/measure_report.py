@@ -12,7 +12,6 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication
 
-from app.pipeline.plans import CPU
 from app.pipeline.job import params as P
 from app.pipeline.measure.probe import failure_of
 from app.pipeline.measure.report import (
@@ -27,6 +26,7 @@ from app.pipeline.measure.report import (
     ratio,
     vae_pairs,
 )
+from app.pipeline.plans import CPU
 from app.ui.words.texts import failure_text, sentence
 
 GIB = 1024 * MIB
