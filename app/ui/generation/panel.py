@@ -48,6 +48,7 @@ from app.ui.generation.sampling import SamplingPane
 from app.ui.generation.sdcli_apply import ImportUndo
 from app.ui.generation.setup_tab import SetupTab
 from app.ui.generation.stages import stage_title
+from app.ui.generation.status_line import StatusLine
 from app.ui.words.texts import failure_hint, failure_text, missing_text
 
 
@@ -108,6 +109,7 @@ class GenerationPanel(QWidget):
         self.status_label = QLabel(self)
         self.status_label.setObjectName("generation_status")
         self.status_label.setWordWrap(True)
+        self.status_line = StatusLine(model, self.status_label)  # made after the run view
         self.log_button = QPushButton(_tr("Show engine log"), self)
         self.log_button.setObjectName("generation_engine_log")
         self.next_button = QPushButton(_tr("Run next stage"), self)
@@ -148,6 +150,9 @@ class GenerationPanel(QWidget):
         self.log_button.clicked.connect(self.show_engine_log)
         self.error_banner.show_log_requested.connect(self.show_engine_log)
         self.import_button.clicked.connect(self.open_sdcli_import)
+        self.import_undo.undone.connect(
+            lambda: self.set_status(_tr("Import undone: the settings before it are back."))
+        )
         self.settings_button.clicked.connect(self.settings_requested)
         self.models_pane.demo_requested.connect(self.demo_requested)
         self.run_view.status.connect(self.set_status)
@@ -254,7 +259,9 @@ class GenerationPanel(QWidget):
         runner.log_line.connect(lambda stage, text: self._log_lines.append(f"[{stage}] {text}"))
 
     def set_status(self, text: str) -> None:
-        self.status_label.setText(text)
+        """A line for this moment (app/ui/generation/status_line.py: it clears when the run
+        state, the run or the photo changes and nothing newer was said)."""
+        self.status_line.say(text)
 
     # --- first show: engine facts -----------------------------------------------------------
 
