@@ -29,7 +29,7 @@ from app.ui.workspace.area import WorkspaceArea
 from app.ui.workspace.before_after import BeforeAfterKey
 from app.ui.workspace.history_strip import HistoryEntry, entries_of, entry_thumbnail
 from app.ui.workspace.match_line import color_match_line
-from app.ui.workspace.png_settings import save_picture_dialog
+from app.ui.workspace.png_settings import StepPicture, save_picture_dialog
 from app.ui.workspace.run_photos import photo_hash, photo_runs
 
 if TYPE_CHECKING:
@@ -373,6 +373,8 @@ class WorkspaceController(QObject):
         photo = self.document.image_path
         stem = photo.stem if photo is not None and shown is not None else "stepwise"
         what = "result" if shown is None or shown.kind == "result" else f"step{shown.step}"
+        if shown is not None and shown.kind != "result":
+            what += f"-{shown.kind}"  # a preview (or a decoded step), not the run's end
         folder = photo.parent if photo is not None and photo.parent.is_dir() else Path.home()
         return str(folder / f"{stem}_{what}.png")
 
@@ -381,8 +383,10 @@ class WorkspaceController(QObject):
         picture = self.shown_picture()
         if picture is None or self.shown is None:
             return None
-        spec = self.shown.run.spec if self.shown.run is not None else None
-        saved = save_picture_dialog(self.area, picture, spec, self.suggested_name())
+        shown = self.shown
+        spec = shown.run.spec if shown.run is not None else None
+        step = None if shown.kind == "result" else StepPicture(shown.kind, shown.step)
+        saved = save_picture_dialog(self.area, picture, spec, self.suggested_name(), step)
         if saved is not None:
             self.status.emit(_tr("Saved {path} with its settings").format(path=saved))
         return saved
