@@ -360,7 +360,8 @@ class WorkspaceController(QObject):
         picture = self.shown_picture()
         if picture is None:
             return False
-        self.document.use_as_picture(_tr("Use as new image"), picture, shown.path)
+        title = self._picture_title(shown)
+        self.document.use_as_picture(_tr("Use as new image"), picture, shown.path, title)
         self.shown = None
         self._follow = False
         self._redisplay()
@@ -368,10 +369,20 @@ class WorkspaceController(QObject):
         self.picture_replaced.emit()
         return True
 
+    def _picture_title(self, shown: Shown) -> str:
+        """The name a used picture goes by: the photo's, the seed and (a decoded step) the
+        step, never the run's "result.png"."""
+        stem = Path(self.document.image_title or "picture").stem
+        seed = shown.run.spec.seed if shown.run is not None else None
+        name = stem if seed is None else f"{stem}_seed{seed}"
+        if shown.kind == "decoded":
+            name += f"_step{shown.step}"
+        return name + ".png"
+
     def suggested_name(self) -> str:
         shown = self.shown
-        photo = self.document.image_path
-        stem = photo.stem if photo is not None and shown is not None else "stepwise"
+        photo, title = self.document.image_path, self.document.image_title
+        stem = Path(title).stem if title is not None and shown is not None else "stepwise"
         what = "result" if shown is None or shown.kind == "result" else f"step{shown.step}"
         if shown is not None and shown.kind != "result":
             what += f"-{shown.kind}"  # a preview (or a decoded step), not the run's end
