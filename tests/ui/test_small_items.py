@@ -186,3 +186,43 @@ def test_save_as_on_a_step_preview_says_which_step(
     assert "Stepwise picture: step 1 of 2 (preview)" in carried.text
     assert carried.picture == {"kind": "preview", "step": 1, "steps": 2}
     assert carried.spec["steps"] == 2  # the run's settings stay what they were
+
+
+# --- d. Use as new image: named after the photo and seed; undo brings the context back ----------
+
+
+def test_use_as_new_image_names_it_and_undo_brings_the_context_back(qtbot, window) -> None:
+    from app.pipeline.job.params import CONTEXT
+
+    run_all(qtbot, window)
+    form, document = window.generation_panel.model.form, window.document
+    workspace = window.workspace
+    qtbot.waitUntil(lambda: workspace.shown is not None and workspace.shown.kind == "result")
+    form.set(CONTEXT, "8,8,64,48")  # a context rectangle chosen for the photo
+    assert workspace.use_as_new_image()
+    assert document.image_title == "garden_seed11.png"  # not "result.png"
+    assert "garden_seed11.png" in window.windowTitle()
+    assert form.get(CONTEXT) == ""  # the rectangle was the photo's
+    assert document.undo()  # the photo, its mask and its context rectangle
+    assert document.image_title == "garden.png"
+    assert form.get(CONTEXT) == "8,8,64,48"
+    assert document.redo()  # the used picture again: no rectangle was chosen for it
+    assert form.get(CONTEXT) == "" and document.image_title == "garden_seed11.png"
+
+
+# --- g. a preset's photo reference ends with the preset (another photo) ------------------------
+
+
+def test_another_photo_ends_the_presets_photo_reference(window, tmp_path: Path) -> None:
+    from app.pipeline.job.params import SOURCE_REF
+
+    edit = window.generation_panel.edit_pane
+    form = window.generation_panel.model.form
+    edit.apply("add")
+    assert form.get(SOURCE_REF) is True
+    window.document.replace_mask("a stroke", mask() * 0.5)  # the same photo: it stays
+    assert form.get(SOURCE_REF) is True and edit.preset_combo.currentData() == "add"
+    other = tmp_path / "street.png"
+    save_png_atomic(other, photo(40))
+    assert window.open_image(other)
+    assert form.get(SOURCE_REF) is False and edit.preset_combo.currentData() == "free"

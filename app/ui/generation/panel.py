@@ -72,6 +72,8 @@ class GenerationPanel(QWidget):
         self.models_pane = ModelsPane(model.form, self)
         self.prompt_pane = PromptPane(model.form, self)
         self.edit_pane = EditPane(model.form, self, self.prompt_pane.prompt_edit)
+        self._photo = model.inputs.image  # another photo ends the preset chosen for this one
+        model.inputs.changed.connect(self._photo_may_have_changed)
         self.references_pane = ReferencesPane(model, self)
         self.sampling_pane = SamplingPane(model, self)
         self.memory_plan = MemoryPlan(model, session_plan_fn(model), self)
@@ -257,6 +259,13 @@ class GenerationPanel(QWidget):
 
     def _runner_started(self, runner: StageRunner, _kind: str) -> None:
         runner.log_line.connect(lambda stage, text: self._log_lines.append(f"[{stage}] {text}"))
+
+    def _photo_may_have_changed(self) -> None:
+        image = self.model.inputs.image  # by identity: a mask stroke keeps the same array
+        if image is not self._photo:
+            had_one, self._photo = self._photo is not None, image
+            if had_one:
+                self.edit_pane.leave_preset()
 
     def set_status(self, text: str) -> None:
         """A line for this moment (app/ui/generation/status_line.py: it clears when the run

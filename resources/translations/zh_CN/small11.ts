@@ -41,4 +41,63 @@
         <translation>保存解码后的第 {step} 步（运行的设置，停在这一步）</translation>
     </message>
 </context>
+<context>
+    <name>HeldKeys</name>
+    <message>
+        <source>Canvas</source>
+        <translation>画布</translation>
+    </message>
+    <message>
+        <source>Window (not while typing)</source>
+        <translation>窗口（输入文字时除外）</translation>
+    </message>
+    <message>
+        <source>Show the photo under the generated picture (before / after)</source>
+        <translation>显示生成图像下方的照片（前后对比）</translation>
+    </message>
+    <message>
+        <source>hold \</source>
+        <translation>按住 \</translation>
+    </message>
+    <message>
+        <source>Pan</source>
+        <translation>平移</translation>
+    </message>
+    <message>
+        <source>hold Space and drag, or drag with the middle button</source>
+        <translation>按住空格拖动，或用中键拖动</translation>
+    </message>
+    <message>
+        <source>Zoom</source>
+        <translation>缩放</translation>
+    </message>
+    <message>
+        <source>mouse wheel</source>
+        <translation>鼠标滚轮</translation>
+    </message>
+    <message>
+        <source>Lasso: cut out instead of adding</source>
+        <translation>套索：减选而不是加选</translation>
+    </message>
+    <message>
+        <source>hold Alt</source>
+        <translation>按住 Alt</translation>
+    </message>
+    <message>
+        <source>Lasso: close the shape</source>
+        <translation>套索：闭合形状</translation>
+    </message>
+    <message>
+        <source>Enter</source>
+        <translation>Enter</translation>
+    </message>
+    <message>
+        <source>Lasso or context area: cancel the shape</source>
+        <translation>套索或上下文区域：取消形状</translation>
+    </message>
+    <message>
+        <source>Esc</source>
+        <translation>Esc</translation>
+    </message>
+</context>
 </TS>
