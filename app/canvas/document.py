@@ -143,9 +143,12 @@ class MaskDocument(QObject):
         self.image = np.ascontiguousarray(image)
         self.image_changed.emit()
 
-    def use_as_picture(self, label: str, image: np.ndarray, path: Path | None = None) -> None:
+    def use_as_picture(
+        self, label: str, image: np.ndarray, path: Path | None = None, title: str | None = None
+    ) -> None:
         """The picture becomes `image` (e.g. a generated result) with an empty mask, as one
-        undoable step: undo brings the old picture, its mask and its path back."""
+        undoable step: undo brings the old picture, its mask and its path back. `title`: the
+        name it goes by (a run's result.png is named after the photo and the seed)."""
         if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
             raise ValueError("image must be uint8 HxWx3")
         if self._stroke is not None:
@@ -154,6 +157,8 @@ class MaskDocument(QObject):
         self.image = np.ascontiguousarray(image)
         self.mask = np.zeros(image.shape[:2], np.float32)
         self.image_path = path
+        if path is not None and title:
+            self._titles[path] = title
         self.history.push(old)
         self.set_modified(True)
         self._picture_swapped()

@@ -5,6 +5,8 @@ Two text chunks, placed right after IHDR so viewers that stop early still find t
     parameters   A1111-style text (prompt, "Negative prompt: …", "Steps: 4, Sampler: …") that
                  image viewers and other tools show; tEXt when it is Latin-1, else iTXt (UTF-8)
     stepwise     iTXt, UTF-8 JSON: {"kind": "stepwise-parameters", "format": 1, "spec": {...}}
+                 and, for a picture that is not the run's result, "picture": {"kind":
+                 "preview" | "decoded", "step": k, "steps": n} (a step of the run, not its end)
                  — the job's values, which Stepwise reads back into its job form
 
 Reading is bounded (a chunk over MAX_TEXT_BYTES, a broken chunk or a non-PNG file is an
@@ -41,6 +43,7 @@ class PngParameters:
 
     text: str = ""  # the A1111-style "parameters" text
     spec: dict[str, Any] = field(default_factory=dict)  # Stepwise's own JSON, {} if absent
+    picture: dict[str, Any] = field(default_factory=dict)  # a step's picture: which; {} result
 
     @property
     def has_settings(self) -> bool:
@@ -74,20 +77,28 @@ def with_text_chunks(png: bytes, chunks: list[bytes]) -> bytes:
     return png[:end_of_ihdr] + b"".join(chunks) + png[end_of_ihdr:]
 
 
-def encode_png_with_parameters(image: np.ndarray, text: str, spec: dict[str, Any]) -> bytes:
-    payload = json.dumps(
-        {"kind": KIND, "format": FORMAT, "spec": spec}, ensure_ascii=False, sort_keys=True
-    )
+def encode_png_with_parameters(
+    image: np.ndarray, text: str, spec: dict[str, Any], picture: dict[str, Any] | None = None
+) -> bytes:
+    body: dict[str, Any] = {"kind": KIND, "format": FORMAT, "spec": spec}
+    if picture:
+        body["picture"] = picture
+    payload = json.dumps(body, ensure_ascii=False, sort_keys=True)
     chunks = [text_chunk(PARAMETERS_KEY, text), itxt_chunk(STEPWISE_KEY, payload)]
     return with_text_chunks(encode_png(image, SAVE_PNG_LEVEL), chunks)
 
 
 def save_png_with_parameters(
-    path: Path | str, image: np.ndarray, text: str, spec: dict[str, Any]
+    path: Path | str,
+    image: np.ndarray,
+    text: str,
+    spec: dict[str, Any],
+    picture: dict[str, Any] | None = None,
 ) -> Path:
-    """Writes `image` (HxWx3 uint8) as a PNG carrying `text` and `spec`, atomically."""
+    """Writes `image` (HxWx3 uint8) as a PNG carrying `text` and `spec` (and `picture`: which
+    step's picture it is, when it is not the run's result), atomically."""
     path = Path(path)
-    write_bytes_atomic(path, encode_png_with_parameters(image, text, spec))
+    write_bytes_atomic(path, encode_png_with_parameters(image, text, spec, picture))
     return path
 
 
@@ -135,6 +146,7 @@ def read_png_parameters(path: Path | str) -> PngParameters:
         ) from exc
     texts = _text_chunks(path, data)
     spec: dict[str, Any] = {}
+    picture: dict[str, Any] = {}
     raw = texts.get(STEPWISE_KEY)
     if raw:
         try:
@@ -144,4 +156,6 @@ def read_png_parameters(path: Path | str) -> PngParameters:
         if isinstance(payload, dict) and payload.get("kind") == KIND:
             body = payload.get("spec")
             spec = body if isinstance(body, dict) else {}
-    return PngParameters(texts.get(PARAMETERS_KEY, ""), spec)
+            which = payload.get("picture")
+            picture = which if isinstance(which, dict) else {}
+    return PngParameters(texts.get(PARAMETERS_KEY, ""), spec, picture)

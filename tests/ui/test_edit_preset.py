@@ -193,3 +193,21 @@ def test_screenshot_of_the_edit_pane(qtbot, model, language: str) -> None:
     finally:
         if translator is not None:
             QCoreApplication.removeTranslator(translator)
+
+
+def test_the_presets_photo_reference_ends_with_the_preset(qtbot) -> None:
+    """Issue 41.11: "Add an object" ticks the photo reference; once a value the preset set is
+    changed, the preset no longer applies: the combo says Free and its tick goes (a tick the
+    user set stays)."""
+    form = JobForm()
+    edit, _prompt = panes(qtbot, form)
+    choose(edit, "add")
+    assert form.get(SOURCE_REF) is True
+    form.set(FILL, "blur")  # the user's own fill: no longer the preset
+    assert edit.preset_combo.currentData() == "free"
+    assert form.get(SOURCE_REF) is False and not edit.source_ref_check.isChecked()
+    choose(edit, "add")
+    edit.source_ref_check.click()  # off by the user, on again by the user: the user's tick
+    edit.source_ref_check.click()
+    form.set(STRENGTH, 0.8)
+    assert edit.preset_combo.currentData() == "free" and form.get(SOURCE_REF) is True

@@ -6,6 +6,7 @@ composite uses."""
 from __future__ import annotations
 
 import numpy as np
+from PySide6.QtWidgets import QLabel
 
 from app.imaging.mask_ops import engine_cells
 from app.imaging.soft_mask import soft_engine_mask
@@ -133,3 +134,27 @@ def test_model_input_follows_the_context_and_the_expansion(qtbot, tmp_path) -> N
     assert panel.summary_label.text().startswith(
         "Model input: {}×{} px".format(*window.prepare_controller.model_input.size)
     )
+
+
+def test_only_masked_says_when_the_model_input_is_larger_than_the_photo(qtbot, tmp_path) -> None:
+    """Issue 41.11: a small masked area scaled to the target size can give the model more
+    pixels than the whole photo; the panel says so beside the choice, with the size."""
+    window = open_window(qtbot, tmp_path)
+    panel = window.prepare_panel
+    _mask(window, 100, 80, 124, 92)
+    panel.only_masked_check.setChecked(True)
+    panel.padding_spin.setValue(16)
+    panel.target_spin.setValue(512)
+    size = window.prepare_controller.model_input_size()
+    assert size is not None and size.width * size.height > 3 * IMAGE_W * IMAGE_H
+    note = panel.findChild(QLabel, "prepare_size_note")
+    assert note is not None and not note.isHidden()
+    ratio = size.width * size.height / (IMAGE_W * IMAGE_H)
+    assert f"{size.width}×{size.height} px, is {ratio:.1f}× the pixels" in note.text()
+    assert f"({IMAGE_W}×{IMAGE_H} px)" in note.text()
+    panel.target_spin.setValue(0)  # the area at its own size: smaller than the photo
+    assert note.isHidden()
+    panel.target_spin.setValue(512)
+    assert not note.isHidden()
+    panel.only_masked_check.setChecked(False)  # the whole photo: nothing to say
+    assert note.isHidden()

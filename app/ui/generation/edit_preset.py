@@ -17,9 +17,12 @@ from PySide6.QtWidgets import (
 )
 
 from app.jobs.job_form import JobForm
-from app.pipeline.job.params import BY_NAME, SOURCE_REF
+from app.pipeline.job.params import BY_NAME, FILL, SOURCE_REF, STRENGTH
 from app.pipeline.job.presets import PRESETS, preset, slot
 from app.ui.kit.bind import bind
+
+FREE = "free"
+PRESET_FIELDS = (FILL.name, STRENGTH.name)  # set by every preset; the user changing one ends it
 
 
 def _tr(text: str) -> str:
@@ -87,6 +90,33 @@ class EditPane(QGroupBox):
         layout.addRow(self.source_ref_check)
         bind(self.source_ref_check, form, SOURCE_REF)
         self.preset_combo.activated.connect(lambda _i: self.apply(self.preset_combo.currentData()))
+        # The tick a preset set (not the user) ends with the preset: when a value the preset
+        # set is changed elsewhere, or another photo is taken up (leave_preset).
+        self._applying = False
+        self._tick_is_the_presets = False
+        form.signal(SOURCE_REF).connect(self._source_ref_changed)
+        for name in PRESET_FIELDS:
+            form.signal(BY_NAME[name]).connect(self._preset_value_changed)
+
+    def _source_ref_changed(self, _value: object) -> None:
+        if not self._applying:
+            self._tick_is_the_presets = False  # the user's own choice now
+
+    def _preset_value_changed(self, _value: object) -> None:
+        if not self._applying and self.preset_combo.currentData() != FREE:
+            self.leave_preset()
+
+    def leave_preset(self) -> None:
+        """The preset no longer describes the job (another photo, or a value it set changed):
+        the combo says Free, and a photo-reference tick only the preset set is taken off."""
+        self.preset_combo.setCurrentIndex(self.preset_combo.findData(FREE))
+        if self._tick_is_the_presets:
+            self._tick_is_the_presets = False
+            self._applying = True
+            try:
+                self.form.set(SOURCE_REF, False)
+            finally:
+                self._applying = False
 
     def apply(self, name: str) -> None:
         """Writes the preset's values into the form; a template's [slot] is selected in the
@@ -94,8 +124,15 @@ class EditPane(QGroupBox):
         index = self.preset_combo.findData(name)
         if index >= 0 and index != self.preset_combo.currentIndex():
             self.preset_combo.setCurrentIndex(index)
-        for field, value in preset(name).values().items():
-            self.form.set(BY_NAME[field], value)
+        was_ticked = bool(self.form.get(SOURCE_REF))
+        self._applying = True
+        try:
+            for field, value in preset(name).values().items():
+                self.form.set(BY_NAME[field], value)
+        finally:
+            self._applying = False
+        # A tick that was on before the preset is the user's; one the preset put on is its.
+        self._tick_is_the_presets = preset(name).source_ref and not was_ticked
         template = preset(name).prompt
         span = slot(template) if template else None
         if self.prompt_edit is not None and span is not None:

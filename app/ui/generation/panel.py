@@ -48,6 +48,7 @@ from app.ui.generation.sampling import SamplingPane
 from app.ui.generation.sdcli_apply import ImportUndo
 from app.ui.generation.setup_tab import SetupTab
 from app.ui.generation.stages import stage_title
+from app.ui.generation.status_line import StatusLine
 from app.ui.words.texts import failure_hint, failure_text, missing_text
 
 
@@ -71,6 +72,8 @@ class GenerationPanel(QWidget):
         self.models_pane = ModelsPane(model.form, self)
         self.prompt_pane = PromptPane(model.form, self)
         self.edit_pane = EditPane(model.form, self, self.prompt_pane.prompt_edit)
+        self._photo = model.inputs.image  # another photo ends the preset chosen for this one
+        model.inputs.changed.connect(self._photo_may_have_changed)
         self.references_pane = ReferencesPane(model, self)
         self.sampling_pane = SamplingPane(model, self)
         self.memory_plan = MemoryPlan(model, session_plan_fn(model), self)
@@ -108,6 +111,7 @@ class GenerationPanel(QWidget):
         self.status_label = QLabel(self)
         self.status_label.setObjectName("generation_status")
         self.status_label.setWordWrap(True)
+        self.status_line = StatusLine(model, self.status_label)  # made after the run view
         self.log_button = QPushButton(_tr("Show engine log"), self)
         self.log_button.setObjectName("generation_engine_log")
         self.next_button = QPushButton(_tr("Run next stage"), self)
@@ -148,6 +152,9 @@ class GenerationPanel(QWidget):
         self.log_button.clicked.connect(self.show_engine_log)
         self.error_banner.show_log_requested.connect(self.show_engine_log)
         self.import_button.clicked.connect(self.open_sdcli_import)
+        self.import_undo.undone.connect(
+            lambda: self.set_status(_tr("Import undone: the settings before it are back."))
+        )
         self.settings_button.clicked.connect(self.settings_requested)
         self.models_pane.demo_requested.connect(self.demo_requested)
         self.run_view.status.connect(self.set_status)
@@ -253,8 +260,17 @@ class GenerationPanel(QWidget):
     def _runner_started(self, runner: CallRunner, _kind: str) -> None:
         runner.log_line.connect(lambda stage, text: self._log_lines.append(f"[{stage}] {text}"))
 
+    def _photo_may_have_changed(self) -> None:
+        image = self.model.inputs.image  # by identity: a mask stroke keeps the same array
+        if image is not self._photo:
+            had_one, self._photo = self._photo is not None, image
+            if had_one:
+                self.edit_pane.leave_preset()
+
     def set_status(self, text: str) -> None:
-        self.status_label.setText(text)
+        """A line for this moment (app/ui/generation/status_line.py: it clears when the run
+        state, the run or the photo changes and nothing newer was said)."""
+        self.status_line.say(text)
 
     # --- first show: engine facts -----------------------------------------------------------
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QObject
+from PySide6.QtCore import QCoreApplication, QObject, Signal
 from PySide6.QtWidgets import QPushButton, QWidget
 
 from app.core.errors import StepwiseError
@@ -23,6 +23,8 @@ def _tr(text: str) -> str:
 
 class ImportUndo(QObject):
     """Applies an import and keeps what it replaced until the user undoes it or imports again."""
+
+    undone = Signal()  # the settings before the import are back
 
     def __init__(self, model: GenerationModel, parent: QWidget) -> None:
         super().__init__(parent)
@@ -62,3 +64,4 @@ class ImportUndo(QObject):
             inputs.set_refs(kept)
         self._before, self._added = None, []
         self.button.hide()
+        self.undone.emit()

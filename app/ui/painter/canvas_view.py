@@ -33,6 +33,7 @@ from app.ui.painter.canvas_paint import (
     paint_tool_outlines,
 )
 from app.ui.painter.canvas_viewport import CanvasViewport
+from app.ui.painter.held_keys import BEFORE_AFTER_KEY, PAN_KEY
 
 BACKGROUND = QColor("#1b1d21")
 
@@ -381,9 +382,9 @@ class CanvasView(CanvasViewport):
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         key = event.key()
-        if key == Qt.Key.Key_Backslash and not event.isAutoRepeat():
+        if key == BEFORE_AFTER_KEY and not event.isAutoRepeat():
             self.layer.set_before_held(True)  # before / after: the photo while held
-        elif key == Qt.Key.Key_Space and not event.isAutoRepeat():
+        elif key == PAN_KEY and not event.isAutoRepeat():
             self._space_down = True
             self._update_cursor()
             self.update(self._cursor_region(self._cursor_widget))
@@ -404,9 +405,9 @@ class CanvasView(CanvasViewport):
             super().keyPressEvent(event)
 
     def keyReleaseEvent(self, event: QKeyEvent) -> None:
-        if event.key() == Qt.Key.Key_Backslash and not event.isAutoRepeat():
+        if event.key() == BEFORE_AFTER_KEY and not event.isAutoRepeat():
             self.layer.set_before_held(False)
-        elif event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
+        elif event.key() == PAN_KEY and not event.isAutoRepeat():
             self._space_down = False
             self._pan_anchor = None
             self._update_cursor()

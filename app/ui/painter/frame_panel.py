@@ -3,6 +3,9 @@ the Expand canvas… dialog, held by the job form (its `context` and `expand` fi
 
 from __future__ import annotations
 
+import weakref
+
+import numpy as np
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QFormLayout,
@@ -98,9 +101,26 @@ class FramePanel(QWidget):
         form.signal(EXPAND).connect(self.sync)
         view.context_drawn.connect(self.context_drawn)
         # Another picture (opened, undone, or a result used as the new image): a rectangle
-        # or an expansion chosen for the old one does not apply to it.
-        document.image_changed.connect(self.forget)
+        # or an expansion chosen for the old one does not apply to it; a picture that comes
+        # back (undo / redo of Use as new image) gets its own back.
+        self._picture: np.ndarray = document.image
+        self._frames: dict[int, tuple[weakref.ref[np.ndarray], str, str]] = {}
+        document.image_changed.connect(self._picture_changed)
         self.sync()
+
+    def _picture_changed(self) -> None:
+        old, new = self._picture, self.document.image
+        self._frames[id(old)] = (weakref.ref(old), self.form.get(CONTEXT), self.form.get(EXPAND))
+        # A picture no longer held anywhere (gone from the history) is forgotten here too.
+        self._frames = {k: v for k, v in self._frames.items() if v[0]() is not None}
+        self._picture = new
+        kept = self._frames.get(id(new))
+        if kept is not None and kept[0]() is new:
+            self.form.set(CONTEXT, kept[1])
+            self.form.set(EXPAND, kept[2])
+            self.sync()
+        else:
+            self.forget()
 
     def context_drawn(self, text: str) -> None:
         self.form.set(CONTEXT, text)

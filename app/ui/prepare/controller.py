@@ -27,6 +27,8 @@ from app.ui.words.sentences import tidy
 
 log = logging.getLogger(__name__)
 
+LARGER_NOTE_RATIO = 1.05  # model input pixels over the photo's: above it, the panel says so
+
 
 class _WaitCursor:
     def __enter__(self) -> None:
@@ -107,6 +109,7 @@ class PrepareController(QObject):
         size = self.model_input_size()
         if size is None:
             self.panel.set_summary(self.tr("Open a picture to prepare it."))
+            self.panel.set_size_note("")
             return
         text = self.tr("Model input: {w}×{h} px").format(w=size.width, h=size.height)
         opts = self.options()
@@ -117,6 +120,19 @@ class PrepareController(QObject):
         elif opts.only_masked:
             text += " " + self.tr("(the masked area at its own size)")
         self.panel.set_summary(text)
+        self.panel.set_size_note(self._larger_than_photo(size) if opts.only_masked else "")
+
+    def _larger_than_photo(self, size: Size) -> str:
+        """Said when the masked area, scaled to the target, gives the model more pixels than
+        the whole photo has (slower, more memory); "" otherwise."""
+        doc = self.document
+        ratio = (size.width * size.height) / max(1, doc.width * doc.height)
+        if ratio <= LARGER_NOTE_RATIO:
+            return ""
+        return self.tr(
+            "The model input, {w}×{h} px, is {k}× the pixels of the whole photo ({pw}×{ph} "
+            "px): slower and more memory. A smaller Target size keeps it smaller."
+        ).format(w=size.width, h=size.height, k=f"{ratio:.1f}", pw=doc.width, ph=doc.height)
 
     def prepare(self) -> prep.Prepared | None:
         """Prepares the current document, or explains in a message box why it cannot."""

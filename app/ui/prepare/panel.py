@@ -105,6 +105,13 @@ class PreparePanel(QWidget):
         form.addRow(self.only_masked_check)
         form.addRow(self.tr("Padding"), self.padding_spin)
         form.addRow(self.tr("Target size"), self.target_spin)
+        # Beside the choice: only masked at a target size can make the model input larger
+        # than the photo itself (issue 41: 2.7× without a word).
+        self.size_note = QLabel()
+        self.size_note.setObjectName("prepare_size_note")
+        self.size_note.setWordWrap(True)
+        self.size_note.hide()
+        form.addRow(self.size_note)
         form.addRow(self.tr("Feather"), self.feather_spin)
         self.mask_mode_combo = QComboBox()
         for value, text in (
@@ -197,3 +204,8 @@ class PreparePanel(QWidget):
 
     def set_summary(self, text: str) -> None:
         self.summary_label.setText(text)
+
+    def set_size_note(self, text: str) -> None:
+        """A word beside Only masked / Target size; "" hides it."""
+        self.size_note.setText(text)
+        self.size_note.setVisible(bool(text))

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QSize, Qt, Signal
-from PySide6.QtGui import QIcon, QPixmap
+from PySide6.QtCore import QCoreApplication, QMargins, QSize, Qt, Signal
+from PySide6.QtGui import QGuiApplication, QIcon, QPixmap
 from PySide6.QtWidgets import (
     QButtonGroup,
     QDialog,
@@ -24,6 +24,8 @@ from app.pipeline.api import RunSnapshot
 
 THUMB_PX = 220
 COLUMNS = 3
+ROWS_SHOWN = 2  # the dialog opens tall enough for this many rows of tiles (the rest scroll)
+SCREEN_SHARE = 0.9  # never more of the screen than this
 
 
 def _tr(text: str) -> str:
@@ -78,7 +80,14 @@ class CompareDialog(QDialog):
             self.tiles.append(tile)
         if self.tiles:
             self.tiles[0].setChecked(True)
-        self.hint = QLabel(_tr("Pick the result to keep."), self)
+        self.hint = QLabel(
+            _tr(
+                "Click the result to keep, then: Use as new image puts it on the canvas, "
+                "Save as… writes it with its settings, Discard the rest deletes the other runs."
+            ),
+            self,
+        )
+        self.hint.setWordWrap(True)
         self.use_button = QPushButton(_tr("Use as new image"), self)
         self.use_button.setObjectName("compare_use")
         self.save_button = QPushButton(_tr("Save as…"), self)
@@ -99,6 +108,7 @@ class CompareDialog(QDialog):
         scroll = QScrollArea(self)
         scroll.setWidget(tiles)
         scroll.setWidgetResizable(True)
+        self.tiles_area = scroll
         layout = QVBoxLayout(self)
         layout.addWidget(self.hint)
         layout.addWidget(scroll, 1)
@@ -106,6 +116,29 @@ class CompareDialog(QDialog):
         self.use_button.clicked.connect(self._use)
         self.save_button.clicked.connect(self._save)
         self.discard_button.clicked.connect(self._discard)
+        self.resize(self._roomy_size(layout.contentsMargins()))
+
+    def _roomy_size(self, margins: QMargins) -> QSize:
+        """Room for up to COLUMNS × ROWS_SHOWN tiles without scrolling, within the screen."""
+        tile = self.tiles[0].sizeHint() if self.tiles else QSize(THUMB_PX, THUMB_PX)
+        columns = max(1, min(len(self.tiles), COLUMNS))
+        rows = max(1, min((len(self.tiles) + COLUMNS - 1) // COLUMNS, ROWS_SHOWN))
+        spacing = 12
+        area = self.tiles_area
+        frame = area.frameWidth() * 2 + area.verticalScrollBar().sizeHint().width()
+        width = columns * (tile.width() + spacing) + frame + margins.left() + margins.right()
+        width = max(width, self.sizeHint().width())
+        height = (
+            rows * (tile.height() + spacing)
+            + frame
+            + self.sizeHint().height()
+            - area.sizeHint().height()
+        )
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if screen is not None:
+            room = screen.availableGeometry().size() * SCREEN_SHARE
+            width, height = min(width, room.width()), min(height, room.height())
+        return QSize(width, height)
 
     def picked(self) -> RunSnapshot | None:
         n = self.group.checkedId()

@@ -115,6 +115,11 @@ class QueuePanel(QWidget):
         self.compare_button.setToolTip(
             _tr("The results of the selected jobs (or of the selected job's variations)")
         )
+        # Compare… is always on: pressed with nothing to compare, this line says what to select.
+        self.compare_hint = QLabel(self)
+        self.compare_hint.setObjectName("queue_compare_hint")
+        self.compare_hint.setWordWrap(True)
+        self.compare_hint.hide()
         row = QHBoxLayout()
         for button in (self.run_button, self.pause_button, self.suspend_button):
             row.addWidget(button)
@@ -130,6 +135,7 @@ class QueuePanel(QWidget):
         layout.addWidget(self.tree, 1)
         layout.addLayout(row)
         layout.addLayout(row2)
+        layout.addWidget(self.compare_hint)
         self.run_button.clicked.connect(self.model.start)
         self.pause_button.clicked.connect(self._pause_or_resume)
         self.suspend_button.clicked.connect(self.model.suspend)
@@ -234,7 +240,8 @@ class QueuePanel(QWidget):
         self.pause_button.setEnabled(m.running)
         self.suspend_button.setEnabled(m.running)
         self.remove_button.setEnabled(bool(self.selected_ids()))
-        self.compare_button.setEnabled(len(self.compare_dirs()) >= 1)
+        if self.compare_dirs():
+            self.compare_hint.hide()  # what it asked for is selected
 
     # --- acting
     def selected_ids(self) -> list[str]:
@@ -268,4 +275,18 @@ class QueuePanel(QWidget):
     def _compare(self) -> None:
         dirs = self.compare_dirs()
         if dirs:
+            self.compare_hint.hide()
             self.compare_requested.emit(dirs)
+            return
+        if self.selected_ids():
+            hint = _tr(
+                "The selected jobs have no result yet. Select jobs that are done (Ctrl+click "
+                "for several), or one job of a set of variations, then press Compare… again."
+            )
+        else:
+            hint = _tr(
+                "To compare, select the finished jobs in the list (Ctrl+click for several), "
+                "or one job of a set of variations, then press Compare… again."
+            )
+        self.compare_hint.setText(hint)
+        self.compare_hint.show()

@@ -270,8 +270,8 @@ def confirm_quit_during_run(panel: GenerationPanel) -> bool:
     )
     if answer != QMessageBox.StandardButton.Yes:
         return False
+    panel.model.suspend()  # then the line, or the change of state would clear it
     panel.set_status(_tr("Suspending after the current step, then quitting…"))
-    panel.model.suspend()
     return True
 
 

@@ -34,6 +34,7 @@ from app.core.paths import AppPaths
 from app.jobs.workers import EngineWorker, WorkerStopped
 from app.pipeline.api import DeviceInfo
 from app.pipeline.engine_info import EngineInfo, engine_info
+from app.ui.painter.held_keys import held_key_rows
 from app.ui.shell.settings_dialog import open_folder
 from app.ui.words.sentences import MENU_PATH_SEPARATOR
 
@@ -133,7 +134,7 @@ class ShortcutsDialog(QDialog):
         super().__init__(window)
         self.setObjectName("shortcuts_dialog")
         self.setWindowTitle(_tr("Keyboard shortcuts"))
-        rows = shortcut_rows(window)
+        rows = shortcut_rows(window) + held_key_rows()  # then the keys that are no action
         self.table = QTableWidget(len(rows), 3, self)
         self.table.setHorizontalHeaderLabels([_tr("Menu"), _tr("Action"), _tr("Keys")])
         self.table.verticalHeader().hide()
@@ -146,19 +147,10 @@ class ShortcutsDialog(QDialog):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
-        canvas = QLabel(
-            _tr(
-                "On the canvas: the wheel zooms; Space+drag or the middle button pans; "
-                "Alt with the lasso cuts out."
-            ),
-            self,
-        )
-        canvas.setWordWrap(True)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(self.table, 1)
-        layout.addWidget(canvas)
         layout.addWidget(buttons)
         self.resize(620, 560)
 

@@ -5,7 +5,7 @@ a text field stays typing."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.ui.painter.canvas_layer import CanvasLayer
+from app.ui.painter.held_keys import BEFORE_AFTER_KEY
 
 _KEYS = (QEvent.Type.KeyPress, QEvent.Type.KeyRelease)
 
@@ -42,7 +43,7 @@ class BeforeAfterKey(QObject):
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
         if event.type() not in _KEYS or not isinstance(event, QKeyEvent):
             return False
-        if event.key() != Qt.Key.Key_Backslash or event.isAutoRepeat():
+        if event.key() != BEFORE_AFTER_KEY or event.isAutoRepeat():
             return False
         if not isinstance(obj, QWidget) or obj.window() is not self.scope.window():
             return False

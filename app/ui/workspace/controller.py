@@ -29,7 +29,7 @@ from app.ui.workspace.area import WorkspaceArea
 from app.ui.workspace.before_after import BeforeAfterKey
 from app.ui.workspace.history_strip import HistoryEntry, entries_of, entry_thumbnail
 from app.ui.workspace.match_line import color_match_line
-from app.ui.workspace.png_settings import save_picture_dialog
+from app.ui.workspace.png_settings import StepPicture, save_picture_dialog
 from app.ui.workspace.run_photos import photo_hash, photo_runs
 
 if TYPE_CHECKING:
@@ -360,7 +360,8 @@ class WorkspaceController(QObject):
         picture = self.shown_picture()
         if picture is None:
             return False
-        self.document.use_as_picture(_tr("Use as new image"), picture, shown.path)
+        title = self._picture_title(shown)
+        self.document.use_as_picture(_tr("Use as new image"), picture, shown.path, title)
         self.shown = None
         self._follow = False
         self._redisplay()
@@ -368,11 +369,23 @@ class WorkspaceController(QObject):
         self.picture_replaced.emit()
         return True
 
+    def _picture_title(self, shown: Shown) -> str:
+        """The name a used picture goes by: the photo's, the seed and (a decoded step) the
+        step, never the run's "result.png"."""
+        stem = Path(self.document.image_title or "picture").stem
+        seed = shown.run.spec.seed if shown.run is not None else None
+        name = stem if seed is None else f"{stem}_seed{seed}"
+        if shown.kind == "decoded":
+            name += f"_step{shown.step}"
+        return name + ".png"
+
     def suggested_name(self) -> str:
         shown = self.shown
-        photo = self.document.image_path
-        stem = photo.stem if photo is not None and shown is not None else "stepwise"
+        photo, title = self.document.image_path, self.document.image_title
+        stem = Path(title).stem if title is not None and shown is not None else "stepwise"
         what = "result" if shown is None or shown.kind == "result" else f"step{shown.step}"
+        if shown is not None and shown.kind != "result":
+            what += f"-{shown.kind}"  # a preview (or a decoded step), not the run's end
         folder = photo.parent if photo is not None and photo.parent.is_dir() else Path.home()
         return str(folder / f"{stem}_{what}.png")
 
@@ -381,8 +394,10 @@ class WorkspaceController(QObject):
         picture = self.shown_picture()
         if picture is None or self.shown is None:
             return None
-        spec = self.shown.run.spec if self.shown.run is not None else None
-        saved = save_picture_dialog(self.area, picture, spec, self.suggested_name())
+        shown = self.shown
+        spec = shown.run.spec if shown.run is not None else None
+        step = None if shown.kind == "result" else StepPicture(shown.kind, shown.step)
+        saved = save_picture_dialog(self.area, picture, spec, self.suggested_name(), step)
         if saved is not None:
             self.status.emit(_tr("Saved {path} with its settings").format(path=saved))
         return saved

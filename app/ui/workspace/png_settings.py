@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path, PureWindowsPath
 from typing import Any
 
@@ -29,19 +30,32 @@ def _tr(text: str) -> str:
     return QCoreApplication.translate("Workspace", text)
 
 
-def save_picture(target: Path, picture: np.ndarray, spec: JobSpec | None) -> Path:
+@dataclass(frozen=True)
+class StepPicture:
+    """A picture of a run's step, not its result: the step's preview or its decoded image."""
+
+    kind: str  # "preview" | "decoded"
+    step: int
+
+
+def save_picture(
+    target: Path, picture: np.ndarray, spec: JobSpec | None, step: StepPicture | None = None
+) -> Path:
     """Writes `picture` as PNG with `spec`'s parameters (A1111 text + Stepwise JSON): the
     picture's own size, and file names without their folders (a shared picture does not tell
-    where someone keeps their models or where the app caches its inputs)."""
+    where someone keeps their models or where the app caches its inputs). `step`: the picture
+    is that step's, and the parameters say so (they are the run's, which goes on past it)."""
     if target.suffix.lower() != ".png":
         target = target.with_suffix(".png")
     if spec is None:
         return save_png_with_parameters(target, picture, "", {})
     size = (int(picture.shape[1]), int(picture.shape[0]))
     shared = shareable(spec)
-    return save_png_with_parameters(
-        target, picture, parameters_line(shared, size), spec_to_dict(shared)
-    )
+    text, which = parameters_line(shared, size), None
+    if step is not None:
+        which = {"kind": step.kind, "step": step.step, "steps": spec.steps}
+        text += f", Stepwise picture: step {step.step} of {spec.steps} ({step.kind})"
+    return save_png_with_parameters(target, picture, text, spec_to_dict(shared), which)
 
 
 def shareable(spec: JobSpec) -> JobSpec:
@@ -64,15 +78,25 @@ def shareable(spec: JobSpec) -> JobSpec:
 
 
 def save_picture_dialog(
-    parent: QWidget, picture: np.ndarray, spec: JobSpec | None, suggested: str
+    parent: QWidget,
+    picture: np.ndarray,
+    spec: JobSpec | None,
+    suggested: str,
+    step: StepPicture | None = None,
 ) -> Path | None:
+    if step is None:
+        title = _tr("Save picture")
+    elif step.kind == "preview":
+        title = _tr("Save the preview of step {step} (the run's settings, stopped at it)")
+    else:
+        title = _tr("Save decoded step {step} (the run's settings, stopped at it)")
     target, _ = QFileDialog.getSaveFileName(
-        parent, _tr("Save picture"), suggested, _tr("PNG image (*.png)")
+        parent, title.format(step=step.step if step else 0), suggested, _tr("PNG image (*.png)")
     )
     if not target:
         return None
     try:
-        return save_picture(Path(target), picture, spec)
+        return save_picture(Path(target), picture, spec, step)
     except (StepwiseError, OSError) as exc:
         show_error(parent, _tr("Could not save the picture"), exc, Path(target))
         return None

@@ -75,10 +75,6 @@
         <translation>尚不清楚（请在“生成”选项卡中检测设备）</translation>
     </message>
     <message>
-        <source>On the canvas: the wheel zooms; Space+drag or the middle button pans; Alt with the lasso cuts out.</source>
-        <translation>在画布上：滚轮缩放；空格+拖动或中键平移；套索时按住 Alt 为减选。</translation>
-    </message>
-    <message>
         <source>Open &amp;Log Folder</source>
         <translation>打开日志文件夹(&amp;L)</translation>
     </message>

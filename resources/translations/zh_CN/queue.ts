@@ -50,10 +50,6 @@
         <translation>此任务后暂停</translation>
     </message>
     <message>
-        <source>Pick the result to keep.</source>
-        <translation>选出要保留的结果。</translation>
-    </message>
-    <message>
         <source>Queue</source>
         <translation>队列</translation>
     </message>
