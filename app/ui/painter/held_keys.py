@@ -1,6 +1,6 @@
 """The keys the canvas acts on that are no menu action (held, or pressed while a tool works):
 their one owner. The key handlers (canvas_view.py, workspace/before_after.py) use these keys,
-and Help ▸ Keyboard Shortcuts lists these rows after the actions' own shortcuts."""
+and Help → Keyboard Shortcuts lists these rows after the actions' own shortcuts."""
 
 from __future__ import annotations
 
