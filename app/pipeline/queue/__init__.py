@@ -3,7 +3,8 @@
 - `jobs.py`: the queue in the data folder (`queue/queue.db`); `store.py`: its SQLite store (WAL,
   one transaction per change; a damaged database moved to `queue/damaged/<time>/`, salvaged row
   by row); `db.py`: the schema and rows (each row kept twice with a sha256; forged rows refused
-  one by one); `legacy_json.py`: queue.json of older versions imported once.
+  one by one); `salvage.py`: what a damaged database still holds (SQLite's rows and a raw scan
+  of its pages and -wal); `legacy_json.py`: queue.json of older versions imported once.
 - `views.py`: each job's state derived from its run folder (`runs/<job id>`); `records.py`;
   `lock.py`: `JobClaim`, a lock per job (pid + process start time); `variations.py`: N seeds /
   prompt lines of one job.

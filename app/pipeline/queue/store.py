@@ -19,6 +19,7 @@ from app.core.paths import AppPaths
 from app.core.safe_files import check_entry, check_folder
 from app.pipeline.queue import db as queue_db
 from app.pipeline.queue import legacy_json as queue_import
+from app.pipeline.queue import salvage as queue_salvage
 from app.pipeline.queue.records import QueuedJob
 
 log = logging.getLogger(__name__)
@@ -181,12 +182,12 @@ class QueueStore:
         where = queue_db.move_aside(self.file)
         log.warning("the queue database was %s; moved to %s", how, where)
         kept_file = where / QUEUE_FILE
-        scanned = queue_db.scan_file(kept_file)  # first: SQLite drops a 0-byte file's -wal
+        scanned = queue_salvage.scan_file(kept_file)  # first: SQLite drops a 0-byte file's -wal
         paused: bool | None = None
         found: list[tuple[int | None, queue_db.Row]] = []
         if os.path.isfile(kept_file) and os.path.getsize(kept_file) > 0:
-            paused, found = queue_db.salvage(kept_file)
-        rows = queue_db.merge_salvage(scanned, found)
+            paused, found = queue_salvage.sqlite_rows(kept_file)
+        rows = queue_salvage.merge_salvage(scanned, found)
         conn = self._open(checked=False)
         try:
             conn.execute("BEGIN IMMEDIATE")
