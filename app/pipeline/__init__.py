@@ -41,9 +41,9 @@ if TYPE_CHECKING:  # the names handed out, for the type checker; _HANDED_OUT bel
     from app.pipeline.execute.preview_decoder import decoder_threads as decoder_threads
     from app.pipeline.execute.preview_decoder import decoder_wanted as decoder_wanted
     from app.pipeline.queue.jobs import JobQueue as JobQueue
-    from app.pipeline.queue.jobs import JobView as JobView
-    from app.pipeline.queue.jobs import ListedView as ListedView
     from app.pipeline.queue.jobs import QueuedJob as QueuedJob
+    from app.pipeline.queue.records import JobView as JobView
+    from app.pipeline.queue.records import ListedView as ListedView
     from app.pipeline.queue.variations import MAX_VARIATIONS as MAX_VARIATIONS
     from app.pipeline.queue.variations import prompt_lines as prompt_lines
     from app.pipeline.queue.variations import used_seeds as used_seeds
@@ -93,8 +93,8 @@ _HANDED_OUT: dict[str, str] = {
     "decoder_threads": "app.pipeline.execute.preview_decoder",
     "decoder_wanted": "app.pipeline.execute.preview_decoder",
     "JobQueue": "app.pipeline.queue.jobs",
-    "ListedView": "app.pipeline.queue.jobs",
-    "JobView": "app.pipeline.queue.jobs",
+    "ListedView": "app.pipeline.queue.records",
+    "JobView": "app.pipeline.queue.records",
     "QueuedJob": "app.pipeline.queue.jobs",
     "MAX_VARIATIONS": "app.pipeline.queue.variations",
     "prompt_lines": "app.pipeline.queue.variations",
