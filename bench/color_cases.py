@@ -16,7 +16,8 @@ changed in a known way, so the truth is known:
 Masks: a feathered blob, a thin stroke, a rectangle at the image's edge. Photos: several of
 scikit-image's samples and two synthetic textures. Rows: off, Stepwise's colour match / seam
 blend / both, issue 32's colour match (bench/color_issue32.py), and with --peers the peers
-(bench/color_peers.py; slow: minutes on a busy machine).
+(bench/color_peers.py; slow: minutes on a busy machine). The masks, photos, rows and `Case` are
+bench/color_kit.py's, shared with bench/color_stress.py.
 
     python bench/color_cases.py [--peers] [--trials N] [--only cases,stress,random,cost]
 
@@ -36,181 +37,43 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.imaging import prepare as prep
-from app.imaging.align import align_image
-from app.imaging.color_match import BlendOptions, to_lab, to_rgb
-from app.imaging.composite import repainted_area
-from bench.color_peers import PEERS
+from bench import color_kit as kit
+from bench.color_kit import (
+    DIRECTIONS,
+    SPILLS,
+    TARGET_OBJECT_DE,
+    TARGET_REMOVED,
+    TARGET_UNSHIFTED_DE,
+    Case,
+    delta_e,
+    load_photo,
+    masks_for,
+    set_peers,
+    with_drift,
+    with_noise,
+    with_object,
+)
 
 PHOTOS = ("astronaut", "coffee", "chelsea", "rocket", "immunohistochemistry", "hubble_deep_field",
           "retina", "stripes", "noise")  # fmt: skip
-FEATHER_PX = 8
-RING_PX = 8
-SPILLS: tuple[int | str, ...] = (0, 2, 4, 8, "cell")
-RED = np.array([205, 35, 40], np.float32)
-TARGET_REMOVED = 0.60
-TARGET_OBJECT_DE = 0.5
-TARGET_UNSHIFTED_DE = 0.5
-DIRECTIONS = ((0.3, 0.7, 0.6), (-0.6, -0.3, 0.5), (0.5, -0.6, -0.4))
-OURS: dict[str, BlendOptions] = {
-    "off": BlendOptions(color_match="off"),
-    "match": BlendOptions(color_match="on"),
-    "seam": BlendOptions(color_match="off", seam_blend="poisson"),
-    "both": BlendOptions(color_match="on", seam_blend="poisson"),
-}
-ROWS: tuple[str, ...] = (*OURS, "issue32")  # --peers: every peer (set_peers)
-ACTIVE_PEERS = {"issue32": PEERS["issue32"]}
-
-
-def set_peers(all_peers: bool) -> None:
-    """Which peer rows the cases composite: issue 32's match, or every peer."""
-    global ROWS
-    ACTIVE_PEERS.clear()
-    ACTIVE_PEERS.update(PEERS if all_peers else {"issue32": PEERS["issue32"]})
-    ROWS = (*OURS, *ACTIVE_PEERS)
-
-
-def _skimage():
-    import skimage.color
-    import skimage.data
-
-    return skimage
-
-
-def load_photo(name: str, max_side: int = 512) -> np.ndarray:
-    rng = np.random.default_rng(7)
-    if name == "stripes":
-        y, x = np.mgrid[0:384, 0:512].astype(np.float32)
-        base = np.stack([128 + 80 * np.sin(x / 5.0), 100 + 60 * np.sin((x + y) / 9.0),
-                         90 + 40 * np.cos(y / 4.0)], -1)  # fmt: skip
-        photo = base + rng.normal(0, 4, base.shape)
-    elif name == "noise":
-        coarse = rng.uniform(40, 220, (24, 32, 3)).astype(np.float32)
-        photo = cv2.resize(coarse, (512, 384), interpolation=cv2.INTER_CUBIC)
-        photo = photo + rng.normal(0, 10, photo.shape)
-    else:
-        photo = getattr(_skimage().data, name)()
-        if photo.ndim == 2:
-            photo = np.repeat(photo[:, :, None], 3, axis=2)
-        photo = photo[:, :, :3]
-        scale = max_side / max(photo.shape[:2])
-        if scale < 1:
-            photo = cv2.resize(photo, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    return np.ascontiguousarray(np.clip(np.rint(photo), 0, 255)).astype(np.uint8)
-
-
-def masks_for(height: int, width: int) -> list[tuple[str, np.ndarray]]:
-    """A feathered blob, a thin stroke, a rectangle at the image's right edge (soft uint8)."""
-    side = min(height, width)
-    y, x = np.mgrid[0:height, 0:width].astype(np.float32)
-    angle = np.arctan2(y - 0.5 * height, x - 0.45 * width)
-    radius = 0.17 * side * (1 + 0.18 * np.sin(3 * angle) + 0.1 * np.cos(5 * angle))
-    blob = (np.hypot(x - 0.45 * width, y - 0.5 * height) <= radius).astype(np.float32) * 255
-    blob = cv2.GaussianBlur(blob, (0, 0), 4.0)
-    stroke = np.zeros((height, width), np.uint8)
-    points = np.array(
-        [[0.2 * width, 0.7 * height], [0.4 * width, 0.45 * height],
-         [0.6 * width, 0.6 * height], [0.8 * width, 0.3 * height]], np.int32,
-    )  # fmt: skip
-    cv2.polylines(stroke, [points], False, 255, thickness=max(5, side // 70))
-    rect = np.zeros((height, width), np.uint8)
-    rect[int(0.15 * height) : int(0.5 * height), int(0.72 * width) :] = 255
-    return [("blob", np.clip(blob, 0, 255).astype(np.uint8)), ("stroke", stroke), ("edge", rect)]
-
-
-def delta_e(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    color = _skimage().color
-    return color.deltaE_ciede2000(color.rgb2lab(a[None]), color.rgb2lab(b[None]))[0]
-
-
-class Case:
-    """One photo and mask, prepared; composites any generated picture with every row."""
-
-    def __init__(self, photo: np.ndarray, soft: np.ndarray) -> None:
-        self.photo, self.soft = photo, soft
-        self.prepared = prep.prepare(photo, soft, prep.PrepareOptions(feather_px=FEATHER_PX))
-        self.binary = np.where(soft >= 128, np.uint8(255), np.uint8(0))
-        record = self.prepared.record
-        self.cells = repainted_area(self.binary, record.align, record.region, record.scale_plan)
-        on = self.binary >= 128
-        d_out = cv2.distanceTransform(np.where(on, 0, 1).astype(np.uint8), cv2.DIST_L2, 5)
-        d_in = cv2.distanceTransform(np.where(on, 1, 0).astype(np.uint8), cv2.DIST_L2, 5)
-        self.inner = on & (d_in <= RING_PX)
-        self.ring = self.inner | (~on & (d_out <= RING_PX))
-        self.d_out, self.on = d_out, on
-        self.seconds: dict[str, float] = dict.fromkeys(ROWS, 0.0)
-        self.record: dict | None = None  # what "match" did on the last composite
-
-    def composites(self, generated: np.ndarray) -> dict[str, np.ndarray]:
-        out: dict[str, np.ndarray] = {}
-        model_sized = align_image(self.prepared.record.align, generated)
-        for name, blend in OURS.items():
-            start = time.perf_counter()
-            compositor = prep.soft_compositor(self.prepared, blend=blend)
-            out[name] = compositor.composite(model_sized)
-            self.seconds[name] += time.perf_counter() - start
-            if name == "match":
-                self.record = compositor.color_match_record()
-        for name, peer in ACTIVE_PEERS.items():
-            start = time.perf_counter()
-            out[name] = peer(self.photo, self.binary, generated, FEATHER_PX)
-            self.seconds[name] += time.perf_counter() - start
-        return out
-
-
-def _noisy(photo: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    return np.clip(np.rint(photo + rng.normal(0.0, 2.0, photo.shape)), 0, 255).astype(np.uint8)
-
-
-def _drifted(
-    case: Case,
-    base: np.ndarray,
-    direction: np.ndarray,
-    wanted: float,
-    whole: bool = False,
-    against: np.ndarray | None = None,
-) -> np.ndarray:
-    """`base` shifted in LAB along `direction` over the cells (or the whole frame) by the
-    amount that makes its mean ΔE2000 over the mask against `against` (the photo) `wanted`."""
-    truth = case.photo if against is None else against
-    lab = to_lab(base)
-    low, high = 0.0, 5.0 * wanted
-    where = np.ones(case.cells.shape, bool) if whole else case.cells
-    for _ in range(12):
-        amount = (low + high) / 2
-        shifted = lab.copy()
-        shifted[where] += direction * np.float32(amount)
-        out = to_rgb(shifted)
-        got = float(delta_e(out[case.on], truth[case.on]).mean())
-        low, high = (amount, high) if got < wanted else (low, amount)
-    return out
-
-
-def _with_object(
-    case: Case, base: np.ndarray, spill: int | str, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray]:
-    area = case.cells if spill == "cell" else case.on | (case.d_out <= float(spill))
-    red = RED + rng.normal(0.0, 3.0, base.shape).astype(np.float32)
-    out = np.where(area[:, :, None], np.clip(np.rint(red), 0, 255).astype(np.uint8), base)
-    return out, area
 
 
 def run_case(case: Case, index: int, shift: float, rng) -> dict[str, dict[str, float]]:
     """{row: {"removed", "object", "unshifted"}} for one photo and mask."""
-    base = _noisy(case.photo, rng)
-    result: dict[str, dict[str, float]] = {r: {} for r in ROWS}
+    base = with_noise(case.photo, rng)
+    result: dict[str, dict[str, float]] = {r: {} for r in kit.ROWS}
     # Unshifted.
     outs = case.composites(base)
     off_ring = float(delta_e(outs["off"][case.ring], case.photo[case.ring]).mean())
-    for r in ROWS:
+    for r in kit.ROWS:
         got = float(delta_e(outs[r][case.ring], case.photo[case.ring]).mean())
         result[r]["unshifted"] = got - off_ring
     # Drift.
     direction = np.asarray(DIRECTIONS[index % len(DIRECTIONS)], np.float32)
     direction /= np.linalg.norm(direction)
-    outs = case.composites(_drifted(case, base, direction, shift))
+    outs = case.composites(with_drift(case, base, direction, shift))
     off_in = float(delta_e(outs["off"][case.inner], case.photo[case.inner]).mean())
-    for r in ROWS:
+    for r in kit.ROWS:
         got = float(delta_e(outs[r][case.inner], case.photo[case.inner]).mean())
         result[r]["removed"] = 1.0 - got / off_in
     record = case.record or {}
@@ -218,20 +81,22 @@ def run_case(case: Case, index: int, shift: float, rng) -> dict[str, dict[str, f
     result["match"]["slope"] = float(record.get("slope", record.get("values", {}).get("slope", 0)))
     # Whole-frame drift (its own RNG, so the cases above keep theirs).
     whole_rng = np.random.default_rng(1000 + index)
-    outs = case.composites(_drifted(case, _noisy(case.photo, whole_rng), direction, shift, True))
+    outs = case.composites(
+        with_drift(case, with_noise(case.photo, whole_rng), direction, shift, True)
+    )
     off_in = float(delta_e(outs["off"][case.inner], case.photo[case.inner]).mean())
-    for r in ROWS:
+    for r in kit.ROWS:
         got = float(delta_e(outs[r][case.inner], case.photo[case.inner]).mean())
         result[r]["whole"] = 1.0 - got / off_in
     # Objects: the worst spill.
-    for r in ROWS:
+    for r in kit.ROWS:
         result[r]["object"] = -np.inf
     for spill in SPILLS:
-        generated, _ = _with_object(case, base, spill, rng)
+        generated, _ = with_object(case, base, spill, rng)
         outs = case.composites(generated)
         where = case.on
         off_de = float(delta_e(outs["off"][where], generated[where]).mean())
-        for r in ROWS:
+        for r in kit.ROWS:
             got = float(delta_e(outs[r][where], generated[where]).mean()) - off_de
             result[r]["object"] = max(result[r]["object"], got)
     return result
@@ -247,7 +112,7 @@ def seam_error(photos: list[str], shift: float) -> bool:
         "worst ΔE2000 of the object vs off (≤ +0.5); unshifted = ring ΔE2000 vs off (≤ +0.5)"
     )
     rng = np.random.default_rng(0)
-    table: dict[str, list[dict[str, float]]] = {r: [] for r in ROWS}
+    table: dict[str, list[dict[str, float]]] = {r: [] for r in kit.ROWS}
     names: list[str] = []
     cases: list[Case] = []
     for photo_name in photos:
@@ -257,12 +122,12 @@ def seam_error(photos: list[str], shift: float) -> bool:
             cases.append(case)
             names.append(f"{photo_name}/{mask_name}")
             got = run_case(case, index, shift, rng)
-            for r in ROWS:
+            for r in kit.ROWS:
                 table[r].append(got[r])
-    print(f"\n{'case':<28}" + "".join(f"{r:>16}" for r in ROWS if r != "off"))
+    print(f"\n{'case':<28}" + "".join(f"{r:>16}" for r in kit.ROWS if r != "off"))
     for i, name in enumerate(names):
         cells = []
-        for r in ROWS:
+        for r in kit.ROWS:
             if r == "off":
                 continue
             c = table[r][i]
@@ -278,7 +143,7 @@ def seam_error(photos: list[str], shift: float) -> bool:
     met: dict[str, bool] = {}
     calls = 3 + len(SPILLS)
     witnessed = [bool(c["witnesses"]) for c in table["match"]]
-    for r in ROWS:
+    for r in kit.ROWS:
         removed = [c["removed"] for c in table[r]]
         seen = [v for v, w in zip(removed, witnessed, strict=True) if w] or [0.0]
         whole = [c["whole"] for c in table[r]]
@@ -376,6 +241,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    from bench.color_cases import main as _main  # one module instance (color_stress uses it)
-
-    raise SystemExit(_main())
+    raise SystemExit(main())

@@ -35,24 +35,24 @@ import numpy as np
 from app.imaging import prepare as prep
 from app.imaging.align import align_image
 from app.imaging.color_match import to_lab, to_rgb
-from bench import color_cases as cc
-from bench.color_cases import (
+from bench import color_kit as kit
+from bench.color_kit import (
     DIRECTIONS,
     OURS,
-    RED,
+    SPILLS,
+    TARGET_OBJECT_DE,
+    TARGET_REMOVED,
     Case,
-    _drifted,
-    _noisy,
     delta_e,
     load_photo,
     masks_for,
+    with_drift,
+    with_noise,
+    with_object,
 )
 from bench.color_peers import PEERS
 
 STRESS_PHOTOS = ("coffee", "retina", "noise")
-TARGET_OBJECT_DE = 0.5
-TARGET_REMOVED = 0.60
-SPILLS: tuple[int | str, ...] = (0, 2, 4, 8, "cell")
 CLIPPED_SHARE = 0.5
 
 
@@ -76,22 +76,16 @@ def _regenerated(base: np.ndarray, cells: np.ndarray, blur: float, shift: float,
     return np.where(cells[:, :, None], out, base)
 
 
-def _spilled(case: Case, base: np.ndarray, spill: int | str, rng: np.random.Generator):
-    area = case.cells if spill == "cell" else case.on | (case.d_out <= float(spill))
-    red = RED + rng.normal(0.0, 3.0, base.shape).astype(np.float32)
-    return np.where(area[:, :, None], np.clip(np.rint(red), 0, 255).astype(np.uint8), base)
-
-
 def _stress_pairs(case: Case, index: int, rng: np.random.Generator):
     """(name, undrifted generation, drifted generation) of each stress row."""
-    base = _noisy(case.photo, rng)
+    base = with_noise(case.photo, rng)
     direction = np.asarray(DIRECTIONS[index % len(DIRECTIONS)], np.float32)
     direction /= np.linalg.norm(direction)
     cells = case.cells
     out = []
     for spill in (4, 8):
-        clean = _spilled(case, base, spill, rng)
-        out.append((f"A{spill}", clean, _drifted(case, clean, direction, 10.0, against=clean)))
+        clean, _ = with_object(case, base, spill, rng)
+        out.append((f"A{spill}", clean, with_drift(case, clean, direction, 10.0, against=clean)))
 
     def colour_dependent(lab: np.ndarray) -> np.ndarray:
         lab = lab.copy()
@@ -110,11 +104,11 @@ def _stress_pairs(case: Case, index: int, rng: np.random.Generator):
     varying[cells] += np.broadcast_to(turning[None], lab.shape)[cells].astype(np.float32)
     out.append(("C", base, to_rgb(varying)))
     regen = _regenerated(base, cells, 0.8, 0.5, 2.0, rng)
-    out.append(("D", regen, _drifted(case, regen, direction, 10.0, against=regen)))
+    out.append(("D", regen, with_drift(case, regen, direction, 10.0, against=regen)))
     out.append(("D0", base, regen))
     for name, blur in (("E1", 1.5), ("E2", 2.5)):
         regen = _regenerated(base, cells, blur, 0.0, 3.0, rng)
-        out.append((name, regen, _drifted(case, regen, direction, 10.0, against=regen)))
+        out.append((name, regen, with_drift(case, regen, direction, 10.0, against=regen)))
     return out
 
 
@@ -123,7 +117,7 @@ def stress(photos: tuple[str, ...] = STRESS_PHOTOS, max_side: int = 384) -> dict
     print("\n(a2) stress rows: share of the inner band's ΔE2000 removed, min / mean over "
           f"{len(photos)} photos × 3 masks (D0: the ring's ΔE2000 change, max)")  # fmt: skip
     rng = np.random.default_rng(11)
-    figures: dict[str, dict[str, list[float]]] = {r: {} for r in cc.ROWS if r != "off"}
+    figures: dict[str, dict[str, list[float]]] = {r: {} for r in kit.ROWS if r != "off"}
     for photo_name in photos:
         photo = load_photo(photo_name, max_side)
         for index, (_, soft) in enumerate(masks_for(*photo.shape[:2])):
@@ -298,7 +292,7 @@ def randomized(trials: int = 60, side: int = 256, seed: int = 40) -> dict[str, d
         case, on = quick.case, quick.case.on
         spill = SPILLS[int(rng.integers(len(SPILLS)))]
         area = case.cells if spill == "cell" else on | (case.d_out <= float(spill))
-        base = _noisy(photo, rng)
+        base = with_noise(photo, rng)
         label = f"trial {trial} {kind} spill {spill}"
         # 1. A new object, no drift: its ΔE2000 vs colour match off (a false accept).
         generated = np.where(area[:, :, None], _random_object(rng, photo.shape, photo), base)
@@ -315,14 +309,14 @@ def randomized(trials: int = 60, side: int = 256, seed: int = 40) -> dict[str, d
         # 2. The same object and the photo around it drifted together: the object's ΔE2000
         # against it undrifted, share removed (information: clipped colours cannot come back).
         truth = outs["off"]
-        outs = quick.composites(_drifted(case, generated, direction, wanted, against=generated))
+        outs = quick.composites(with_drift(case, generated, direction, wanted, against=generated))
         ref = float(delta_e(outs["off"][on], truth[on]).mean())
         for r in rows:
             got = 1.0 - float(delta_e(outs[r][on], truth[on]).mean()) / max(ref, 1e-6)
             figures["object_drift"][r].append(got)
         # 3. No object, the photo drifted in the cells: the inner band's share removed (as the
         # 27 cases); "witnessed": where the match read witnesses (it declines elsewhere).
-        drifted = _drifted(case, base, direction, wanted)
+        drifted = with_drift(case, base, direction, wanted)
         outs = quick.composites(drifted)
         witnessed = bool((case.record or {}).get("applied"))
         declined += not witnessed
@@ -392,7 +386,7 @@ def _cost(repeat: int) -> None:
     mask = np.where(np.hypot(x - 512, y - 512) <= 128, np.uint8(255), np.uint8(0))
     prepared = prep.prepare(photo, mask, prep.PrepareOptions(feather_px=8))
     rng = np.random.default_rng(2)
-    lab = to_lab(_noisy(photo, rng))
+    lab = to_lab(with_noise(photo, rng))
     on = cv2.dilate(mask, np.ones((33, 33), np.uint8)) >= 128
     lab[on] += np.float32([3, 6, -5])
     generated = to_rgb(lab)
@@ -411,7 +405,7 @@ def _cost(repeat: int) -> None:
             best = min(best, time.process_time() - start)
         print(f"{name:<14}{1000 * best:14.1f}{1000 * build:10.1f}")
     binary = np.where(mask >= 128, np.uint8(255), np.uint8(0))
-    for name, peer in cc.ACTIVE_PEERS.items():
+    for name, peer in kit.ACTIVE_PEERS.items():
         best = np.inf
         for _ in range(max(1, repeat // 4)):
             start = time.process_time()

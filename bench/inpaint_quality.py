@@ -40,7 +40,8 @@ sys.path.insert(0, str(REPO))
 from app.imaging.fill import FILL_MODES, fill_masked  # noqa: E402
 from bench import color_stress  # noqa: E402
 from bench.color_cases import PHOTOS as COLOUR_PHOTOS  # noqa: E402
-from bench.color_cases import seam_error, seam_speed, set_peers  # noqa: E402
+from bench.color_cases import seam_error, seam_speed  # noqa: E402
+from bench.color_kit import set_peers  # noqa: E402
 
 PHOTOS = ("astronaut", "coffee", "chelsea", "camera", "rocket", "immunohistochemistry")
 

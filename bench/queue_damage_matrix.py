@@ -93,7 +93,7 @@ LIVE_CASES = ("0-byte queue.db during a run", "-wal and -shm removed while open"
 
 def _held(db: Path, digests: list[str]) -> int:
     """Jobs whose whole document, with its sha256 beside it, is still in the file or -wal."""
-    from app.pipeline.queue.db import scan_documents
+    from app.pipeline.queue.salvage import scan_documents
 
     found: set[str] = set()
     for path in (db, Path(str(db) + "-wal")):

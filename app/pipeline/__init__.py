@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the names handed out, for the type checker; _HANDED_OUT below lists them
     from app.pipeline.execute.failure_kinds import failure_for as failure_for
     from app.pipeline.queue.jobs import JobQueue as JobQueue
-    from app.pipeline.queue.jobs import JobView as JobView
-    from app.pipeline.queue.jobs import ListedView as ListedView
     from app.pipeline.queue.jobs import QueuedJob as QueuedJob
+    from app.pipeline.queue.records import JobView as JobView
+    from app.pipeline.queue.records import ListedView as ListedView
     from app.pipeline.queue.variations import MAX_VARIATIONS as MAX_VARIATIONS
     from app.pipeline.queue.variations import prompt_lines as prompt_lines
     from app.pipeline.queue.variations import used_seeds as used_seeds
@@ -66,8 +66,8 @@ if TYPE_CHECKING:  # the names handed out, for the type checker; _HANDED_OUT bel
 _HANDED_OUT: dict[str, str] = {
     "failure_for": "app.pipeline.execute.failure_kinds",
     "JobQueue": "app.pipeline.queue.jobs",
-    "ListedView": "app.pipeline.queue.jobs",
-    "JobView": "app.pipeline.queue.jobs",
+    "ListedView": "app.pipeline.queue.records",
+    "JobView": "app.pipeline.queue.records",
     "QueuedJob": "app.pipeline.queue.jobs",
     "MAX_VARIATIONS": "app.pipeline.queue.variations",
     "prompt_lines": "app.pipeline.queue.variations",

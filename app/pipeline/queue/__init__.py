@@ -1,9 +1,11 @@
 """The job queue: many jobs run one after another by a worker.
 
-- `jobs.py`: the queue in the data folder (`queue/queue.db`); `store.py`: its SQLite store (WAL,
+- `jobs.py`: the queue in the data folder (`queue/queue.db`); `listing.py`: what it shows
+  (`queue list`, the seeds in use, the views); `store.py`: its SQLite store (WAL,
   one transaction per change; a damaged database moved to `queue/damaged/<time>/`, salvaged row
   by row); `db.py`: the schema and rows (each row kept twice with a sha256; forged rows refused
-  one by one); `legacy_json.py`: queue.json of older versions imported once.
+  one by one); `salvage.py`: what a damaged database still holds (SQLite's rows and a raw scan
+  of its pages and -wal); `legacy_json.py`: queue.json of older versions imported once.
 - `views.py`: each job's state derived from its run folder (`runs/<job id>`); `records.py`;
   `claim.py`: `JobClaim`, a lock per job (pid + process start time); `variations.py`: N seeds /
   prompt lines of one job.

@@ -16,6 +16,9 @@ A job's run folder is the runs folder's `<job id>` (so a job is found again afte
 its state is derived: an outcome recorded → done / failed; else a finished run folder → done
 (the worker was killed before recording it); else a live worker's claim → running; else a run
 folder → interrupted (the next worker resumes it from its last checkpoint); else queued.
+
+JobQueue adds, changes and claims jobs; queue/listing.py answers what the queue shows (`queue
+list`, the seeds in use, the views); queue/store.py keeps the database under both.
 """
 
 from __future__ import annotations
@@ -23,7 +26,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
-import json
 import logging
 import os
 import secrets
@@ -38,21 +40,16 @@ from app.engine.tensorfile import file_sha256
 from app.pipeline.job.spec import JobSpec
 from app.pipeline.queue import db as queue_db
 from app.pipeline.queue.claim import JobClaim
+from app.pipeline.queue.listing import QueueListing
 from app.pipeline.queue.records import (
-    JobView,
-    ListedJob,
-    ListedView,
     Outcome,
     QueuedInput,
     QueuedJob,
     QueueState,
     Variation,
-    job_settings_key,
-    settings_key,
-    summary_of,
 )
-from app.pipeline.queue.store import QueueBusy, QueueStore, my_start
-from app.pipeline.queue.views import finished_run, listed_view, view_of
+from app.pipeline.queue.store import QueueBusy, my_start
+from app.pipeline.queue.views import finished_run
 from app.pipeline.run.folder import new_run_id, remove_leftover_temps
 from app.pipeline.run.inputs import check_spec_inputs, copy_atomic
 from app.pipeline.runner import SEED_RANGE  # the seeds the pipeline draws for -1
@@ -67,15 +64,12 @@ def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-class JobQueue(QueueStore):
+class JobQueue(QueueListing):
     """The queue of one installation (AppPaths.data_dir / "queue")."""
 
     # --- files
     def input_path(self, item: QueuedInput) -> Path:
         return self.dir / INPUTS / item.file
-
-    def run_dir_of(self, job_id: str) -> Path:
-        return self.paths.runs_dir / job_id
 
     def staging_dir_of(self, job_id: str) -> Path:
         return self.dir / STAGING / job_id
@@ -240,32 +234,6 @@ class JobQueue(QueueStore):
         )
         queue_db.put_listing(conn, [row])
 
-    def _rowid_of(self, conn: sqlite3.Connection, job_id: str) -> int | None:
-        """The row of a job id through its index; when the index misses, through the table
-        (`+id` reads no index), and the indexes rebuilt from the table if it is there: a
-        damaged index entry never hides a job (issue 38, item 3)."""
-        found = conn.execute("SELECT rowid FROM jobs WHERE id = ?", (job_id,)).fetchone()
-        if found is not None:
-            return int(found[0])
-        found = conn.execute("SELECT rowid FROM jobs WHERE +id = ?", (job_id,)).fetchone()
-        if found is None:
-            return None
-        self._reindex(conn)
-        return int(found[0])
-
-    def _reindex(self, conn: sqlite3.Connection) -> None:
-        log.warning("the queue's index disagreed with its rows; rebuilt from the rows")
-        if conn.in_transaction and self._writing(conn):
-            conn.execute("REINDEX jobs")
-
-    @staticmethod
-    def _writing(conn: sqlite3.Connection) -> bool:
-        try:
-            conn.execute("UPDATE meta SET value = value WHERE key = 'format'")
-        except sqlite3.OperationalError:
-            return False
-        return True
-
     def _job(self, conn: sqlite3.Connection, job_id: str) -> QueuedJob:
         rowid = self._rowid_of(conn, job_id)
         job = None if rowid is None else next(self._jobs(conn, "WHERE rowid = ?", (rowid,)), None)
@@ -396,132 +364,8 @@ class JobQueue(QueueStore):
             refs=tuple(path_of(r) for r in job.refs),
         )
 
-    # --- what `queue list` shows, and the seeds in use, without reading the documents
-    def listing(self) -> tuple[bool, list[ListedView]]:
-        """Whether the queue is paused, and every job as `queue list` shows it, in queue order:
-        read from each job's listing entry (a row whose entry is missing or stale is read
-        from its document, refused rows said as by `read`)."""
-
-        def work(conn: sqlite3.Connection) -> tuple[bool, list[tuple[ListedJob, bool]]]:
-            live = self._live_claims(conn)
-            self.refused = []
-            entries = {
-                row_id: (digest, summary)
-                for row_id, digest, summary in conn.execute(
-                    "SELECT id, sha256, summary FROM listing"
-                )
-            }
-            out: list[tuple[ListedJob, bool]] = []
-            for row_id, digest in self._order(conn):
-                listed = None
-                digest_listed, summary = entries.get(row_id, (None, None))
-                if summary and digest_listed == digest:
-                    try:
-                        listed = ListedJob.of(json.loads(summary))
-                    except (ValueError, KeyError, TypeError, IndexError):
-                        listed = None
-                if listed is None:
-                    job = self._job_by_id(conn, row_id)
-                    if job is None:
-                        continue  # refused: said
-                    listed = ListedJob.of(summary_of(job))
-                    missing.append(queue_db.listing_row(job, digest))
-                out.append((listed, listed.id in live))
-            return self._paused(conn), out
-
-        missing: list[queue_db.Encoded] = []
-        paused, jobs = self._do(work, write=False)
-        if missing:  # a queue from before the listing, or salvaged: entries made once
-            refused = self.refused
-            with contextlib.suppress(StepwiseError):
-                self._do(lambda c: self._put_current(c, missing))
-            self.refused = refused
-        try:
-            made = set(os.listdir(self.paths.runs_dir))  # one listing, not a look per job
-        except OSError:
-            made = set()
-        runs = self.paths.runs_dir  # a job's folder is looked at only when it was made
-        return paused, [
-            listed_view(
-                job, self.run_dir_of(job.id) if job.id in made else runs, held, job.id in made
-            )
-            for job, held in jobs
-        ]
-
-    @staticmethod
-    def _put_current(conn: sqlite3.Connection, rows: list[queue_db.Encoded]) -> None:
-        """Listing entries for rows whose document is still the one they were made from."""
-        current = dict(conn.execute("SELECT id, sha256 FROM jobs").fetchall())
-        queue_db.put_listing(conn, [r for r in rows if current.get(r.id) == r.sha256])
-
-    @staticmethod
-    def _order(conn: sqlite3.Connection) -> list[tuple[str, str]]:
-        """(id, sha256) of every row in queue order, from the covering index jobs_list."""
-        return conn.execute("SELECT id, sha256 FROM jobs ORDER BY position").fetchall()
-
-    def _job_by_id(self, conn: sqlite3.Connection, job_id: str) -> QueuedJob | None:
-        """One job read from its document (a refused one said, None)."""
-        rowid = self._rowid_of(conn, job_id)
-        if rowid is None:
-            return None
-        return next(self._jobs(conn, "WHERE rowid = ?", (rowid,), fresh=False), None)
-
-    def seeds_in_use(
-        self, spec: JobSpec, prompts: Sequence[str] | None = None
-    ) -> set[tuple[str, int]]:
-        """(prompt, seed) of every job whose settings are `spec`'s but for prompt and seed
-        (variations avoid them): one indexed query on the settings key, not a read of every
-        job (rows without a current listing entry are read from their documents). `prompts`:
-        only those prompts' seeds (the prompts of the add)."""
-        inputs = tuple(_digest(p) for p in (spec.image, spec.mask, *spec.refs))
-        key = settings_key(spec, inputs)
-
-        def work(conn: sqlite3.Connection) -> set[tuple[str, int]]:
-            query = (
-                "SELECT l.prompt, l.seed FROM listing l JOIN jobs j ON j.id = l.id "
-                "WHERE l.settings = ? AND j.sha256 = l.sha256"
-            )
-            if prompts is not None:
-                query += f" AND l.prompt IN ({', '.join('?' * len(prompts))})"
-            used = set(conn.execute(query, (key, *(prompts or ()))).fetchall())
-            stale = (  # rows with no current entry: read from their documents
-                "SELECT j.id FROM jobs j LEFT JOIN listing l ON l.id = j.id "
-                "WHERE l.sha256 IS NULL OR l.sha256 != j.sha256"
-            )
-            for (row_id,) in conn.execute(stale).fetchall():
-                job = self._job_by_id(conn, row_id)
-                if job is not None and job_settings_key(job) == key:
-                    used.add((job.spec.prompt, job.spec.seed))
-            return used
-
-        return self._do(work, write=False)
-
-    # --- views
-    def views(self) -> tuple[bool, list[JobView]]:
-        """Whether the queue is paused, and every job with its derived state, in queue order."""
-
-        def work(conn: sqlite3.Connection) -> tuple[bool, list[tuple[QueuedJob, bool]]]:
-            live = self._live_claims(conn)
-            return self._paused(conn), [(j, j.id in live) for j in self._jobs(conn)]
-
-        paused, jobs = self._do(work, write=False)
-        try:
-            made = set(os.listdir(self.paths.runs_dir))  # one listing, not a look per job
-        except OSError:
-            made = set()
-        return paused, [
-            view_of(job, self.run_dir_of(job.id), held, job.id in made) for job, held in jobs
-        ]
-
 
 def queue_db_input(name: str) -> bool:
     from app.pipeline.queue.records import INPUT_NAME
 
     return INPUT_NAME.fullmatch(name) is not None
-
-
-def _digest(path: str | None) -> str | None:
-    try:
-        return None if path is None else file_sha256(path)
-    except (OSError, StepwiseError):
-        return path  # unreadable: the add says so; no queued job matches it

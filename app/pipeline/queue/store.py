@@ -1,6 +1,7 @@
 """The queue's store under JobQueue (app/pipeline/queue/jobs.py): the database opened (made,
 queue.json imported), one transaction per operation, a damaged database moved aside and
-salvaged, rows read with the refused ones said, workers' claims by pid and start time."""
+salvaged, rows read with the refused ones said (found by id past a damaged index), workers'
+claims by pid and start time."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from app.core.paths import AppPaths
 from app.core.safe_files import check_entry, check_folder
 from app.pipeline.queue import db as queue_db
 from app.pipeline.queue import legacy_json as queue_import
+from app.pipeline.queue import salvage as queue_salvage
 from app.pipeline.queue.records import QueuedJob
 
 log = logging.getLogger(__name__)
@@ -44,6 +46,10 @@ class QueueStore:
     @property
     def file(self) -> Path:
         return self.dir / QUEUE_FILE
+
+    def run_dir_of(self, job_id: str) -> Path:
+        """A job's run folder: the runs folder's `<job id>`."""
+        return self.paths.runs_dir / job_id
 
     def notices(self) -> list[StepwiseError]:
         """What every command says until the user acts: damaged files kept in damaged/, and
@@ -181,12 +187,12 @@ class QueueStore:
         where = queue_db.move_aside(self.file)
         log.warning("the queue database was %s; moved to %s", how, where)
         kept_file = where / QUEUE_FILE
-        scanned = queue_db.scan_file(kept_file)  # first: SQLite drops a 0-byte file's -wal
+        scanned = queue_salvage.scan_file(kept_file)  # first: SQLite drops a 0-byte file's -wal
         paused: bool | None = None
         found: list[tuple[int | None, queue_db.Row]] = []
         if os.path.isfile(kept_file) and os.path.getsize(kept_file) > 0:
-            paused, found = queue_db.salvage(kept_file)
-        rows = queue_db.merge_salvage(scanned, found)
+            paused, found = queue_salvage.sqlite_rows(kept_file)
+        rows = queue_salvage.merge_salvage(scanned, found)
         conn = self._open(checked=False)
         try:
             conn.execute("BEGIN IMMEDIATE")
@@ -241,6 +247,32 @@ class QueueStore:
     def _paused(conn: sqlite3.Connection) -> bool:
         found = conn.execute("SELECT value FROM meta WHERE key = 'paused'").fetchone()
         return found is None or found[0] != "0"  # unreadable: paused, the safe side
+
+    def _rowid_of(self, conn: sqlite3.Connection, job_id: str) -> int | None:
+        """The row of a job id through its index; when the index misses, through the table
+        (`+id` reads no index), and the indexes rebuilt from the table if it is there: a
+        damaged index entry never hides a job (issue 38, item 3)."""
+        found = conn.execute("SELECT rowid FROM jobs WHERE id = ?", (job_id,)).fetchone()
+        if found is not None:
+            return int(found[0])
+        found = conn.execute("SELECT rowid FROM jobs WHERE +id = ?", (job_id,)).fetchone()
+        if found is None:
+            return None
+        self._reindex(conn)
+        return int(found[0])
+
+    def _reindex(self, conn: sqlite3.Connection) -> None:
+        log.warning("the queue's index disagreed with its rows; rebuilt from the rows")
+        if conn.in_transaction and self._writing(conn):
+            conn.execute("REINDEX jobs")
+
+    @staticmethod
+    def _writing(conn: sqlite3.Connection) -> bool:
+        try:
+            conn.execute("UPDATE meta SET value = value WHERE key = 'format'")
+        except sqlite3.OperationalError:
+            return False
+        return True
 
     # --- reading
     def _live_claims(self, conn: sqlite3.Connection, *, release: bool = False) -> set[str]:

@@ -1,6 +1,7 @@
 """The Run tab: the stages, the progress bar, pause / resume / suspend / cancel, the strip of
 step previews (decode this step, branch from here) and the result beside the original. It
-shows the generation model's state and its runner's signals; it decides nothing."""
+shows the generation model's state and its runner's signals; it decides nothing. What it says
+for each state (the progress line, the status line) is run_words.py's."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from app.jobs.generation import GenerationModel
 from app.jobs.run_state import RunState
 from app.pipeline import CHECKPOINT_DIR
 from app.pipeline.api import RunSnapshot
-from app.pipeline.plans import CPU
+from app.ui.generation import run_words
 from app.ui.generation.result import GenerationResultView
 from app.ui.generation.stages import GenerationStageList, stage_title
 from app.ui.generation.steps import GenerationProgressBar, GenerationStepStrip, StepImageDialog
@@ -33,16 +34,6 @@ UI_UPDATE_MS = 40
 
 def _tr(text: str) -> str:
     return QCoreApplication.translate("GenerationPanel", text)
-
-
-def gpu_used(run: RunSnapshot) -> bool:
-    """A stage of the run was loaded on a GPU (its record names a device other than the CPU;
-    diffuse stopped part-way: the device it ran on): only then does a stop free one."""
-    devices = {s.device for s in run.stages if s.device}
-    if run.last_completed_step > 0:
-        diffuse = next((s for s in run.stages if s.name == "diffuse"), None)
-        devices.add(diffuse.device if diffuse and diffuse.device else run.spec.devices.diffusion)
-    return any(d != CPU for d in devices)
 
 
 class RunView(QWidget):
@@ -198,22 +189,10 @@ class RunView(QWidget):
             # The decode ended: its "Decoding step k…" must not outlive it.
             step = self._decoding_step
             self.kind, self._decoding_step = "", None
-            self.progress.reset(
-                _tr("Step {step} decoded").format(step=step)
-                if state is not RunState.FAILED
-                else _tr("Failed")
-            )
+            self.progress.reset(run_words.decode_ended(step, state))
             self.update_buttons()
             return
-        texts = {
-            RunState.PREPARING: _tr("Preparing the inputs…"),
-            RunState.PAUSING: _tr("Pausing after the current step…"),
-            RunState.SUSPENDING: _tr("Suspending after the current step…"),
-            RunState.CANCELLING: _tr("Cancelling…"),
-            RunState.FINISHED: _tr(
-                "Done. The result is saved in the run folder with its settings."
-            ),
-        }
+        texts = run_words.state_texts()
         if state is RunState.PREPARING:
             self.progress.reset(texts[state])  # not the "Done" of the run before
             self.status.emit(texts[state])
@@ -226,26 +205,10 @@ class RunView(QWidget):
                 self.stage_list.set_state("diffuse", "running")
             self.status.emit(_tr("Running…"))
         elif state is RunState.SUSPENDED and self.model.run is not None:
-            step = self.model.run.last_completed_step
             self.stage_list.set_state("diffuse", "suspended")
-            self.progress.reset(
-                _tr("Suspended at step {step} of {steps}").format(
-                    step=step, steps=self.model.run.steps or "?"
-                )
-            )
-            self.status.emit(
-                (
-                    _tr(
-                        "Suspended after step {step}; the GPU is free. Resume continues "
-                        "from there, even after a restart."
-                    )
-                    if gpu_used(self.model.run)
-                    else _tr(
-                        "Suspended after step {step}. Resume continues from there, even after "
-                        "a restart."
-                    )
-                ).format(step=step)
-            )
+            progress, status = run_words.suspended(self.model.run)
+            self.progress.reset(progress)
+            self.status.emit(status)
         elif state is RunState.CANCELLED and self.model.run is not None:
             self._cancelled(self.model.run)
         elif state is RunState.FAILED:
@@ -257,9 +220,9 @@ class RunView(QWidget):
             self.status.emit(texts[state])
             self._show_result_of(self.model.run)
         elif state is RunState.IDLE and self.model.only and self.model.run is not None:
-            title = stage_title(self.model.only)
-            self.progress.reset(_tr("{stage}: done").format(stage=title))
-            self.status.emit(_tr("{stage} is done. Run next stage continues.").format(stage=title))
+            progress, status = run_words.stage_done(self.model.only)
+            self.progress.reset(progress)
+            self.status.emit(status)
         elif state in texts:
             self.status.emit(texts[state])
         if not state.busy:
@@ -267,26 +230,13 @@ class RunView(QWidget):
         self.update_buttons()
 
     def _cancelled(self, run: RunSnapshot) -> None:
-        """The step a cancelled run reached stays in view; before its first step nothing
-        says "step 0"."""
-        step = run.last_completed_step
-        if step <= 0:
-            self.progress.reset(_tr("Cancelled"))
-            self.status.emit(
-                _tr(
-                    "Cancelled before the first step. Run all continues with the stages that "
-                    "are done."
-                )
-            )
-            return
-        if self.stage_list.state("diffuse") in ("running", "paused"):
+        """The step a cancelled run reached stays in view (the Diffuse row says "cancelled")."""
+        progress, status = run_words.cancelled(run)
+        reached = run.last_completed_step > 0
+        if reached and self.stage_list.state("diffuse") in ("running", "paused"):
             self.stage_list.set_state("diffuse", "cancelled")
-        self.progress.reset(
-            _tr("Cancelled at step {step} of {steps}").format(step=step, steps=run.steps or "?")
-        )
-        self.status.emit(
-            _tr("Cancelled after step {step}. Run all continues from there.").format(step=step)
-        )
+        self.progress.reset(progress)
+        self.status.emit(status)
 
     def _run_changed(self, run: RunSnapshot | None) -> None:
         key = Path(run.dir) if run is not None else None
