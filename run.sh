@@ -5,6 +5,8 @@
 # sd-stage from source once (minutes; scripts/setup_env.py says so and shows the compiler's
 # progress); later starts skip both.
 set -euo pipefail
+# The hints the app prints ("continue with: ./run.sh resume DIR") name the command as typed.
+export STEPWISE_PROGRAM="${STEPWISE_PROGRAM:-$0}"
 cd "$(dirname "$0")"
 . scripts/find-python.sh
 "$PY" scripts/setup_env.py app

@@ -11,7 +11,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from app.cli.exits import Exit
+from app.cli.exits import Exit, exit_for
 from app.cli.parser import COMMANDS, build_parser
 from app.core.errors import StepwiseError
 from app.core.logs import setup_logging
@@ -53,8 +53,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(_handler(args.handler)(args))
     except StepwiseError as exc:
-        print(f"error: {exc.user_message()}", file=sys.stderr)
-        return Exit.FAILED
+        from app.cli.texts import error_line
+
+        print(error_line(exc), file=sys.stderr)
+        return exit_for(exc)
     except BrokenPipeError:  # `status | head`: the reader went away, nothing is wrong
         _quiet_stdout()
         return Exit.OK

@@ -218,7 +218,7 @@ def _raised(check) -> BaseException:
 
 
 def test_a_parameter_is_named_in_the_windows_words_not_by_its_flag(zh_cn, tmp_path) -> None:
-    """A preflight error names its parameter as the CLI does ("vae_model (--vae)"); the GUI
+    """A preflight error names its parameter as the CLI does ("VAE (--vae)"); the GUI
     says it in its own words, in Chinese too, and never shows the row's name or the flag."""
     from app.pipeline.job import params as P
     from app.pipeline.job import preflight
@@ -228,7 +228,7 @@ def test_a_parameter_is_named_in_the_windows_words_not_by_its_flag(zh_cn, tmp_pa
     gone = tmp_path / "vae.safetensors"
     missing_vae = _raised(lambda: preflight.check_model_file(P.VAE_MODEL, str(gone)))
     assert missing_vae.user_message() == (
-        f"The vae_model (--vae) {gone} does not exist. Check the path."
+        f"The VAE (--vae) {gone} does not exist. Check the path."
     )  # the CLI's words are kept
     spec = JobSpec(models=ModelFiles("d", "l", "v"), prompt="word " * 600)
     long_prompt = _raised(lambda: preflight.check_engine_limits(spec))

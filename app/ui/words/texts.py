@@ -210,7 +210,7 @@ def _tr_error(text: str) -> str:
 
 
 # A parameter inside a failure's sentence, by its row's name (the values' {param}: pipeline
-# preflight.named); a row not here keeps the CLI's "name (--flag)".
+# naming.named); a row not here keeps the CLI's "words (--flag)".
 _PARAM_WORDS: dict[str, str] = {
     "prompt": QT_TRANSLATE_NOOP("Texts", "the prompt"),
     "negative_prompt": QT_TRANSLATE_NOOP("Texts", "the negative prompt"),
@@ -246,7 +246,7 @@ _WINDOW_FIXES: dict[str, str] = {
 
 def window_values(values: Mapping[str, object]) -> dict[str, object]:
     """An error's values with its parameter and model kinds named as this window names them
-    (the prompt, the VAE), not by their CLI flags ("vae_model (--vae)"), and the OS's reason
+    (the prompt, the VAE), not by their CLI flags ("VAE (--vae)"), and the OS's reason
     in the window's language (ui/words/os_reasons.py)."""
     out = dict(values)
     words = param_words(str(out.get("param", "")))
