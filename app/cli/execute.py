@@ -11,8 +11,8 @@ from types import FrameType
 from typing import TextIO
 
 from app.cli.exits import Exit
-from app.cli.program import typed
 from app.cli.texts import failure_text
+from app.core.program import typed
 from app.pipeline import events as ev
 from app.pipeline.api import PipelineAPI
 from app.pipeline.control import RunControl

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from app.cli.program import typed
+from app.core.program import typed
 from app.imaging.geometry import Size
 from app.imaging.io import load_image, load_mask, save_png_atomic
 from app.imaging.prepare import (

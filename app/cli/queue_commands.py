@@ -12,10 +12,10 @@ from typing import Any
 from app.cli.commands import job_spec, pipeline_of
 from app.cli.execute import ctrl_c_suspends, print_event
 from app.cli.exits import Exit
-from app.cli.program import typed
 from app.cli.work_texts import policy_text, waiting_text
 from app.core.errors import InputError, StepwiseError, error_text
 from app.core.paths import app_paths
+from app.core.program import typed
 from app.core.settings import load_settings
 from app.pipeline import (
     BLOCKED,

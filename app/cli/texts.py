@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from app.cli.program import typed
 from app.core.errors import StepwiseError
+from app.core.program import typed
 from app.pipeline import failure_for
 from app.pipeline.failures import FailureKind, Note, NoteCode
 

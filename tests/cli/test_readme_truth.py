@@ -123,3 +123,21 @@ def test_no_setting_name_in_a_message(tmp_path: Path, files) -> None:
     done = _run(tmp_path)
     assert done.returncode == Exit.USAGE, done.stderr
     assert "vae_model" not in done.stderr and "--vae" in done.stderr, done.stderr
+
+
+def test_the_queues_hints_name_the_command_the_user_typed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pipeline's fixes that name a command (a run folder in the way, a refused job, a
+    salvaged database) are written in it too, as data ({command}) the window translates."""
+    from app.core.errors import OutputError
+    from app.pipeline.queue import worker
+
+    monkeypatch.setenv("STEPWISE_PROGRAM", "./run.sh")
+    blocker = tmp_path / "job-1"
+    blocker.mkdir()
+    (blocker / "photo.png").write_bytes(b"mine")
+    with pytest.raises(OutputError) as caught:
+        worker._clear_place(blocker)
+    assert caught.value.values["command"] == "./run.sh queue retry job-1"
+    assert "`./run.sh queue retry job-1`" in caught.value.user_message()
