@@ -115,7 +115,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         if not args.json:
             raise  # main says it as a line
         code = exit_for(exc)
-        print(json.dumps({"error": error_json(exc), "exit_code": int(code)}, indent=1))
+        said = {"error": error_json(exc), "exit_code": int(code)}
+        print(json.dumps(said, indent=1, ensure_ascii=False))
         return code
     status = status_json(run)
     if args.json:
