@@ -4,6 +4,8 @@ rem it. The first start also builds the engine sd-stage.exe from source once (mi
 rem and the Vulkan SDK; see native\README.md); later starts skip it. Most Windows users want the
 rem setup .exe instead (README, "Start the app"): it needs none of this.
 setlocal
+rem The hints the app prints ("continue with: run.cmd resume DIR") name the command as typed.
+if not defined STEPWISE_PROGRAM set "STEPWISE_PROGRAM=%~0"
 cd /d "%~dp0"
 set PY=py -3.12
 if defined STEPWISE_PYTHON set PY=%STEPWISE_PYTHON%

@@ -6,6 +6,8 @@
 # at once and its status bar shows the build's progress; commands that run the engine wait for
 # it. Later starts skip both.
 set -euo pipefail
+# The hints the app prints ("continue with: ./run.sh resume DIR") name the command as typed.
+export STEPWISE_PROGRAM="${STEPWISE_PROGRAM:-$0}"
 cd "$(dirname "$0")"
 . scripts/find-python.sh
 "$PY" scripts/setup_env.py app

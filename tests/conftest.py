@@ -55,6 +55,7 @@ def refuse_in_fast_tier(what: str) -> None:
 def stepwise_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "stepwise-home"
     monkeypatch.setenv("STEPWISE_HOME", str(home))
+    monkeypatch.delenv("STEPWISE_PROGRAM", raising=False)  # hints say `python -m app` here
     return home
 
 

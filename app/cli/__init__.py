@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from app.cli.build_wait import wait_for_engine
-from app.cli.exits import Exit
+from app.cli.exits import Exit, exit_for
 from app.cli.parser import COMMANDS, build_parser
 from app.core.errors import StepwiseError
 from app.core.logs import setup_logging
@@ -55,8 +55,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         wait_for_engine(args)  # the first start builds the engine in the background
         return int(_handler(args.handler)(args))
     except StepwiseError as exc:
-        print(f"error: {exc.user_message()}", file=sys.stderr)
-        return Exit.FAILED
+        from app.cli.texts import error_line
+
+        print(error_line(exc), file=sys.stderr)
+        return exit_for(exc)
     except BrokenPipeError:  # `status | head`: the reader went away, nothing is wrong
         _quiet_stdout()
         return Exit.OK

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 from app.cli.execute import execute, print_event
-from app.cli.exits import Exit
+from app.cli.exits import Exit, exit_for
 from app.cli.run_flags import values_from_args
-from app.cli.texts import failure_text, note_text
+from app.cli.texts import error_json, error_line, failure_text, note_text
 from app.core.errors import InputError, StepwiseError
 from app.core.paths import app_paths
 from app.core.settings import load_settings
@@ -71,11 +71,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     photo = Path(spec.image).name if spec.image else None  # the user's file: its name only
     run = pipeline.create_run(spec, folder, photo_name=photo)
     print(f"run folder: {run.dir}", flush=True)
+    if spec.seed < 0:  # drawn by create_run and recorded: said, so the picture can be made again
+        print(f"seed: {run.spec.seed} (drawn at random; --seed {run.spec.seed} repeats it)")
     code = execute(pipeline, run.dir)
     if code == Exit.OK and args.output:
         result = pipeline.snapshot(run.dir).result
         if result is not None:
-            copy_atomic(result, Path(args.output))  # whole, or the old file stays
+            try:
+                copy_atomic(result, Path(args.output))  # whole, or the old file stays
+            except StepwiseError as exc:  # after the render: a failure, not a bad command line
+                print(error_line(exc), file=sys.stderr)
+                return Exit.FAILED
             print(f"copied to {args.output}")
     return code
 
@@ -103,7 +109,15 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    run = pipeline_of(args).snapshot(Path(args.run_dir))
+    try:
+        run = pipeline_of(args).snapshot(Path(args.run_dir))
+    except StepwiseError as exc:
+        if not args.json:
+            raise  # main says it as a line
+        code = exit_for(exc)
+        said = {"error": error_json(exc), "exit_code": int(code)}
+        print(json.dumps(said, indent=1, ensure_ascii=False))
+        return code
     status = status_json(run)
     if args.json:
         print(json.dumps(status, indent=1, ensure_ascii=False))

@@ -12,6 +12,7 @@ from typing import TextIO
 
 from app.cli.exits import Exit
 from app.cli.texts import failure_text
+from app.core.program import typed
 from app.pipeline import events as ev
 from app.pipeline.api import PipelineAPI
 from app.pipeline.control import RunControl
@@ -77,10 +78,10 @@ def print_event(event: ev.Event, run_dir: Path, out: TextIO) -> Exit | None:
             if log_path:
                 say(f"engine log: {log_path}", err=True)
             if kind in (FailureKind.ENGINE_CRASHED, FailureKind.ENGINE_HUNG):  # the run folder
-                say(f"continue from its last checkpoint: python -m app resume {run_dir}", err=True)
+                say(f"continue from its last checkpoint: {typed('resume', run_dir)}", err=True)
             return Exit.FAILED
         case ev.RunSuspended(step=step):
-            say(f"suspended after step {step}; continue with: python -m app resume {run_dir}")
+            say(f"suspended after step {step}; continue with: {typed('resume', run_dir)}")
             return Exit.SUSPENDED
         case ev.RunCancelled(step=step):
             say(f"cancelled after step {step}")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from app.core.program import typed
 from app.imaging.geometry import Size
 from app.imaging.io import load_image, load_mask, save_png_atomic
 from app.imaging.prepare import (
@@ -79,7 +80,7 @@ def cmd_prepare(args: argparse.Namespace) -> int:
         print(f"  note: {note}")
     print(
         f"generate at -W {record.input_size.width} -H {record.input_size.height}, then: "
-        f"python -m app composite --prepared {args.out} --result RESULT.png --out OUT.png"
+        + typed("composite", "--prepared", args.out, "--result", "RESULT.png", "--out", "OUT.png")
     )
     return 0
 

@@ -15,6 +15,7 @@ from app.cli.exits import Exit
 from app.cli.work_texts import policy_text, waiting_text
 from app.core.errors import InputError, StepwiseError, error_text
 from app.core.paths import app_paths
+from app.core.program import typed
 from app.core.settings import load_settings
 from app.pipeline import (
     BLOCKED,
@@ -80,7 +81,7 @@ def cmd_add(args: argparse.Namespace) -> int:
         return Exit.OK
     for job in added:
         print(f"queued {job.id}: seed {job.spec.seed}, {job.spec.prompt!r}")
-    print(f"{len(added)} job(s) added; run them with: python -m app queue run")
+    print(f"{len(added)} job(s) added; run them with: {typed('queue', 'run')}")
     return Exit.OK
 
 
@@ -201,7 +202,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             report = run_queue(pipeline, queue, control, on_event, gate=gate)
     except KeyboardInterrupt:
         say_notices(queue)
-        print("stopped; `python -m app queue run` resumes the job", file=sys.stderr)
+        print(f"stopped; `{typed('queue', 'run')}` resumes the job", file=sys.stderr)
         return Exit.CANCELLED
     finally:
         gate.close()
@@ -210,26 +211,26 @@ def cmd_run(args: argparse.Namespace) -> int:
     left = len(report.interrupted)
     summary = f"queue worker: {done} finished, {failed} failed"
     if left:  # an engine that crashed or hung: the job is interrupted, not failed
-        summary += f", {left} interrupted (the next `python -m app queue run` resumes them)"
+        summary += f", {left} interrupted (the next `{typed('queue', 'run')}` resumes them)"
     print(summary, flush=True)
     if report.reason == PAUSED:
-        print("the queue is paused; continue with: python -m app queue resume")
+        print(f"the queue is paused; continue with: {typed('queue', 'resume')}")
     if report.reason == SUSPENDED:
-        print("suspended; continue with: python -m app queue run")
+        print(f"suspended; continue with: {typed('queue', 'run')}")
         return Exit.SUSPENDED
     if report.reason == CANCELLED:
         return Exit.CANCELLED
     if report.reason == BLOCKED:
         print(
             "a folder the queue works in is blocked (said above): the queue stopped and its "
-            "jobs stay queued; move what is there away, then: python -m app queue run",
+            f"jobs stay queued; move what is there away, then: {typed('queue', 'run')}",
             file=sys.stderr,
         )
         return Exit.FAILED
     if report.reason == NO_ROOM:
         print(
             "the disk is full: the queue stopped and its jobs stay queued; free some space, "
-            "then: python -m app queue run",
+            f"then: {typed('queue', 'run')}",
             file=sys.stderr,
         )
         return Exit.FAILED
@@ -255,7 +256,7 @@ def cmd_remove(args: argparse.Namespace) -> int:
 def cmd_retry(args: argparse.Namespace) -> int:
     queue = _queue()
     job = queue.retry(args.job_id)
-    print(f"queued {job.id} again; run it with: python -m app queue run")
+    print(f"queued {job.id} again; run it with: {typed('queue', 'run')}")
     say_notices(queue)
     return Exit.OK
 
@@ -279,6 +280,6 @@ def cmd_pause(args: argparse.Namespace) -> int:
 def cmd_resume(args: argparse.Namespace) -> int:
     queue = _queue()
     queue.set_paused(False)
-    print("resumed: `python -m app queue run` runs the jobs")
+    print(f"resumed: `{typed('queue', 'run')}` runs the jobs")
     say_notices(queue)
     return Exit.OK

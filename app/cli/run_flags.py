@@ -14,11 +14,12 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from app.core.errors import StepwiseError
+from app.core.errors import InputError
 from app.pipeline.failures import Note
 from app.pipeline.job import params as P
+from app.pipeline.job.naming import named
 from app.pipeline.job.params import PARAMS, Param, check_value, clean_values, default_values
-from app.pipeline.job.preflight import check_text, named
+from app.pipeline.job.preflight import check_text
 from app.pipeline.job.presets import SLOT, preset, slot, with_preset
 from app.pipeline.job.sdcli_import import RUN_COMPAT_FLAGS, import_words
 
@@ -91,7 +92,7 @@ def values_from_args(
     args: argparse.Namespace, settings_job: Mapping[str, object] | None
 ) -> tuple[dict[str, Any], list[Note]]:
     """Every parameter's value for `run`: given flags, then (models, devices) the settings,
-    then the table. Raises StepwiseError for a value out of the table's range."""
+    then the table. Raises InputError for a value out of the table's range."""
     values = default_values()
     if settings_job:
         remembered, _bad = clean_values(settings_job)  # bad ones: logged by the GUI
@@ -112,7 +113,7 @@ def values_from_args(
             ok, value = check_value(p, given)
             if not ok:
                 ranged = p.minimum is not None and p.maximum is not None
-                raise StepwiseError(
+                raise InputError(
                     "{flag} {value} is out of range.",
                     fix="Use {minimum} to {maximum}." if ranged else "See `run --help`.",
                     values={
@@ -126,7 +127,7 @@ def values_from_args(
     template = preset(chosen).prompt if chosen else ""
     prompt = str(values[P.PROMPT.name])
     if slot(template) and (prompt == template or not prompt.strip()):  # -p "" too (issue 29)
-        raise StepwiseError(
+        raise InputError(
             "The preset {preset} needs words for its prompt: {template}",
             fix='Give --prompt, e.g. --prompt "{example}".',
             values={
@@ -140,7 +141,7 @@ def values_from_args(
         )
     missing = [p.flags[0] for p in MODEL_PARAMS if not values[p.name]]
     if missing:
-        raise StepwiseError(
+        raise InputError(
             "No model given for {flags}.",
             fix="Pass the flag or choose the file in Settings.",
             values={"flags": ", ".join(missing)},

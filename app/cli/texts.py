@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import re
 
+from app.core.errors import StepwiseError
+from app.core.program import typed
+from app.pipeline import failure_for
 from app.pipeline.failures import FailureKind, Note, NoteCode
 
 FAILURE_TEXTS: dict[FailureKind, str] = {
@@ -23,7 +26,7 @@ FAILURE_TEXTS: dict[FailureKind, str] = {
     FailureKind.ENGINE_CRASHED: "The engine stopped unexpectedly; the steps it finished are kept.",
     FailureKind.ENGINE_HUNG: "The engine stopped making progress and was ended; the steps it "
     "finished are kept.",
-    FailureKind.DEVICE: "The chosen device is not there or was lost. `python -m app selftest` "
+    FailureKind.DEVICE: "The chosen device is not there or was lost. `{selftest}` "
     "lists what runs where.",
     FailureKind.BUSY: "Another Stepwise process is working on this run.",
     FailureKind.ORDER: "That stage needs the stages before it to run first.",
@@ -83,7 +86,8 @@ NOTE_TEXTS: dict[NoteCode, str] = {
 
 
 def failure_text(kind: FailureKind) -> str:
-    return FAILURE_TEXTS[kind]
+    """The kind in English; a command it names is written as the user starts Stepwise."""
+    return FAILURE_TEXTS[kind].replace("{selftest}", typed("selftest"))
 
 
 def note_text(note: Note) -> str:
@@ -93,3 +97,20 @@ def note_text(note: Note) -> str:
     except (KeyError, ValueError):  # a parameter missing or of another kind: still say it
         return f"{NOTE_TEXTS[note.code]} ({note.params})"
     return re.sub(r" +([:;,.])", r"\1", text)  # an empty {value}
+
+
+def error_line(error: StepwiseError) -> str:
+    """The one line the CLI stops on (stderr)."""
+    return f"error: {error.user_message()}"
+
+
+def error_json(error: StepwiseError) -> dict[str, object]:
+    """An error as data for `--json` readers: its kind, English text, template and values."""
+    failure = failure_for(error, "")
+    return {
+        "kind": str(failure.kind),
+        "message": failure.detail,
+        "template": failure.message,
+        "values": dict(failure.values),
+        "fix": failure.fix,
+    }

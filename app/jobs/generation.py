@@ -25,7 +25,15 @@ from app.jobs.values import carried_values, neutral_changes, same_job, spec_chan
 from app.pipeline import failure_for
 from app.pipeline.api import DeviceInfo, EngineCatalog, RunSnapshot
 from app.pipeline.failures import Failure, FailureKind, Note
-from app.pipeline.job.params import DIFFUSION_MODEL, LLM_MODEL, LORA_DIR, PROMPT, VAE_MODEL
+from app.pipeline.job.params import (
+    DIFFUSION_MODEL,
+    EXPAND,
+    LLM_MODEL,
+    LORA_DIR,
+    PROMPT,
+    VAE_MODEL,
+)
+from app.pipeline.job.presets import outpaint_prompt
 from app.pipeline.job.spec import JobSpec, spec_from_values, values_from_spec
 
 log = logging.getLogger(__name__)
@@ -89,7 +97,8 @@ class GenerationModel(QObject):
         return self.session.runner
 
     def missing(self) -> list[str]:
-        """The fields a start needs that are empty or name no file."""
+        """The fields a start needs that are empty or name no file (an outpaint runs with
+        klein's fixed instruction when its prompt is empty: presets.outpaint_prompt)."""
         out = []
         for p in (DIFFUSION_MODEL, LLM_MODEL, VAE_MODEL):
             value = self.form.get(p)
@@ -98,7 +107,7 @@ class GenerationModel(QObject):
         lora = self.form.get(LORA_DIR)
         if lora and not Path(lora).is_dir():
             out.append(LORA_DIR.name)
-        if not self.form.get(PROMPT).strip():
+        if not outpaint_prompt(self.form.get(PROMPT), self.form.get(EXPAND)).strip():
             out.append(PROMPT.name)
         return out
 

@@ -50,7 +50,7 @@ def test_status_of_a_damaged_run_fails_plainly(tmp_path: Path) -> None:
 
 def test_run_without_models_is_a_plain_error(tmp_path: Path) -> None:
     done = run_cli("run", "-p", "x", "--run-dir", tmp_path / "r")
-    assert done.returncode == 1
+    assert done.returncode == 2  # a bad command line (README's exit codes)
     assert "--diffusion-model" in done.stderr
 
 
@@ -78,7 +78,7 @@ def test_missing_engine_fails_with_exit_1(tmp_path: Path) -> None:
 
 def test_resume_of_a_finished_or_missing_run(tmp_path: Path) -> None:
     done = run_cli("resume", tmp_path / "nothing")
-    assert done.returncode == 1
+    assert done.returncode == 2  # the command line named a folder that is not a run
     assert "not a run folder" in done.stderr
 
 

@@ -188,7 +188,7 @@ def test_bad_values_are_refused_before_any_stage(
     image, mask, _picture = photo
     run_dir = tmp_path / "bad"
     done = _run(model_args, run_dir, image, "--mask", mask, "--only-masked", f"{flag}={value}")
-    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.returncode == 2, done.stdout + done.stderr
     assert "Traceback" not in done.stderr and "Unexpected error" not in done.stderr
     lines = [line for line in done.stderr.splitlines() if line.startswith("error:")]
     assert len(lines) == 1, done.stderr

@@ -20,7 +20,7 @@ def _run(model_args: list[str], run_dir: Path, *extra: str | bytes):
 
 def _refused(done: subprocess.CompletedProcess, *names: str) -> str:
     err = done.stderr if isinstance(done.stderr, str) else done.stderr.decode("utf-8", "replace")
-    assert done.returncode == 1, err
+    assert done.returncode == 2, err
     assert "Traceback" not in err and "bug in Stepwise" not in err, err
     lines = [line for line in err.splitlines() if line.startswith("error:")]
     assert len(lines) == 1, err

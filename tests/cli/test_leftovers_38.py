@@ -28,7 +28,7 @@ def _both(tmp_path: Path, tiny_models, *args: str) -> list[str]:
     added = run_cli("queue", "add", *_models(tiny_models), *engine, *args)
     lines = []
     for done in (ran, added):
-        assert done.returncode == 1, done.stdout + done.stderr
+        assert done.returncode == 2, done.stdout + done.stderr
         assert "Traceback" not in done.stderr
         (line,) = [x for x in done.stderr.splitlines() if x.startswith("error:")]
         lines.append(line)

@@ -1,4 +1,4 @@
-"""Bad input on the command line: one clear line and exit 1, never a traceback, before any
+"""Bad input on the command line: one clear line and exit 2, never a traceback, before any
 stage runs (issue 9, defects 3 and 4)."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ def _run(tmp_path: Path, model_args: list[str], run_dir: Path, *extra: str):
 def test_bad_value_refused_before_the_encoders(tmp_path: Path, model_args, extra) -> None:
     run_dir = tmp_path / "run"
     done = _run(tmp_path, model_args, run_dir, *extra)
-    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.returncode == 2, done.stdout + done.stderr
     assert "Traceback" not in done.stderr and "Unexpected error" not in done.stderr
     assert extra[0] in done.stderr or "out of range" in done.stderr
     assert not (run_dir / "logs").exists()  # no engine stage started
@@ -29,7 +29,7 @@ def test_run_dir_under_a_file(tmp_path: Path, model_args) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("x")
     done = _run(tmp_path, model_args, blocker / "run")
-    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.returncode == 2, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
     lines = [line for line in done.stderr.splitlines() if line.startswith("error:")]
     assert len(lines) == 1 and str(blocker) in lines[0] and "--run-dir" in lines[0], done.stderr
@@ -44,7 +44,7 @@ def test_run_dir_read_only(tmp_path: Path, model_args) -> None:
         done = _run(tmp_path, model_args, locked / "run")
     finally:
         locked.chmod(0o700)
-    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "read-only" in done.stderr and str(locked) in done.stderr
 
 
@@ -54,8 +54,8 @@ def test_model_of_the_wrong_kind(tmp_path: Path, model_args) -> None:
     args = list(model_args)
     args[args.index("--vae") + 1] = str(text)
     done = _run(tmp_path, args, tmp_path / "run")
-    assert done.returncode == 1 and "Traceback" not in done.stderr
-    assert "vae_model (--vae)" in done.stderr and str(text) in done.stderr
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "VAE (--vae)" in done.stderr and str(text) in done.stderr
     assert not (tmp_path / "run" / "logs").exists()
 
 

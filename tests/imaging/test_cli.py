@@ -148,18 +148,18 @@ def test_cli_errors_are_one_line_naming_the_file(tmp_path: Path, stepwise_home: 
         )
 
     done = prepare()
-    assert done.returncode == 1
+    assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and "photo.png" in lines[0]
     assert not (tmp_path / "p").exists()
 
     Image.fromarray(make_picture(32, 32)).save(tmp_path / "photo.png")
     done = prepare()
-    assert done.returncode == 1 and "8×8" in done.stderr and "32×32" in done.stderr
+    assert done.returncode == 2 and "8×8" in done.stderr and "32×32" in done.stderr
 
     Image.fromarray(np.zeros((32, 32), np.uint8)).save(tmp_path / "mask.png")
     done = prepare()
-    assert done.returncode == 1 and "mask is empty" in done.stderr
+    assert done.returncode == 2 and "mask is empty" in done.stderr
 
     done = run_app(
         "composite",
@@ -171,7 +171,7 @@ def test_cli_errors_are_one_line_naming_the_file(tmp_path: Path, stepwise_home: 
         tmp_path / "o.png",
         home=stepwise_home,
     )
-    assert done.returncode == 1 and "not a prepared folder" in done.stderr
+    assert done.returncode == 2 and "not a prepared folder" in done.stderr
 
 
 def test_composite_refuses_a_result_of_the_wrong_size(tmp_path: Path, stepwise_home: Path) -> None:
@@ -200,5 +200,5 @@ def test_composite_refuses_a_result_of_the_wrong_size(tmp_path: Path, stepwise_h
         tmp_path / "o.png",
         home=stepwise_home,
     )
-    assert done.returncode == 1 and "64×64" in done.stderr and "48×48" in done.stderr
+    assert done.returncode == 2 and "64×64" in done.stderr and "48×48" in done.stderr
     assert not (tmp_path / "o.png").exists()

@@ -54,7 +54,7 @@ def _spec(models: ModelFiles, **changes: object) -> JobSpec:
         ("width", 0, "width (--width)"),
         ("height", -16, "height (--height)"),
         ("strength", 1.5, "strength (--strength)"),
-        ("cfg_scale", -1.0, "cfg_scale (--cfg-scale)"),
+        ("cfg_scale", -1.0, "cfg scale (--cfg-scale)"),
         ("seed", -2, "seed (--seed)"),
         ("seed", 2**31, "seed (--seed)"),
         ("preview", "big", "preview (--preview)"),
@@ -92,7 +92,7 @@ def test_model_files_of_the_right_kind(models: ModelFiles, tmp_path: Path) -> No
     text = tmp_path / "notes.txt"
     text.write_text("not a model at all")
     cases = {
-        "": "No diffusion_model",
+        "": "No FLUX.2 diffusion model",
         str(tmp_path / "missing.gguf"): "does not exist",
         str(tmp_path): "is not a file",
         str(text): "is not a GGUF or safetensors model",
@@ -101,10 +101,10 @@ def test_model_files_of_the_right_kind(models: ModelFiles, tmp_path: Path) -> No
         spec = _spec(dataclasses.replace(models, diffusion=path))
         with pytest.raises(ModelFileError, match=message) as caught:
             preflight.check_models(spec)
-        assert "diffusion_model (--diffusion-model)" in caught.value.user_message()
+        assert "FLUX.2 diffusion model (--diffusion-model)" in caught.value.user_message()
         assert failure_kind(caught.value) is FailureKind.MODEL_FILE
     bad_lora = _spec(dataclasses.replace(models, lora_dir=str(text)))
-    with pytest.raises(InputError, match="lora_dir"):
+    with pytest.raises(InputError, match=r"LoRA folder \(--lora-model-dir\)"):
         preflight.check_models(bad_lora)
 
 

@@ -120,7 +120,7 @@ def test_queue_add_refuses_a_context_outside_the_photo(tiny_models, tmp_path: Pa
         "--context", "0,0,500,500", "--diffusion-model", tiny_models.diffusion,
         "--llm", tiny_models.llm, "--vae", tiny_models.vae, "--engine", tmp_path / "no-engine",
     )  # fmt: skip
-    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "context" in done.stderr and "added" not in done.stdout
     assert JobQueue(app_paths()).read().jobs == ()
 

@@ -218,7 +218,7 @@ def _raised(check) -> BaseException:
 
 
 def test_a_parameter_is_named_in_the_windows_words_not_by_its_flag(zh_cn, tmp_path) -> None:
-    """A preflight error names its parameter as the CLI does ("vae_model (--vae)"); the GUI
+    """A preflight error names its parameter as the CLI does ("VAE (--vae)"); the GUI
     says it in its own words, in Chinese too, and never shows the row's name or the flag."""
     from app.pipeline.job import params as P
     from app.pipeline.job import preflight
@@ -228,7 +228,7 @@ def test_a_parameter_is_named_in_the_windows_words_not_by_its_flag(zh_cn, tmp_pa
     gone = tmp_path / "vae.safetensors"
     missing_vae = _raised(lambda: preflight.check_model_file(P.VAE_MODEL, str(gone)))
     assert missing_vae.user_message() == (
-        f"The vae_model (--vae) {gone} does not exist. Check the path."
+        f"The VAE (--vae) {gone} does not exist. Check the path."
     )  # the CLI's words are kept
     spec = JobSpec(models=ModelFiles("d", "l", "v"), prompt="word " * 600)
     long_prompt = _raised(lambda: preflight.check_engine_limits(spec))
@@ -261,3 +261,23 @@ def test_a_model_of_the_wrong_kind_is_said_in_the_windows_words(zh_cn, tiny_mode
     assert "扩散模型" in message and "VAE" in message, message
     assert "模型文件" in hint and "--" not in hint and "{" not in hint, hint
     assert _english_left(message, failure) == [] and ENGLISH.findall(hint) == [], (message, hint)
+
+
+def test_every_parameter_has_the_windows_words(zh_cn) -> None:
+    """Issue 41 item 9: an error about a row without the window's words showed the CLI's
+    "cfg_scale (--cfg-scale)", a settings key and a flag, in English even in 简体中文."""
+    from app.pipeline.job import params as P
+    from app.pipeline.job.naming import named
+
+    for p in P.PARAMS:
+        shown = texts.window_values(named(p))["name"]
+        chinese = isinstance(shown, str) and re.search(r"[\u4e00-\u9fff]", shown)
+        assert chinese or str(shown).isupper(), (p.name, shown)  # "VAE" is VAE in both
+        assert "_" not in shown and "--" not in shown, (p.name, shown)
+    QCoreApplication.removeTranslator(zh_cn)
+    try:
+        for p in P.PARAMS:
+            shown = str(texts.window_values(named(p))["name"])
+            assert "_" not in shown and "--" not in shown and shown.strip(), (p.name, shown)
+    finally:
+        QCoreApplication.installTranslator(zh_cn)

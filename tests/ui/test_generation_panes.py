@@ -19,6 +19,7 @@ from app.jobs.run_state import RunState
 from app.pipeline.job.params import (
     CFG_SCALE,
     DIFFUSION_MODEL,
+    EXPAND,
     FLASH_ATTENTION,
     LLM_MODEL,
     LORA_DIR,
@@ -197,3 +198,18 @@ def test_closing_during_a_run_asks_to_suspend(panel: GenerationPanel, dialogs, m
     dialogs.answers = [QMessageBox.StandardButton.Yes]
     assert confirm_quit_during_run(panel) is True and suspended == [True]
     assert [kind for kind, _t, _x in dialogs.shown] == ["question", "question"]
+
+
+def test_an_outpaint_needs_no_prompt_and_no_mask(panel: GenerationPanel) -> None:
+    """Issue 41 item 9: README says an outpaint with no prompt runs with klein's fixed
+    instruction; the window said "Write a prompt first" and "The mask is empty" while an
+    expansion was set."""
+    model = panel.model
+    model.inputs.set_document(np.full((64, 64, 3), 90, np.uint8), np.zeros((64, 64), np.uint8))
+    model.form.set(PROMPT, "")
+    assert model.missing() == [PROMPT.name]  # an inpaint still needs its prompt
+    assert "mask is empty" in panel.sampling_pane.warning_label.text()
+    model.form.set(EXPAND, "16,0,16,0")
+    assert model.missing() == [] and not model.repaints_everything()
+    label = panel.sampling_pane.warning_label
+    assert "mask is empty" not in label.text() or not label.isVisibleTo(panel), label.text()

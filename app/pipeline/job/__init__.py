@@ -6,8 +6,8 @@
   `EngineCatalog`).
 - `preflight.py` (+ `frame_checks.py`, `output_file.py`): every value checked before any stage
   runs (finite floats, clean text, the engine's limits, each model's kind by its header, `run
-  -o`); a parameter in an error is `preflight.named(p)`: `{name}` reads "vae_model (--vae)" for
-  the CLI, `{param}` lets the UI put its own words.
+  -o`); a parameter in an error is `naming.named(p)`: `{name}` reads "VAE (--vae)" for the
+  CLI (never the settings key), `{param}` lets the UI put its own words.
 - `advice.py`: klein advice as notes (`Note(code, params)`); `presets.py`: the edit presets and
   `outpaint_prompt` (applied by `Pipeline.create_run`, so run.json and the keys hold it);
   `sdcli_import.py`: an sd-cli command line into a job; `identity.py`: fast identities of big

@@ -36,6 +36,7 @@ from app.pipeline.job.frame_checks import (  # noqa: F401 - re-exported: the fra
     expands,
 )
 from app.pipeline.job.identity import ModelFileError
+from app.pipeline.job.naming import KIND_NAMES, MODEL_KINDS, named
 from app.pipeline.job.output_file import check_output_file as check_output_file
 from app.pipeline.job.presets import unfilled_slot
 from app.pipeline.job.run_space import NO_ROOM_MESSAGE, expected_run_bytes
@@ -60,8 +61,6 @@ MAX_PROMPT_BYTES = 64 * 1024
 TEMPLATE_TOKENS = 8  # "<|im_start|>user\n … <|im_end|>\n<|im_start|>assistant\n<think>…": ≥ 8
 _LETTER_RUNS = re.compile(r"[^\W\d_]+")
 _DIGITS = re.compile(r"\d")
-MODEL_KINDS = {"diffusion_model": "diffusion", "llm_model": "llm", "vae_model": "vae"}
-KIND_NAMES = {"diffusion": "FLUX.2 diffusion model", "llm": "text encoder", "vae": "VAE"}
 KIND_FLAGS = {
     "diffusion": "--diffusion-model",
     "llm": "--llm",
@@ -157,16 +156,6 @@ def prompt_tokens_at_least(text: str) -> int:
     splits text before merging (each run of letters and each digit is a piece of its own, so
     at least one token each), plus the template's own tokens."""
     return len(_LETTER_RUNS.findall(text)) + len(_DIGITS.findall(text)) + TEMPLATE_TOKENS
-
-
-def _flag(p: P.Param) -> str:
-    return p.flags[0] if p.flags else p.name
-
-
-def named(p: P.Param) -> dict[str, str]:
-    """How an error names a parameter: {name} reads "vae_model (--vae)" (the CLI and the log);
-    {param} is the row's name, by which the GUI puts its own words in (ui/texts.window_values)."""
-    return {"name": f"{p.name} ({_flag(p)})", "param": p.name, "flag": _flag(p)}
 
 
 def check_values(spec: JobSpec) -> None:

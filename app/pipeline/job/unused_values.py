@@ -8,17 +8,13 @@ from __future__ import annotations
 from app.core.errors import InputError
 from app.imaging.prepare_record import PrepareOptions
 from app.pipeline.job import params as P
+from app.pipeline.job.naming import named
 from app.pipeline.job.spec import JobSpec
 
 NEEDS_PICTURE_MESSAGE = "{name} needs a picture to work on; the job has none."
 NEEDS_PICTURE_FIX = "Open or pass an image (-i/--init-img), or leave {flag} out."
 NEEDS_ONLY_MASKED_MESSAGE = "{name} is used only with only-masked (--only-masked)."
 NEEDS_ONLY_MASKED_FIX = "Turn on --only-masked, or leave {flag} out."
-
-
-def _named(p: P.Param) -> dict[str, str]:
-    flag = p.flags[0] if p.flags else p.name
-    return {"name": f"{p.name} ({flag})", "param": p.name, "flag": flag}
 
 
 def check_unused_values(spec: JobSpec) -> None:
@@ -28,8 +24,8 @@ def check_unused_values(spec: JobSpec) -> None:
     if spec.image is None:
         for p, given in ((P.CONTEXT, bool(context)), (P.SOURCE_REF, spec.source_ref is True)):
             if given:
-                raise InputError(NEEDS_PICTURE_MESSAGE, fix=NEEDS_PICTURE_FIX, values=_named(p))
+                raise InputError(NEEDS_PICTURE_MESSAGE, fix=NEEDS_PICTURE_FIX, values=named(p))
     if context and not options.only_masked:
         raise InputError(
-            NEEDS_ONLY_MASKED_MESSAGE, fix=NEEDS_ONLY_MASKED_FIX, values=_named(P.CONTEXT)
+            NEEDS_ONLY_MASKED_MESSAGE, fix=NEEDS_ONLY_MASKED_FIX, values=named(P.CONTEXT)
         )

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from app.core.errors import DamagedFileError, StepwiseError
+from app.core.program import typed
 from app.core.safe_files import open_read, read_bytes
 from app.pipeline.queue.records import QueuedJob, job_settings_key, summary_of
 
@@ -73,10 +74,7 @@ LOST_NOTE_MESSAGE = (
     "journal was removed or replaced while Stepwise had the queue open, and the jobs added since "
     "are lost."
 )
-NOTE_FIX = (
-    "Check the queue with `python -m app queue list`; once it is right, delete {path} to stop "
-    "this message."
-)
+NOTE_FIX = "Check the queue with `{command}`; once it is right, delete {path} to stop this message."
 
 SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -310,7 +308,7 @@ def notes(folder: Path) -> list[StepwiseError]:
     out: list[StepwiseError] = []
     for name in names:
         where = damaged / name
-        values: dict[str, object] = {"file": folder / DB_FILE}
+        values: dict[str, object] = {"file": folder / DB_FILE, "command": typed("queue", "list")}
         try:
             note = json.loads(read_bytes(where / NOTE_FILE, limit=4096).decode("utf-8"))
             count, kind = int(note["salvaged"]), str(note["kind"])

@@ -17,6 +17,7 @@ from typing import TypeVar
 from app.core import platform
 from app.core.errors import DamagedFileError, StepwiseError
 from app.core.paths import AppPaths
+from app.core.program import typed
 from app.core.safe_files import check_entry, check_folder
 from app.pipeline.queue import db as queue_db
 from app.pipeline.queue import legacy_json as queue_import
@@ -237,9 +238,12 @@ class QueueStore:
                     DamagedFileError(
                         "The queue's job {id} is refused: {reason}.",
                         path=self.file,
-                        fix="Remove the refused jobs with `python -m app queue remove "
-                        "--refused` (the other jobs stay).",
-                        values={"id": queue_db.shown_id(row_id), "reason": str(exc)},
+                        fix="Remove the refused jobs with `{command}` (the other jobs stay).",
+                        values={
+                            "id": queue_db.shown_id(row_id),
+                            "reason": str(exc),
+                            "command": typed("queue", "remove", "--refused"),
+                        },
                     )
                 )
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from app.core import platform
 from app.core.errors import DiskFullError, OutputError, StepwiseError, error_text
+from app.core.program import typed
 from app.core.safe_files import FOLDER_REFUSED, check_entry, check_folder
 from app.engine.stage import Stage
 from app.pipeline import events as ev
@@ -224,6 +225,6 @@ def _clear_place(final: Path) -> None:
         "{path} already holds files that are not a Stepwise run; the job's run folder goes there.",
         path=final,
         fix="Move that folder or file away (Stepwise never deletes it), then queue the job "
-        "again with `python -m app queue retry {id}`.",
-        values={"id": final.name},
+        "again with `{command}`.",
+        values={"id": final.name, "command": typed("queue", "retry", final.name)},
     )

@@ -66,7 +66,7 @@ from pathlib import Path
 from typing import Any
 
 from app.core.atomic import write_text_atomic
-from app.core.errors import DamagedFileError, StepwiseError
+from app.core.errors import DamagedFileError, InputError, StepwiseError
 from app.core.safe_files import SafeFileError, read_bytes
 from app.engine.stage import Stage
 from app.pipeline.failures import Failure, FailureKind, json_values
@@ -344,13 +344,19 @@ def create_run(runs_dir: Path, spec: JobSpec, run_dir: Path | None = None) -> Ru
     return run
 
 
+class NotARunFolder(InputError, DamagedFileError):
+    """The folder named holds no run.json: the command line (or a choice) named the wrong
+    folder (an InputError: `status`/`resume` exit 2), caught like a damaged run where runs are
+    listed."""
+
+
 def open_run(run_dir: Path) -> Run:
     """Loads and verifies run.json; falls back to run.json.bak; raises DamagedFileError."""
     run_dir = Path(run_dir)
     main = run_dir / RUN_FILE
     backup = run_dir / BACKUP_FILE
     if not main.exists() and not backup.exists():
-        raise DamagedFileError(
+        raise NotARunFolder(
             "{path} is not a run folder (no {file}).",
             path=run_dir,
             fix="Choose the folder a run was written to.",

@@ -210,8 +210,9 @@ class SamplingPane(QGroupBox):
 
     def _mask_empty(self) -> bool:
         """A picture is open and its mask repaints nothing (the painter writes no mask file
-        then, so the job alone cannot tell an empty mask from "no mask")."""
-        return self.model.mask_empty()
+        then, so the job alone cannot tell an empty mask from "no mask"); an outpaint's new
+        area is masked by itself, so its mask is never "empty" here."""
+        return self.model.repaints_everything()
 
     def _update_size_row(self) -> None:
         size = self.model.inputs.size

@@ -210,7 +210,7 @@ def _tr_error(text: str) -> str:
 
 
 # A parameter inside a failure's sentence, by its row's name (the values' {param}: pipeline
-# preflight.named); a row not here keeps the CLI's "name (--flag)".
+# naming.named); a row not here keeps the CLI's "words (--flag)".
 _PARAM_WORDS: dict[str, str] = {
     "prompt": QT_TRANSLATE_NOOP("Texts", "the prompt"),
     "negative_prompt": QT_TRANSLATE_NOOP("Texts", "the negative prompt"),
@@ -219,6 +219,35 @@ _PARAM_WORDS: dict[str, str] = {
     "llm_device": QT_TRANSLATE_NOOP("Texts", "the text encoder (LLM)"),
     "diffusion_device": QT_TRANSLATE_NOOP("Texts", "the diffusion model"),
     "vae_device": QT_TRANSLATE_NOOP("Texts", "the VAE"),
+    "width": QT_TRANSLATE_NOOP("Texts", "the width"),
+    "height": QT_TRANSLATE_NOOP("Texts", "the height"),
+    "steps": QT_TRANSLATE_NOOP("Texts", "the step count"),
+    "seed": QT_TRANSLATE_NOOP("Texts", "the seed"),
+    "strength": QT_TRANSLATE_NOOP("Texts", "the strength"),
+    "cfg_scale": QT_TRANSLATE_NOOP("Texts", "the CFG scale"),
+    "eta": QT_TRANSLATE_NOOP("Texts", "eta (noise)"),
+    "mask_mode": QT_TRANSLATE_NOOP("Texts", "the mask mode"),
+    "preview": QT_TRANSLATE_NOOP("Texts", "the step previews"),
+    "threads": QT_TRANSLATE_NOOP("Texts", "the CPU threads"),
+    "flash_attention": QT_TRANSLATE_NOOP("Texts", "flash attention"),
+    "vae_tiling": QT_TRANSLATE_NOOP("Texts", "VAE tiling"),
+    "vae_tile_size": QT_TRANSLATE_NOOP("Texts", "the VAE tile size"),
+    "fit_memory": QT_TRANSLATE_NOOP("Texts", "“Fit settings to the device's memory”"),
+    "max_alloc_mb": QT_TRANSLATE_NOOP("Texts", "the largest GPU allocation"),
+    "decoded_previews": QT_TRANSLATE_NOOP("Texts", "decoded previews"),
+    "mmap": QT_TRANSLATE_NOOP("Texts", "memory-mapped model files"),
+    "align": QT_TRANSLATE_NOOP("Texts", "the alignment"),
+    "fill": QT_TRANSLATE_NOOP("Texts", "the fill"),
+    "only_masked": QT_TRANSLATE_NOOP("Texts", "“only the masked area”"),
+    "padding": QT_TRANSLATE_NOOP("Texts", "the padding"),
+    "feather": QT_TRANSLATE_NOOP("Texts", "the feather"),
+    "masked_target": QT_TRANSLATE_NOOP("Texts", "the target size of the masked area"),
+    "color_match": QT_TRANSLATE_NOOP("Texts", "colour match"),
+    "color_match_strength": QT_TRANSLATE_NOOP("Texts", "the colour match strength"),
+    "seam_blend": QT_TRANSLATE_NOOP("Texts", "the seam blend"),
+    "source_ref": QT_TRANSLATE_NOOP("Texts", "the photo as a reference"),
+    "context": QT_TRANSLATE_NOOP("Texts", "the context area"),
+    "expand": QT_TRANSLATE_NOOP("Texts", "the canvas expansion"),
 }
 # The model-file rows, by the kind their files are named by (_MODEL_KIND).
 _PARAM_KINDS = {
@@ -246,7 +275,7 @@ _WINDOW_FIXES: dict[str, str] = {
 
 def window_values(values: Mapping[str, object]) -> dict[str, object]:
     """An error's values with its parameter and model kinds named as this window names them
-    (the prompt, the VAE), not by their CLI flags ("vae_model (--vae)"), and the OS's reason
+    (the prompt, the VAE), not by their CLI flags ("VAE (--vae)"), and the OS's reason
     in the window's language (ui/words/os_reasons.py)."""
     out = dict(values)
     words = param_words(str(out.get("param", "")))

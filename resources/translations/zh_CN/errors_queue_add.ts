@@ -64,8 +64,8 @@
         <translation>请用 {flag} 给出存放它的文件夹，或从提示词中去掉这个标签。</translation>
     </message>
     <message>
-        <source>Move that folder or file away (Stepwise never deletes it), then queue the job again with `python -m app queue retry {id}`.</source>
-        <translation>请把那个文件夹或文件移走（Stepwise 从不删除它），然后用 `python -m app queue retry {id}` 重新排队这个任务。</translation>
+        <source>Move that folder or file away (Stepwise never deletes it), then queue the job again with `{command}`.</source>
+        <translation>请把那个文件夹或文件移走（Stepwise 从不删除它），然后用 `{command}` 重新排队这个任务。</translation>
     </message>
 </context>
 </TS>

@@ -16,16 +16,16 @@
         <translation>请检查数据文件夹可写且有剩余空间。</translation>
     </message>
     <message>
-        <source>Check the queue with `python -m app queue list`; once it is right, delete {path} to stop this message.</source>
-        <translation>请用 `python -m app queue list` 检查队列；确认无误后删除 {path}，此提示便不再出现。</translation>
+        <source>Check the queue with `{command}`; once it is right, delete {path} to stop this message.</source>
+        <translation>请用 `{command}` 检查队列；确认无误后删除 {path}，此提示便不再出现。</translation>
     </message>
     <message>
         <source>Move that folder or file away (Stepwise never deletes it), then run the queue again.</source>
         <translation>请把那个文件夹或文件移走（Stepwise 从不删除它），然后再次运行队列。</translation>
     </message>
     <message>
-        <source>Remove the refused jobs with `python -m app queue remove --refused` (the other jobs stay).</source>
-        <translation>请用 `python -m app queue remove --refused` 移除被拒绝的任务（其他任务保留）。</translation>
+        <source>Remove the refused jobs with `{command}` (the other jobs stay).</source>
+        <translation>请用 `{command}` 移除被拒绝的任务（其他任务保留）。</translation>
     </message>
     <message>
         <source>The queue {path} cannot be used: {reason}.</source>
