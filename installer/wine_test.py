@@ -192,6 +192,30 @@ def step_selftest(box: Box) -> None:
     say(f"selftest took {time.monotonic() - started:.0f} s")
 
 
+def step_hints_and_codes(box: Box, folder: Path) -> None:
+    """What a user types on Windows: a hint names `stepwise-cli.exe` (app/core/program.py finds
+    the installed layout), and a folder that is no run is a bad command line (exit 2, JSON)."""
+    result = cli(box, "queue", "resume")
+    out = tail(result)
+    box.check(
+        "a hint names stepwise-cli.exe",
+        result.returncode == 0 and "stepwise-cli.exe queue run" in out and "python -m" not in out,
+        out,
+    )
+    empty = folder / "not a run"
+    empty.mkdir(exist_ok=True)
+    result = cli(box, "status", box.win(empty), "--json")
+    try:
+        said = json.loads(result.stdout.decode("utf-8"))
+    except ValueError:
+        said = {}
+    box.check(
+        "status on a folder that is no run: exit 2 and JSON",
+        result.returncode == 2 and said.get("exit_code") == 2,
+        tail(result),
+    )
+
+
 def make_inputs(folder: Path) -> dict[str, Path]:
     """Tiny models, a photo and a mask in `folder` (made by the app's own generator)."""
     import numpy as np
@@ -438,6 +462,7 @@ def run(setup: Path) -> int:
     steps.append(("prefix", lambda: step_prefix(box)))
     steps.append(("install", lambda: step_install(box, setup)))
     steps.append(("selftest", lambda: step_selftest(box)))
+    steps.append(("hints and exit codes", lambda: step_hints_and_codes(box, folder)))
     steps.append(("inputs", lambda: files.update(make_inputs(folder))))
     steps.append(("staged run", lambda: step_staged_run(box, files, runs / "a")))
     steps.append(("same bytes", lambda: step_same_bytes(box, runs / "a", files)))
