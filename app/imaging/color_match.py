@@ -29,20 +29,22 @@ import cv2
 import numpy as np
 
 from app.imaging.drift import (
-    IN_REACH_PX,
     NO_RING,
-    OUT_REACH_PX,
-    SPAN_MARGIN_PX,
     STRENGTH_ZERO,
     TINY_RING,
-    Candidates,
     Drift,
+    declined,
+    read_drift,
+)
+from app.imaging.drift_modes import (
+    IN_REACH_PX,
+    OUT_REACH_PX,
+    SPAN_MARGIN_PX,
+    Candidates,
     Texture,
     band_pass,
     candidates,
-    declined,
     ramp,
-    read_drift,
 )
 from app.imaging.geometry import Rect, Size
 from app.imaging.lab import to_lab, to_rgb
