@@ -28,6 +28,7 @@ from typing import Literal
 import cv2
 import numpy as np
 
+from app.imaging.colour_table import at_gamut_edge
 from app.imaging.drift import (
     NO_RING,
     STRENGTH_ZERO,
@@ -36,6 +37,7 @@ from app.imaging.drift import (
     declined,
     read_drift,
 )
+from app.imaging.drift_field import Model
 from app.imaging.drift_modes import (
     IN_REACH_PX,
     OUT_REACH_PX,
@@ -71,6 +73,8 @@ SEAM_WINDOW = 5
 SEAM_FLAT = 1.5  # LAB units of band-pass: below it texture compares as flat
 SEAM_SCALE = 10.0  # LAB units: a difference this large is trusted half (new content beyond)
 CLIP_STEPS = (1.0, 0.75, 0.5, 0.25)  # shares of the drift a clipped pixel may have absorbed
+EDGE_SHRINK_PX = 8.0  # witness px of a colour at the gamut's edge: trusted half
+EDGE_SPREAD_FULL, EDGE_SPREAD_NONE = 0.5, 1.0  # ... if their residuals scatter this little
 SEAM_NOISE_NONE, SEAM_NOISE_FULL = 1.5, 4.0  # LAB units: smaller differences are noise
 SEAM_SCALE_UNMATCHED = 60.0  # ... without colour match, where a whole drift is left to close
 
@@ -141,6 +145,30 @@ def _clip_consistent(
         if not open_.any():
             break
     shift[edge] = shift[edge] * (1.0 - factor)[:, None]
+
+
+def _edge_witnessed(
+    pixels: np.ndarray, shift: np.ndarray, where: np.ndarray, model: Model, scale: float
+) -> None:
+    """Where witnesses of the same colour at the gamut's edge showed what it drifted by, their
+    drift (in place on `shift`, shrunk toward the clip-consistent correction by
+    `EDGE_SHRINK_PX`): the ring saw what the clipping did to that colour."""
+    if model.edge is None:
+        return
+    edge = where & at_gamut_edge(pixels)
+    if not edge.any():
+        return
+    weight, drift, spread = model.edge.at(pixels[edge])
+    known = weight > 0
+    if not known.any():
+        return
+    # A colour the witnesses' photo colours scatter behind (black from black and from dark
+    # greys) says little about which it was: only a consistent one is taken.
+    size = np.linalg.norm(drift, axis=1)
+    consistent = ramp(spread / np.maximum(size, 1e-3), EDGE_SPREAD_NONE, EDGE_SPREAD_FULL)
+    t = (weight / (weight + np.float32(EDGE_SHRINK_PX)) * consistent)[:, None]
+    mine = -np.float32(scale) * drift
+    shift[edge] = np.where(known[:, None], t * mine + (1 - t) * shift[edge], shift[edge])
 
 
 @dataclass(frozen=True)
@@ -272,6 +300,12 @@ class ColorMatcher:
         moved = np.any(shift != 0.0, axis=2)
         if moved.any():
             _clip_consistent(pixels, lab, shift, moved)
+            if drift.applies:
+                _edge_witnessed(pixels, shift, cells, model, float(model.confidence * scale))
+            if beyond is not None and beyond.applies:
+                b = beyond.model
+                _edge_witnessed(pixels, shift, ~cells, b, float(b.confidence * scale))
+            moved = np.any(shift != 0.0, axis=2)
             lab = lab + shift
             pixels[moved] = to_rgb(lab[moved])
         trust = None

@@ -130,9 +130,10 @@ def read_drift(cands: Candidates, texture: Texture, with_field: bool) -> Drift:
     model = Model(offset, confidence)
     witness_px = 0.0
     if cands.name == "inner" or float(np.linalg.norm(offset)) >= MIN_OFFSET:
-        w = reading.witnesses(modes)
+        w, vouched = reading.witnesses(modes)
         witness_px = float(w.sum()) * cands.scale
-        model = fit_model(reading, offset, confidence, w, photo.shape[:2] if with_field else None)
+        shape = photo.shape[:2] if with_field else None
+        model = fit_model(reading, offset, confidence, w, shape, vouched)
     return Drift(
         offset, confidence, None, {}, cands.name, best.slope, min(best.slope_se, 1e6), best.valid,
         best.support, best.share, model.gain, witness_px, model,

@@ -5,14 +5,15 @@ picture), on top of the mode's offset."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
 
-from app.imaging.colour_table import ColourTable
+from app.imaging.colour_table import ColourTable, EdgeTable
 from app.imaging.drift_modes import Reading
 from app.imaging.fill import push_pull
+from app.imaging.lab import to_rgb
 
 GAIN_PRIOR = 16.0  # LAB units²: the gain is shrunk toward 1 by this much photo variance
 GAIN_MIN, GAIN_MAX = 0.75, 1.33
@@ -35,6 +36,7 @@ class Model:
     gain_high: np.ndarray = field(default_factory=lambda: np.zeros(3, np.float32))
     table: ColourTable | None = None
     field_map: np.ndarray | None = None  # the span's per-pixel field (HxWx3)
+    edge: EdgeTable | None = None  # the drift of colours at the gamut's edge, by witnesses
 
     def drift_at(self, generated: np.ndarray, rows: slice | None = None) -> np.ndarray:
         """Nx3 drift for Nx3 generated LAB colours (without the field)."""
@@ -56,8 +58,24 @@ def fit_model(
     confidence: float,
     w: np.ndarray,
     shape: tuple[int, int] | None,
+    vouched: np.ndarray | None = None,
 ) -> Model:
-    """The gain, colour table and (given the span's `shape`) field from the witnesses."""
+    """The gain, colour table and (given the span's `shape`) field from the witnesses `w`;
+    the edge table from the candidates the prediction alone `vouched` for."""
+    model = _fit_model(reading, offset, confidence, w, shape)
+    if vouched is None or model.table is None:
+        return model
+    edge = EdgeTable.fit(to_rgb(reading.g), reading.r, vouched, reading.c.scale)
+    return replace(model, edge=edge)
+
+
+def _fit_model(
+    reading: Reading,
+    offset: np.ndarray,
+    confidence: float,
+    w: np.ndarray,
+    shape: tuple[int, int] | None,
+) -> Model:
     total = float(w.sum())
     if total <= 0.0:
         return Model(offset, confidence)

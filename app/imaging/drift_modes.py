@@ -322,11 +322,14 @@ class Reading:
 
     # --- the colour model from witnesses ----------------------------------------------------
 
-    def witnesses(self, modes: list[Mode]) -> np.ndarray:
+    def witnesses(self, modes: list[Mode]) -> tuple[np.ndarray, np.ndarray]:
+        """Per candidate: its witness weight, and the same without the local texture test
+        (what the prediction alone vouches for: where the drift clipped the ring to the gamut's
+        edge there is no texture left to test)."""
         weight = np.zeros(len(self.r), np.float32)
         for m in modes:
             if m.valid >= 0.5 and m.share >= MIN_SHARE:
                 near = _biweight(np.linalg.norm(self.g - m.predicted, axis=1), WITNESS_H)
                 weight = np.maximum(weight, np.float32(m.valid) * near)
         agreement = self.texture.agreement[self.c.rows, self.c.cols]
-        return weight * self.prior * agreement
+        return weight * self.prior * agreement, weight * self.prior

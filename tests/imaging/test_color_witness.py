@@ -132,3 +132,24 @@ def test_a_drift_the_gamut_clipped_away_is_not_put_back() -> None:
     assert np.abs(matched[black].astype(int)).max() <= 2  # still black
     rest = on & ~black
     assert _delta_e(matched[rest], photo[rest]) <= 0.4 * _delta_e(off[rest], photo[rest])
+
+
+def test_a_drift_that_clipped_the_ring_is_read_from_the_witnesses_at_the_gamut_edge() -> None:
+    """A dark photo drifted so far that one sRGB channel clips to 0 over most of it: the
+    clipped colours keep no texture to test, but the ring's pixels of the same colour show
+    what it drifted by, so they are corrected as the ring says, not left as generated."""
+    rng = np.random.default_rng(27)
+    _, mask, _, _ = _setup(27)
+    y, x = np.mgrid[0:SIZE, 0:SIZE].astype(np.float32)
+    base = np.stack([35 + 0.05 * x, 35 + 0.05 * y, 35 + 0.0 * x], -1)
+    photo = np.clip(np.rint(base + rng.normal(0.0, 4.0, base.shape)), 0, 255).astype(np.uint8)
+    prepared = prep.prepare(photo, mask, prep.PrepareOptions(feather_px=FEATHER))
+    r = prepared.record
+    cells = repainted_area(mask, r.align, r.region, r.scale_plan)
+    generated = _drifted(_noisy(photo, 7), cells, (-10.0, -45.0, -18.0))
+    assert (generated[cells] == 0).any(axis=1).mean() > 0.5  # the drift clipped most of them
+    off, _ = _composite(prepared, generated, OFF)
+    matched, record = _composite(prepared, generated, ON)
+    assert record is not None and record["applied"]
+    on = mask >= 128
+    assert _delta_e(matched[on], photo[on]) <= 0.3 * _delta_e(off[on], photo[on])
