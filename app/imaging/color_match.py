@@ -28,7 +28,6 @@ from typing import Literal
 import cv2
 import numpy as np
 
-from app.imaging.colour_table import at_gamut_edge
 from app.imaging.drift import (
     NO_RING,
     STRENGTH_ZERO,
@@ -120,15 +119,20 @@ def seam_trust(
     return trust.astype(np.float32)
 
 
+def _at_gamut_edge(pixels: np.ndarray) -> np.ndarray:
+    """HxW bool: pixels with a channel at 0 or 255 (what clipping makes)."""
+    return cv2.inRange(pixels, (1, 1, 1), (254, 254, 254)) == 0
+
+
 def _clip_consistent(
-    pixels: np.ndarray, lab: np.ndarray, shift: np.ndarray, moved: np.ndarray
+    pixels: np.ndarray, lab: np.ndarray, shift: np.ndarray, edge: np.ndarray
 ) -> None:
     """Where the drift may have been clipped away, the least correction that explains the
     generated pixel (in place on `shift`). A pixel at the gamut's edge (a channel at 0 or 255)
     is what any photo colour beyond that edge drifts to: black pushed darker stays black. Of
     the corrections −(1 − s)·d, the one with the largest s for which the photo so corrected,
-    drifted again and clipped, is the generated pixel (within a level) is kept."""
-    edge = moved & np.any((pixels == 0) | (pixels == 255), axis=2)
+    drifted again and clipped, is the generated pixel (within a level) is kept. `edge`: the
+    moved pixels at the gamut's edge."""
     if not edge.any():
         return
     generated = pixels[edge].astype(np.int16)
@@ -148,15 +152,13 @@ def _clip_consistent(
 
 
 def _edge_witnessed(
-    pixels: np.ndarray, shift: np.ndarray, where: np.ndarray, model: Model, scale: float
+    pixels: np.ndarray, shift: np.ndarray, edge: np.ndarray, model: Model, scale: float
 ) -> None:
-    """Where witnesses of the same colour at the gamut's edge showed what it drifted by, their
-    drift (in place on `shift`, shrunk toward the clip-consistent correction by
-    `EDGE_SHRINK_PX`): the ring saw what the clipping did to that colour."""
-    if model.edge is None:
-        return
-    edge = where & at_gamut_edge(pixels)
-    if not edge.any():
+    """Where witnesses of the same colour at the gamut's edge (`edge`: the pixels there)
+    showed what it drifted by, their drift (in place on `shift`, shrunk toward the
+    clip-consistent correction by `EDGE_SHRINK_PX`): the ring saw what the clipping did to
+    that colour."""
+    if model.edge is None or not edge.any():
         return
     weight, drift, spread = model.edge.at(pixels[edge])
     known = weight > 0
@@ -169,6 +171,11 @@ def _edge_witnessed(
     t = (weight / (weight + np.float32(EDGE_SHRINK_PX)) * consistent)[:, None]
     mine = -np.float32(scale) * drift
     shift[edge] = np.where(known[:, None], t * mine + (1 - t) * shift[edge], shift[edge])
+
+
+def _put(pixels: np.ndarray, where: np.ndarray, values: np.ndarray) -> np.ndarray:
+    pixels[where] = values
+    return pixels
 
 
 @dataclass(frozen=True)
@@ -284,6 +291,7 @@ class ColorMatcher:
         lab = generated_lab[inside.slices()]
         shift = np.zeros_like(lab)
         cells = self._cells
+        moved = np.zeros(cells.shape, bool)
         scale = np.float32(self.strength)
         if drift.applies:
             model = drift.model
@@ -291,23 +299,26 @@ class ColorMatcher:
             if model.field_map is not None:
                 d = d + model.field_map[inside.slices()][cells]
             shift[cells] = -np.float32(model.confidence) * scale * d
+            moved |= cells
         if beyond is not None and beyond.applies:
             out = ~cells
             d = beyond.model.drift_at(lab[out])
             shift[out] = -np.float32(beyond.model.confidence) * scale * d
+            moved |= out
         pixels = placed[Rect(w.x - self.at.x, w.y - self.at.y, w.width, w.height).slices()]
         pixels = pixels.copy()
-        moved = np.any(shift != 0.0, axis=2)
         if moved.any():
-            _clip_consistent(pixels, lab, shift, moved)
+            edge = moved & _at_gamut_edge(pixels)
+            _clip_consistent(pixels, lab, shift, edge)
             if drift.applies:
-                _edge_witnessed(pixels, shift, cells, model, float(model.confidence * scale))
+                c = float(model.confidence * scale)
+                _edge_witnessed(pixels, shift, edge & cells, model, c)
             if beyond is not None and beyond.applies:
                 b = beyond.model
-                _edge_witnessed(pixels, shift, ~cells, b, float(b.confidence * scale))
-            moved = np.any(shift != 0.0, axis=2)
+                _edge_witnessed(pixels, shift, edge & ~cells, b, float(b.confidence * scale))
             lab = lab + shift
-            pixels[moved] = to_rgb(lab[moved])
+            # (an unmoved pixel round-trips: to_lab of a uint8 colour is exact)
+            pixels = to_rgb(lab) if moved.all() else _put(pixels, moved, to_rgb(lab[moved]))
         trust = None
         if self.seam:
             assert self._photo_band is not None

@@ -55,12 +55,21 @@ class ColourTable:
         return cls(2 * lo, _upsample2(table))
 
     def at(self, lab: np.ndarray) -> np.ndarray:
-        local = _nodes(lab, 2) - self.low
-        shape = np.asarray(self.values.shape[:3])
-        inside = np.all((local >= 0) & (local < shape), axis=1)
+        shape = self.values.shape[:3]
+        lab = np.asarray(lab, np.float32)
+        inside = np.ones(len(lab), bool)
+        flat = np.zeros(len(lab), np.int32)
+        for c in range(3):  # per channel: numpy's Nx3 reductions are slow
+            per = 2.0 / TABLE_STEP[c]
+            start = TABLE_LOW[c] + int(self.low[c]) / per  # the block's first refined node
+            i = np.rint((lab[:, c] - np.float32(start)) * np.float32(per))
+            # Beyond the grid a colour takes the grid's edge node (as `_nodes` clips).
+            last = (TABLE_NODES[c] - 1) * 2 - int(self.low[c])
+            i = np.clip(i, -int(self.low[c]), last).astype(np.int32)
+            inside &= (i >= 0) & (i < shape[c])
+            flat = flat * np.int32(shape[c]) + i
         out = np.zeros(lab.shape, np.float32)
-        i = local[inside]
-        out[inside] = self.values[i[:, 0], i[:, 1], i[:, 2]]
+        out[inside] = self.values.reshape(-1, 3)[flat[inside]]
         return out
 
 

@@ -166,21 +166,24 @@ class Texture:
     ) -> None:
         self.photo, self.photo_band = photo, photo_band
         self.generated, self.generated_band = generated, generated_band
-        self._agreement: np.ndarray | None = None
+        self._sums: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
-    @property
-    def agreement(self) -> np.ndarray:
-        """HxW 0..1: the correlation ρ of the two textures in a 7×7 window, ramped."""
-        if self._agreement is None:
+    def agreement_at(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """N float32 0..1 at the pixels (rows, cols): the correlation ρ of the two textures in a
+        7×7 window, ramped. The window sums are made once, the correlation only where asked."""
+        if self._sums is None:
             window = (AGREE_WINDOW, AGREE_WINDOW)
             g, p = self.generated_band, self.photo_band
-            cross = cv2.boxFilter((g * p).sum(axis=2), -1, window, normalize=False)
-            gg = cv2.boxFilter((g * g).sum(axis=2), -1, window, normalize=False)
-            pp = cv2.boxFilter((p * p).sum(axis=2), -1, window, normalize=False)
-            area = float(AGREE_WINDOW * AGREE_WINDOW)
-            rho = cross / np.sqrt(pp * gg + area * area)
-            self._agreement = ramp(rho, AGREE_NONE, AGREE_FULL).astype(np.float32)
-        return self._agreement
+            ones = np.ones((1, 3), np.float32)  # the channels' sum (cv2: numpy's is slow)
+
+            def summed(x: np.ndarray) -> np.ndarray:
+                return cv2.boxFilter(cv2.transform(x, ones), -1, window, normalize=False)
+
+            self._sums = summed(g * p), summed(g * g), summed(p * p)
+        cross, gg, pp = (s[rows, cols] for s in self._sums)
+        area = np.float32(AGREE_WINDOW * AGREE_WINDOW)
+        rho = cross / np.sqrt(pp * gg + area * area)
+        return ramp(rho, AGREE_NONE, AGREE_FULL).astype(np.float32)
 
 
 class Reading:
@@ -315,7 +318,7 @@ class Reading:
         mine = nearest == next(i for i, m in enumerate(modes) if m is best)
         # The wider window reaches pixels of other content near the drift's colour (a new
         # object a drift's size from the photo): where the texture says so, only witnesses.
-        gated = self.prior * self.texture.agreement[self.c.rows, self.c.cols]
+        gated = self.prior * self.texture.agreement_at(self.c.rows, self.c.cols)
         if float(gated[mine].sum()) >= REFINE_TEXTURED * float(self.prior[mine].sum()):
             return self._shift(best.center, REFINE_H, REFINE_ITERATIONS, mine, gated)
         return self._shift(best.center, REFINE_H, REFINE_ITERATIONS, mine)
@@ -331,5 +334,5 @@ class Reading:
             if m.valid >= 0.5 and m.share >= MIN_SHARE:
                 near = _biweight(np.linalg.norm(self.g - m.predicted, axis=1), WITNESS_H)
                 weight = np.maximum(weight, np.float32(m.valid) * near)
-        agreement = self.texture.agreement[self.c.rows, self.c.cols]
+        agreement = self.texture.agreement_at(self.c.rows, self.c.cols)
         return weight * self.prior * agreement, weight * self.prior
