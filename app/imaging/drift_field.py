@@ -21,6 +21,7 @@ GAIN_KEPT = 1.0  # LAB units: a gain is used only if it moves the witnesses' col
 MIN_OFFSET = 1.0  # LAB units: below it the table and the field are not used
 CELL_PX = 16  # the spatial field's cells
 CELL_SHRINK = 48.0  # witness px: a cell with this much is trusted half
+PLANE_PRIOR_CELLS = 1.0  # the plane's slopes count as if the witnesses spread this little more
 
 
 @dataclass(frozen=True)
@@ -109,8 +110,32 @@ def _fit_model(
     sums = np.stack([np.bincount(cell, weight * left[:, c], gh * gw) for c in range(3)], -1)
     known = cw > 0
     mean = np.where(known[:, None], sums / np.maximum(cw, 1e-9)[:, None], 0.0)
-    shrunk = mean * (cw / (cw + CELL_SHRINK))[:, None]
+    plane = _plane(mean.reshape(gh, gw, 3), cw.reshape(gh, gw))
+    flat_plane = plane.reshape(-1, 3)
+    shrunk = (mean - flat_plane) * (cw / (cw + CELL_SHRINK))[:, None]
     filled = push_pull(shrunk.reshape(gh, gw, 3).astype(np.float32), known.reshape(gh, gw))
+    filled = filled + plane
     field_map = cv2.resize(filled, (gw * CELL_PX, gh * CELL_PX), interpolation=cv2.INTER_LINEAR)
     field_map = np.ascontiguousarray(field_map[:height, :width])
     return Model(offset, confidence, gain, base.gain_center, low, high, table, field_map)
+
+
+def _plane(mean: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """gh×gw×3 float32: the plane a + b·x + c·y through the witnessed cells' means (weighted,
+    the slopes shrunk by `PLANE_PRIOR_CELLS`), held within what those cells show: a drift
+    that turns across the picture is followed across the mask, where no witness is."""
+    gh, gw = weight.shape
+    ys, xs = np.mgrid[0:gh, 0:gw].astype(np.float64)
+    w = weight.astype(np.float64)
+    total = float(w.sum())
+    known = w > 0
+    if total <= 0.0 or int(known.sum()) < 3:
+        return np.zeros((gh, gw, 3), np.float32)
+    x0, y0 = float((w * xs).sum()) / total, float((w * ys).sum()) / total
+    design = np.stack([np.ones(gh * gw), (xs - x0).ravel(), (ys - y0).ravel()], -1)
+    wd = design * w.ravel()[:, None]
+    normal = design.T @ wd + np.diag([0.0, 1.0, 1.0]) * PLANE_PRIOR_CELLS**2 * total
+    coefficients = np.linalg.solve(normal + np.eye(3) * 1e-9, wd.T @ mean.reshape(-1, 3))
+    plane = (design @ coefficients).reshape(gh, gw, 3)
+    low, high = plane[known].min(axis=0), plane[known].max(axis=0)
+    return np.clip(plane, low, high).astype(np.float32)

@@ -153,3 +153,28 @@ def test_a_drift_that_clipped_the_ring_is_read_from_the_witnesses_at_the_gamut_e
     assert record is not None and record["applied"]
     on = mask >= 128
     assert _delta_e(matched[on], photo[on]) <= 0.3 * _delta_e(off[on], photo[on])
+
+
+def test_a_drift_turning_across_the_picture_is_followed_inside_the_mask() -> None:
+    """A drift whose a and b turn linearly from one side of the mask to the other: inside the
+    mask, where no witness is, the per-cell field follows the plane the ring shows rather
+    than flattening toward its mean."""
+    side, radius = 192, 50
+    rng = np.random.default_rng(28)
+    y, x = np.mgrid[0:side, 0:side].astype(np.float32)
+    base = np.stack([110 + 0.1 * x, 130 + 0.05 * y, 90 + 0.0 * x], -1)
+    photo = np.clip(np.rint(base + rng.normal(0.0, 6.0, base.shape)), 0, 255).astype(np.uint8)
+    disc = (x - side / 2) ** 2 + (y - side / 2) ** 2 <= radius**2
+    mask = np.where(disc, np.uint8(255), np.uint8(0))
+    prepared = prep.prepare(photo, mask, prep.PrepareOptions(feather_px=FEATHER))
+    r = prepared.record
+    cells = repainted_area(mask, r.align, r.region, r.scale_plan)
+    lab = to_lab(_noisy(photo, 8))
+    t = np.clip((np.arange(side, dtype=np.float32) - (side / 2 - radius)) / (2 * radius), 0, 1)
+    turning = np.stack([6 * np.ones_like(t), 14 * (1 - t) - 7, 14 * t - 7], -1)[None]
+    lab[cells] += np.broadcast_to(turning, lab.shape)[cells]
+    generated = to_rgb(lab)
+    off, _ = _composite(prepared, generated, OFF)
+    matched, record = _composite(prepared, generated, ON)
+    assert record is not None and record["applied"]
+    assert _delta_e(matched[disc], photo[disc]) <= 0.33 * _delta_e(off[disc], photo[disc])
