@@ -178,3 +178,20 @@ def test_a_drift_turning_across_the_picture_is_followed_inside_the_mask() -> Non
     matched, record = _composite(prepared, generated, ON)
     assert record is not None and record["applied"]
     assert _delta_e(matched[disc], photo[disc]) <= 0.33 * _delta_e(off[disc], photo[disc])
+
+
+def test_the_seam_after_a_witnessed_match_is_no_worse_than_the_match_alone() -> None:
+    """A colour-dependent drift of the whole frame: colour match reads it from witnesses and
+    leaves only its model's small error, which the seam blend must not spread inward (it
+    closes only a leftover beyond that error)."""
+    photo, mask, prepared, _ = _setup(32)
+    lab = to_lab(_noisy(photo, 32))
+    lab[..., 0] = (lab[..., 0] - 50) * 1.12 + 53
+    lab[..., 1] = lab[..., 1] * 1.15 + 2
+    lab[..., 2] = lab[..., 2] * 1.15 - 3
+    generated = to_rgb(lab)
+    matched, record = _composite(prepared, generated, ON)
+    both, _ = _composite(prepared, generated, BOTH)
+    assert record is not None and record["applied"]
+    on = mask >= 128
+    assert _delta_e(both[on], photo[on]) <= _delta_e(matched[on], photo[on]) + 1e-3
