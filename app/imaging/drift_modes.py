@@ -47,6 +47,8 @@ PRIOR_MAX, PRIOR_FLOOR, PRIOR_DECAY = 0.8, 0.02, 10.0
 WITNESS_H = 8.0  # LAB units: how near the prediction a witness must be
 AGREE_WINDOW = 7  # px: the local texture correlation's window
 AGREE_NONE, AGREE_FULL = 0.3, 0.7
+CLIP_FIT_SHARE = 0.2  # a mode's offset before clipping is fitted when this much of it clips
+CLIP_FIT_ITERATIONS, CLIP_FIT_STEP, CLIP_FIT_MAX_STEP = 6, 0.5, 15.0  # LAB units
 
 
 def ramp(x: float | np.ndarray, zero: float, one: float) -> Any:
@@ -276,13 +278,53 @@ class Reading:
             predicted[inside] += extra[rows[inside], cols[inside]]
         return predicted.astype(np.float32), band
 
+    def _forward(self, lab: np.ndarray) -> np.ndarray:
+        """The photo colours `lab` (Nx3, shifted) as a picture holds them: clipped to sRGB."""
+        return linear_to_lab(np.clip(lab_to_linear(lab), 0.0, 1.0))
+
+    def before_clipping(self, center: np.ndarray) -> np.ndarray | None:
+        """The offset d before the gamut's clipping whose clipped prediction, photo + d, meets
+        the generated colours around the mode `center` (robust Gauss-Newton), or None when
+        too little of the mode's prediction leaves the gamut for it to matter."""
+        u = self.prior * _biweight(np.linalg.norm(self.r - center, axis=1), MODE_H)
+        linear = lab_to_linear(self.p + center)
+        outside = np.any((linear < 0.0) | (linear > 1.0), axis=1)
+        if float((u * outside).sum()) < CLIP_FIT_SHARE * max(float(u.sum()), 1e-9):
+            return None
+        d = center.astype(np.float32)
+        for _ in range(CLIP_FIT_ITERATIONS):
+            now = self._forward(self.p + d)
+            error = self.g - now
+            w = self.prior * _biweight(np.linalg.norm(error, axis=1), MODE_H)
+            if float(w.sum()) <= 0.0:
+                return None
+            jacobian = np.stack(
+                [(self._forward(self.p + d + step) - now) / CLIP_FIT_STEP
+                 for step in np.eye(3, dtype=np.float32) * np.float32(CLIP_FIT_STEP)], -1,
+            )  # fmt: skip
+            wj = jacobian * w[:, None, None]
+            normal = np.einsum("nik,nil->kl", wj, jacobian) + np.eye(3) * 1e-3 * float(w.sum())
+            move = np.linalg.solve(normal, np.einsum("nik,ni->k", wj, error))
+            size = float(np.linalg.norm(move))
+            if size > CLIP_FIT_MAX_STEP:
+                move *= CLIP_FIT_MAX_STEP / size
+            d = (d + move).astype(np.float32)
+            if size < 0.05:
+                break
+        return d
+
     def validate(self, center: np.ndarray) -> Mode:
         u = self.prior * _biweight(np.linalg.norm(self.r - center, axis=1), MODE_H)
         inliers = u > 0
         sum_u = float(u.sum())
-        predicted, band = self.predict(center)
+        d = self.before_clipping(center)
+        predicted, band = self.predict(center if d is None else d)
         if sum_u <= 0.0:
             return Mode(center, 0.0, 0.0, 0.0, np.inf, 0.0, np.inf, predicted)
+        explained = sum_u  # what the mode explains, for the prior
+        if d is not None:  # the texture is tested where the clipped prediction holds
+            u = self.prior * _biweight(np.linalg.norm(self.g - predicted, axis=1), MODE_H)
+            explained = max(sum_u, float(u.sum()))
         energy = (band * band).sum(axis=1)
         sxx = float((u * energy).sum())
         sxy = float((u * (self.bg * band).sum(axis=1)).sum())
@@ -298,7 +340,7 @@ class Reading:
         size = float(np.median(_delta_e94(self.p[inliers], center)))
         share = sum_u / self.total
         by_size = float(ramp(size, PRIOR_SIZE_NONE, PRIOR_SIZE_FULL))
-        by_share = float(ramp(share, PRIOR_SHARE_NONE, PRIOR_SHARE_FULL))
+        by_share = float(ramp(explained / self.total, PRIOR_SHARE_NONE, PRIOR_SHARE_FULL))
         p0 = max(PRIOR_FLOOR * math.exp(-max(0.0, size - PRIOR_SIZE_NONE) / PRIOR_DECAY),
                  PRIOR_MAX * by_size * by_share)  # fmt: skip
         odds = math.exp(llr) * p0

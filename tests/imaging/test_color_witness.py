@@ -195,3 +195,23 @@ def test_the_seam_after_a_witnessed_match_is_no_worse_than_the_match_alone() -> 
     assert record is not None and record["applied"]
     on = mask >= 128
     assert _delta_e(both[on], photo[on]) <= _delta_e(matched[on], photo[on]) + 1e-3
+
+
+def test_a_drift_that_clipped_away_part_of_the_ring_s_texture_is_still_read() -> None:
+    """The drift pushes a dark grey photo so far that a channel clips over the whole ring:
+    the texture it kept is the photo's shifted by one offset before the clipping, which the
+    witness test fits, so the ring witnesses the drift instead of being declined."""
+    rng = np.random.default_rng(29)
+    _, mask, _, _ = _setup(29)
+    y, x = np.mgrid[0:SIZE, 0:SIZE].astype(np.float32)
+    base = np.stack([35 + 0.05 * x, 35 + 0.05 * y, 35 + 0.0 * x], -1)
+    photo = np.clip(np.rint(base + rng.normal(0.0, 8.0, base.shape)), 0, 255).astype(np.uint8)
+    prepared = prep.prepare(photo, mask, prep.PrepareOptions(feather_px=FEATHER))
+    r = prepared.record
+    cells = repainted_area(mask, r.align, r.region, r.scale_plan)
+    generated = _drifted(_noisy(photo, 7), cells, (-25.0, -37.0, 13.0))
+    off, _ = _composite(prepared, generated, OFF)
+    matched, record = _composite(prepared, generated, ON)
+    assert record is not None and record["applied"]
+    on = mask >= 128
+    assert _delta_e(matched[on], photo[on]) <= 0.6 * _delta_e(off[on], photo[on])
