@@ -40,6 +40,8 @@ def seam_blend(
     known = ~domain
     if not known.any() or not domain.any():
         return generated.copy()
+    if trust is not None and not trust[known].any():  # nothing to close: no solve
+        return generated.copy()
     difference = photo.astype(np.float32) - generated.astype(np.float32)
     if trust is not None:
         difference *= trust[:, :, None].astype(np.float32)
