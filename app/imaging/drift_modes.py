@@ -317,14 +317,15 @@ class Reading:
         u = self.prior * _biweight(np.linalg.norm(self.r - center, axis=1), MODE_H)
         inliers = u > 0
         sum_u = float(u.sum())
-        d = self.before_clipping(center)
+        size = float(np.median(_delta_e94(self.p[inliers], center))) if sum_u > 0 else np.inf
+        # Only a drift-sized mode is fitted before clipping: a larger shift is new content a
+        # priori, and a clipped prediction can be made to meet a saturated new object.
+        d = self.before_clipping(center) if size <= PRIOR_SIZE_NONE else None
         predicted, band = self.predict(center if d is None else d)
         if sum_u <= 0.0:
             return Mode(center, 0.0, 0.0, 0.0, np.inf, 0.0, np.inf, predicted)
-        explained = sum_u  # what the mode explains, for the prior
         if d is not None:  # the texture is tested where the clipped prediction holds
             u = self.prior * _biweight(np.linalg.norm(self.g - predicted, axis=1), MODE_H)
-            explained = max(sum_u, float(u.sum()))
         energy = (band * band).sum(axis=1)
         sxx = float((u * energy).sum())
         sxy = float((u * (self.bg * band).sum(axis=1)).sum())
@@ -337,7 +338,9 @@ class Reading:
             slope, se = 0.0, math.inf
         llr = 0.0 if not math.isfinite(se) else (2 * slope - 1) / (2 * se * se)
         llr = float(np.clip(llr, -LLR_LIMIT, LLR_LIMIT))
-        size = float(np.median(_delta_e94(self.p[inliers], center)))
+        # What the mode explains, for the prior: with the texture for it, what the clipped
+        # prediction explains (a flat spill whose clipped colour it matches is no drift).
+        explained = max(sum_u, float(u.sum())) if d is not None and llr > 0.0 else sum_u
         share = sum_u / self.total
         by_size = float(ramp(size, PRIOR_SIZE_NONE, PRIOR_SIZE_FULL))
         by_share = float(ramp(explained / self.total, PRIOR_SHARE_NONE, PRIOR_SHARE_FULL))
@@ -345,6 +348,8 @@ class Reading:
                  PRIOR_MAX * by_size * by_share)  # fmt: skip
         odds = math.exp(llr) * p0
         valid = odds / (odds + 1.0 - p0)
+        if d is not None:  # the witnesses: what the offset applied (`center`) predicts
+            predicted = self.predict(center)[0]
         return Mode(center, sum_u * self.c.scale, share, slope, se, valid, size, predicted)
 
     def best(self) -> tuple[Mode | None, list[Mode]]:
