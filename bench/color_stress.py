@@ -276,7 +276,7 @@ def randomized(trials: int = 60, side: int = 256, seed: int = 40) -> dict[str, d
     rows = ("match", "both", "issue32")
     figures: dict[str, dict[str, list[float]]] = {
         k: {r: [] for r in rows}
-        for k in ("object", "removed", "witnessed", "unclipped", "object_drift")
+        for k in ("object", "removed", "witnessed", "unclipped", "clipped", "object_drift")
     }
     worst: dict[str, tuple[float, str]] = {r: (-np.inf, "") for r in rows}
     worst_drift: dict[str, tuple[float, str]] = {r: (np.inf, "") for r in rows}
@@ -333,6 +333,8 @@ def randomized(trials: int = 60, side: int = 256, seed: int = 40) -> dict[str, d
             figures["removed"][r].append(got)
             if witnessed:
                 figures["witnessed"][r].append(got)
+            if witnessed and clipped >= CLIPPED_SHARE:
+                figures["clipped"][r].append(got)
             if witnessed and clipped < CLIPPED_SHARE:
                 figures["unclipped"][r].append(got)
                 if got < worst_drift[r][0]:
@@ -348,7 +350,7 @@ def randomized(trials: int = 60, side: int = 256, seed: int = 40) -> dict[str, d
           "removed")  # fmt: skip
     heads = ("object worst", 13), ("> +0.5", 7), ("drift min", 10), ("mean", 6), \
         ("witnessed min", 14), ("unclipped min", 14), ("mean", 6), ("< 60 %", 7), \
-        ("obj+drift min", 14), ("mean", 6)  # fmt: skip
+        ("clipped min", 12), ("mean", 6), ("obj+drift min", 14), ("mean", 6)  # fmt: skip
     print(f"{'row':<10}" + "".join(f"{h:>{w}}" for h, w in heads))
     for r in rows:
         o = np.asarray(figures["object"][r])
@@ -356,10 +358,12 @@ def randomized(trials: int = 60, side: int = 256, seed: int = 40) -> dict[str, d
         w = np.asarray(figures["witnessed"][r] or [np.nan])
         u = np.asarray(figures["unclipped"][r] or [np.nan])
         a = np.asarray(figures["object_drift"][r])
+        c = np.asarray(figures["clipped"][r] or [np.nan])
         print(
             f"{r:<10}{o.max():+13.2f}{int((o > TARGET_OBJECT_DE).sum()):>7}"
             f"{100 * d.min():9.0f}%{100 * d.mean():5.0f}%{100 * w.min():13.0f}%"
             f"{100 * u.min():13.0f}%{100 * u.mean():5.0f}%{int((u < TARGET_REMOVED).sum()):>7}"
+            f"{100 * c.min():11.0f}%{100 * c.mean():5.0f}%"
             f"{100 * a.min():13.0f}%{100 * a.mean():5.0f}%"
         )
         print(f"{'':<10}worst object: {worst[r][1]}; worst witnessed drift: {worst_drift[r][1]}")

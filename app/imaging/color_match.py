@@ -13,8 +13,10 @@ beyond the cells only a drift of the whole frame is.
 The optional seam blend (seam.py) then closes what difference is left at the edge of the
 blended area, with the matched picture's gradients as the guide and the photo as the boundary,
 trusted only where the matched picture keeps the photo's texture and differs by a drift-sized
-amount (`seam_trust`), so both together keep what colour match alone keeps. The trust is
-computed only when the seam blend is on.
+amount (`seam_trust`), so both together keep what colour match alone keeps: after a drift
+read from witnesses, what is left is the model's small error, and only a larger leftover (its
+local mean, not the pixels' noise) is closed. The trust is computed only when the seam blend is
+on.
 
 Neither step touches a pixel whose composite weight is 0: those stay the photo's, bit for bit.
 """
@@ -29,20 +31,23 @@ import cv2
 import numpy as np
 
 from app.imaging.drift import (
-    IN_REACH_PX,
     NO_RING,
-    OUT_REACH_PX,
-    SPAN_MARGIN_PX,
     STRENGTH_ZERO,
     TINY_RING,
-    Candidates,
     Drift,
+    declined,
+    read_drift,
+)
+from app.imaging.drift_field import Model
+from app.imaging.drift_modes import (
+    IN_REACH_PX,
+    OUT_REACH_PX,
+    SPAN_MARGIN_PX,
+    Candidates,
     Texture,
     band_pass,
     candidates,
-    declined,
     ramp,
-    read_drift,
 )
 from app.imaging.geometry import Rect, Size
 from app.imaging.lab import to_lab, to_rgb
@@ -66,10 +71,14 @@ USE_OUTER_BELOW = 0.05  # inner confidence below this and ...
 OUTER_TRUSTED = 0.5  # ... the outer one at least this: the whole frame drifted, fix inside too
 SEAM_AGREE_NONE, SEAM_AGREE_FULL = 0.5, 0.85  # the seam trusts the photo where textures agree
 SEAM_WINDOW = 5
+SEAM_SMOOTH_PX = 7  # px: the leftover difference is judged by its mean over this window
 SEAM_FLAT = 1.5  # LAB units of band-pass: below it texture compares as flat
 SEAM_SCALE = 10.0  # LAB units: a difference this large is trusted half (new content beyond)
 CLIP_STEPS = (1.0, 0.75, 0.5, 0.25)  # shares of the drift a clipped pixel may have absorbed
+EDGE_SHRINK_PX = 8.0  # witness px of a colour at the gamut's edge: trusted half
+EDGE_SPREAD_FULL, EDGE_SPREAD_NONE = 0.5, 1.0  # ... if their residuals scatter this little
 SEAM_NOISE_NONE, SEAM_NOISE_FULL = 1.5, 4.0  # LAB units: smaller differences are noise
+SEAM_READ_NONE, SEAM_READ_FULL = 4.0, 8.0  # ... and after a drift read from witnesses
 SEAM_SCALE_UNMATCHED = 60.0  # ... without colour match, where a whole drift is left to close
 
 
@@ -95,34 +104,49 @@ def ring_width_px(size: Size) -> int:
 
 
 def seam_trust(
-    matched: np.ndarray, photo: np.ndarray, photo_band: np.ndarray, scale: float = SEAM_SCALE
+    matched: np.ndarray,
+    photo: np.ndarray,
+    photo_band: np.ndarray,
+    scale: float = SEAM_SCALE,
+    read: float = 0.0,
 ) -> np.ndarray:
     """float32 HxW 0..1: how far the photo is the truth beside each pixel of the matched
     picture (LAB, both HxWx3): its fine texture agrees with the photo's and what is left of the
     difference is drift-sized (`scale`: trusted half). New content at the boundary gets no
-    pull, a leftover drift does."""
+    pull, a leftover drift does. `read` (0..1): how far colour match read the drift from its
+    witnesses and took it out; what it leaves is the model's small error, closed only where
+    it is larger than `SEAM_READ_NONE`."""
     band = band_pass(matched)
     window = (SEAM_WINDOW, SEAM_WINDOW)
     difference = cv2.boxFilter(((band - photo_band) ** 2).sum(axis=2), -1, window)
     energy = cv2.boxFilter((band * band + photo_band * photo_band).sum(axis=2), -1, window)
     agreement = 1.0 - difference / (energy + np.float32(SEAM_FLAT**2))
-    distance = np.sqrt(((matched - photo) ** 2).sum(axis=2))
+    # The leftover's local mean: the VAE's pixel noise is no step to close.
+    leftover = cv2.boxFilter(matched - photo, -1, (SEAM_SMOOTH_PX, SEAM_SMOOTH_PX))
+    distance = np.sqrt((leftover**2).sum(axis=2))
     size = distance / np.float32(scale)
     trust = ramp(agreement, SEAM_AGREE_NONE, SEAM_AGREE_FULL) / (1.0 + size**4)
     # A difference of the VAE's noise is no step to close: pulling toward it only adds noise.
-    trust = trust * ramp(distance, SEAM_NOISE_NONE, SEAM_NOISE_FULL)
+    none = SEAM_NOISE_NONE + read * (SEAM_READ_NONE - SEAM_NOISE_NONE)
+    full = SEAM_NOISE_FULL + read * (SEAM_READ_FULL - SEAM_NOISE_FULL)
+    trust = trust * ramp(distance, none, full)
     return trust.astype(np.float32)
 
 
+def _at_gamut_edge(pixels: np.ndarray) -> np.ndarray:
+    """HxW bool: pixels with a channel at 0 or 255 (what clipping makes)."""
+    return cv2.inRange(pixels, (1, 1, 1), (254, 254, 254)) == 0
+
+
 def _clip_consistent(
-    pixels: np.ndarray, lab: np.ndarray, shift: np.ndarray, moved: np.ndarray
+    pixels: np.ndarray, lab: np.ndarray, shift: np.ndarray, edge: np.ndarray
 ) -> None:
     """Where the drift may have been clipped away, the least correction that explains the
     generated pixel (in place on `shift`). A pixel at the gamut's edge (a channel at 0 or 255)
     is what any photo colour beyond that edge drifts to: black pushed darker stays black. Of
     the corrections −(1 − s)·d, the one with the largest s for which the photo so corrected,
-    drifted again and clipped, is the generated pixel (within a level) is kept."""
-    edge = moved & np.any((pixels == 0) | (pixels == 255), axis=2)
+    drifted again and clipped, is the generated pixel (within a level) is kept. `edge`: the
+    moved pixels at the gamut's edge."""
     if not edge.any():
         return
     generated = pixels[edge].astype(np.int16)
@@ -139,6 +163,33 @@ def _clip_consistent(
         if not open_.any():
             break
     shift[edge] = shift[edge] * (1.0 - factor)[:, None]
+
+
+def _edge_witnessed(
+    pixels: np.ndarray, shift: np.ndarray, edge: np.ndarray, model: Model, scale: float
+) -> None:
+    """Where witnesses of the same colour at the gamut's edge (`edge`: the pixels there)
+    showed what it drifted by, their drift (in place on `shift`, shrunk toward the
+    clip-consistent correction by `EDGE_SHRINK_PX`): the ring saw what the clipping did to
+    that colour."""
+    if model.edge is None or not edge.any():
+        return
+    weight, drift, spread = model.edge.at(pixels[edge])
+    known = weight > 0
+    if not known.any():
+        return
+    # A colour the witnesses' photo colours scatter behind (black from black and from dark
+    # greys) says little about which it was: only a consistent one is taken.
+    size = np.linalg.norm(drift, axis=1)
+    consistent = ramp(spread / np.maximum(size, 1e-3), EDGE_SPREAD_NONE, EDGE_SPREAD_FULL)
+    t = (weight / (weight + np.float32(EDGE_SHRINK_PX)) * consistent)[:, None]
+    mine = -np.float32(scale) * drift
+    shift[edge] = np.where(known[:, None], t * mine + (1 - t) * shift[edge], shift[edge])
+
+
+def _put(pixels: np.ndarray, where: np.ndarray, values: np.ndarray) -> np.ndarray:
+    pixels[where] = values
+    return pixels
 
 
 @dataclass(frozen=True)
@@ -254,6 +305,7 @@ class ColorMatcher:
         lab = generated_lab[inside.slices()]
         shift = np.zeros_like(lab)
         cells = self._cells
+        moved = np.zeros(cells.shape, bool)
         scale = np.float32(self.strength)
         if drift.applies:
             model = drift.model
@@ -261,17 +313,26 @@ class ColorMatcher:
             if model.field_map is not None:
                 d = d + model.field_map[inside.slices()][cells]
             shift[cells] = -np.float32(model.confidence) * scale * d
+            moved |= cells
         if beyond is not None and beyond.applies:
             out = ~cells
             d = beyond.model.drift_at(lab[out])
             shift[out] = -np.float32(beyond.model.confidence) * scale * d
+            moved |= out
         pixels = placed[Rect(w.x - self.at.x, w.y - self.at.y, w.width, w.height).slices()]
         pixels = pixels.copy()
-        moved = np.any(shift != 0.0, axis=2)
         if moved.any():
-            _clip_consistent(pixels, lab, shift, moved)
+            edge = moved & _at_gamut_edge(pixels)
+            _clip_consistent(pixels, lab, shift, edge)
+            if drift.applies:
+                c = float(model.confidence * scale)
+                _edge_witnessed(pixels, shift, edge & cells, model, c)
+            if beyond is not None and beyond.applies:
+                b = beyond.model
+                _edge_witnessed(pixels, shift, edge & ~cells, b, float(b.confidence * scale))
             lab = lab + shift
-            pixels[moved] = to_rgb(lab[moved])
+            # (an unmoved pixel round-trips: to_lab of a uint8 colour is exact)
+            pixels = to_rgb(lab) if moved.all() else _put(pixels, moved, to_rgb(lab[moved]))
         trust = None
         if self.seam:
             assert self._photo_band is not None
@@ -280,7 +341,8 @@ class ColorMatcher:
             # Colour match took the drift out: what is left beyond a few units is new content.
             # Without it (strength 0) a whole drift is left for the seam to close.
             size_scale = SEAM_SCALE if self.strength > 0.0 else SEAM_SCALE_UNMATCHED
-            full = seam_trust(matched, self._photo_lab, self._photo_band, size_scale)
+            read = drift.confidence * self.strength if drift.applies else 0.0
+            full = seam_trust(matched, self._photo_lab, self._photo_band, size_scale, read)
             trust = np.ascontiguousarray(full[inside.slices()])
         return Fitted(pixels, drift, trust)
 

@@ -55,12 +55,21 @@ class ColourTable:
         return cls(2 * lo, _upsample2(table))
 
     def at(self, lab: np.ndarray) -> np.ndarray:
-        local = _nodes(lab, 2) - self.low
-        shape = np.asarray(self.values.shape[:3])
-        inside = np.all((local >= 0) & (local < shape), axis=1)
+        shape = self.values.shape[:3]
+        lab = np.asarray(lab, np.float32)
+        inside = np.ones(len(lab), bool)
+        flat = np.zeros(len(lab), np.int32)
+        for c in range(3):  # per channel: numpy's Nx3 reductions are slow
+            per = 2.0 / TABLE_STEP[c]
+            start = TABLE_LOW[c] + int(self.low[c]) / per  # the block's first refined node
+            i = np.rint((lab[:, c] - np.float32(start)) * np.float32(per))
+            # Beyond the grid a colour takes the grid's edge node (as `_nodes` clips).
+            last = (TABLE_NODES[c] - 1) * 2 - int(self.low[c])
+            i = np.clip(i, -int(self.low[c]), last).astype(np.int32)
+            inside &= (i >= 0) & (i < shape[c])
+            flat = flat * np.int32(shape[c]) + i
         out = np.zeros(lab.shape, np.float32)
-        i = local[inside]
-        out[inside] = self.values[i[:, 0], i[:, 1], i[:, 2]]
+        out[inside] = self.values.reshape(-1, 3)[flat[inside]]
         return out
 
 
@@ -89,3 +98,59 @@ def _upsample2(grid: np.ndarray) -> np.ndarray:
         out[1::2] = 0.5 * (moved[:-1] + moved[1:])
         grid = np.moveaxis(out, 0, axis)
     return grid
+
+
+EDGE_BIN = 4  # sRGB levels per channel in a bin of the edge table
+
+
+def _edge_key(rgb: np.ndarray) -> np.ndarray:
+    q = (np.asarray(rgb, np.int64) // EDGE_BIN).reshape(-1, 3)
+    side = 256 // EDGE_BIN
+    return (q[:, 0] * side + q[:, 1]) * side + q[:, 2]
+
+
+def at_gamut_edge(rgb: np.ndarray) -> np.ndarray:
+    """N bool: sRGB colours with a channel at 0 or 255 (what clipping makes)."""
+    return np.any((rgb == 0) | (rgb == 255), axis=-1)
+
+
+@dataclass(frozen=True)
+class EdgeTable:
+    """What the witnesses at the sRGB gamut's edge drifted by, per generated colour (bins of
+    `EDGE_BIN` levels): a drift that clipped part of the ring leaves there colours whose drift
+    only their own witnesses show (black pushed darker stays black; a bright colour pushed
+    brighter loses only what did not clip)."""
+
+    keys: np.ndarray  # sorted bin keys
+    weight: np.ndarray  # witness px per key
+    drift: np.ndarray  # the witnesses' mean residual (LAB) per key
+    spread: np.ndarray  # ... and their RMS about it
+
+    @classmethod
+    def fit(
+        cls, rgb: np.ndarray, residual: np.ndarray, w: np.ndarray, scale: float
+    ) -> EdgeTable | None:
+        edge = at_gamut_edge(rgb) & (w > 0)
+        if not edge.any():
+            return None
+        keys, inverse = np.unique(_edge_key(rgb[edge]), return_inverse=True)
+        we = w[edge].astype(np.float64)
+        weight = np.bincount(inverse, we, len(keys))
+        sums = np.stack(
+            [np.bincount(inverse, we * residual[edge, c], len(keys)) for c in range(3)], -1
+        )
+        drift = sums / weight[:, None]
+        about = residual[edge] - drift[inverse]
+        spread = np.sqrt(np.bincount(inverse, we * (about * about).sum(axis=1), len(keys)) / weight)
+        return cls(
+            keys, (weight * scale).astype(np.float32), drift.astype(np.float32),
+            spread.astype(np.float32),
+        )  # fmt: skip
+
+    def at(self, rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(N witness px, Nx3 drift, N spread) for N sRGB colours (0 px: none had it)."""
+        key = _edge_key(rgb)
+        i = np.clip(np.searchsorted(self.keys, key), 0, len(self.keys) - 1)
+        hit = self.keys[i] == key
+        weight = np.where(hit, self.weight[i], np.float32(0.0))
+        return weight.astype(np.float32), self.drift[i] * hit[:, None], self.spread[i]

@@ -11,7 +11,8 @@ import numpy as np
 from app.imaging import prepare as prep
 from app.imaging.color_match import BlendOptions, to_lab, to_rgb
 from app.imaging.composite import feather_weights, repainted_area
-from app.imaging.drift import Texture, band_pass, candidates, read_drift
+from app.imaging.drift import read_drift
+from app.imaging.drift_modes import Texture, band_pass, candidates
 
 from .test_color_match import SIZE, _disc, _photo, _rings
 

@@ -132,3 +132,86 @@ def test_a_drift_the_gamut_clipped_away_is_not_put_back() -> None:
     assert np.abs(matched[black].astype(int)).max() <= 2  # still black
     rest = on & ~black
     assert _delta_e(matched[rest], photo[rest]) <= 0.4 * _delta_e(off[rest], photo[rest])
+
+
+def test_a_drift_that_clipped_the_ring_is_read_from_the_witnesses_at_the_gamut_edge() -> None:
+    """A dark photo drifted so far that one sRGB channel clips to 0 over most of it: the
+    clipped colours keep no texture to test, but the ring's pixels of the same colour show
+    what it drifted by, so they are corrected as the ring says, not left as generated."""
+    rng = np.random.default_rng(27)
+    _, mask, _, _ = _setup(27)
+    y, x = np.mgrid[0:SIZE, 0:SIZE].astype(np.float32)
+    base = np.stack([35 + 0.05 * x, 35 + 0.05 * y, 35 + 0.0 * x], -1)
+    photo = np.clip(np.rint(base + rng.normal(0.0, 4.0, base.shape)), 0, 255).astype(np.uint8)
+    prepared = prep.prepare(photo, mask, prep.PrepareOptions(feather_px=FEATHER))
+    r = prepared.record
+    cells = repainted_area(mask, r.align, r.region, r.scale_plan)
+    generated = _drifted(_noisy(photo, 7), cells, (-10.0, -45.0, -18.0))
+    assert (generated[cells] == 0).any(axis=1).mean() > 0.5  # the drift clipped most of them
+    off, _ = _composite(prepared, generated, OFF)
+    matched, record = _composite(prepared, generated, ON)
+    assert record is not None and record["applied"]
+    on = mask >= 128
+    assert _delta_e(matched[on], photo[on]) <= 0.3 * _delta_e(off[on], photo[on])
+
+
+def test_a_drift_turning_across_the_picture_is_followed_inside_the_mask() -> None:
+    """A drift whose a and b turn linearly from one side of the mask to the other: inside the
+    mask, where no witness is, the per-cell field follows the plane the ring shows rather
+    than flattening toward its mean."""
+    side, radius = 192, 50
+    rng = np.random.default_rng(28)
+    y, x = np.mgrid[0:side, 0:side].astype(np.float32)
+    base = np.stack([110 + 0.1 * x, 130 + 0.05 * y, 90 + 0.0 * x], -1)
+    photo = np.clip(np.rint(base + rng.normal(0.0, 6.0, base.shape)), 0, 255).astype(np.uint8)
+    disc = (x - side / 2) ** 2 + (y - side / 2) ** 2 <= radius**2
+    mask = np.where(disc, np.uint8(255), np.uint8(0))
+    prepared = prep.prepare(photo, mask, prep.PrepareOptions(feather_px=FEATHER))
+    r = prepared.record
+    cells = repainted_area(mask, r.align, r.region, r.scale_plan)
+    lab = to_lab(_noisy(photo, 8))
+    t = np.clip((np.arange(side, dtype=np.float32) - (side / 2 - radius)) / (2 * radius), 0, 1)
+    turning = np.stack([6 * np.ones_like(t), 14 * (1 - t) - 7, 14 * t - 7], -1)[None]
+    lab[cells] += np.broadcast_to(turning, lab.shape)[cells]
+    generated = to_rgb(lab)
+    off, _ = _composite(prepared, generated, OFF)
+    matched, record = _composite(prepared, generated, ON)
+    assert record is not None and record["applied"]
+    assert _delta_e(matched[disc], photo[disc]) <= 0.33 * _delta_e(off[disc], photo[disc])
+
+
+def test_the_seam_after_a_witnessed_match_is_no_worse_than_the_match_alone() -> None:
+    """A colour-dependent drift of the whole frame: colour match reads it from witnesses and
+    leaves only its model's small error, which the seam blend must not spread inward (it
+    closes only a leftover beyond that error)."""
+    photo, mask, prepared, _ = _setup(32)
+    lab = to_lab(_noisy(photo, 32))
+    lab[..., 0] = (lab[..., 0] - 50) * 1.12 + 53
+    lab[..., 1] = lab[..., 1] * 1.15 + 2
+    lab[..., 2] = lab[..., 2] * 1.15 - 3
+    generated = to_rgb(lab)
+    matched, record = _composite(prepared, generated, ON)
+    both, _ = _composite(prepared, generated, BOTH)
+    assert record is not None and record["applied"]
+    on = mask >= 128
+    assert _delta_e(both[on], photo[on]) <= _delta_e(matched[on], photo[on]) + 1e-3
+
+
+def test_a_drift_that_clipped_away_part_of_the_ring_s_texture_is_still_read() -> None:
+    """The drift pushes a dark grey photo so far that a channel clips over the whole ring:
+    the texture it kept is the photo's shifted by one offset before the clipping, which the
+    witness test fits, so the ring witnesses the drift instead of being declined."""
+    rng = np.random.default_rng(29)
+    _, mask, _, _ = _setup(29)
+    y, x = np.mgrid[0:SIZE, 0:SIZE].astype(np.float32)
+    base = np.stack([35 + 0.05 * x, 35 + 0.05 * y, 35 + 0.0 * x], -1)
+    photo = np.clip(np.rint(base + rng.normal(0.0, 8.0, base.shape)), 0, 255).astype(np.uint8)
+    prepared = prep.prepare(photo, mask, prep.PrepareOptions(feather_px=FEATHER))
+    r = prepared.record
+    cells = repainted_area(mask, r.align, r.region, r.scale_plan)
+    generated = _drifted(_noisy(photo, 7), cells, (-25.0, -37.0, 13.0))
+    off, _ = _composite(prepared, generated, OFF)
+    matched, record = _composite(prepared, generated, ON)
+    assert record is not None and record["applied"]
+    on = mask >= 128
+    assert _delta_e(matched[on], photo[on]) <= 0.6 * _delta_e(off[on], photo[on])
