@@ -78,6 +78,11 @@ NOTE_FIX = (
     "this message."
 )
 
+# A listing entry's outcome state and variation set, as its indexes hold them (a query uses
+# the same text to be answered by the index).
+STATE_OF = "(CASE WHEN json_valid(summary) THEN json_extract(summary, '$.outcome.state') END)"
+SET_OF = "(CASE WHEN json_valid(summary) THEN json_extract(summary, '$.variation.set') END)"
+
 SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS jobs(id TEXT PRIMARY KEY, position INTEGER NOT NULL, "
@@ -95,6 +100,10 @@ SCHEMA = (
     "CREATE TABLE IF NOT EXISTS listing(id TEXT PRIMARY KEY, sha256 TEXT NOT NULL, "
     "settings TEXT NOT NULL, prompt TEXT NOT NULL, seed INTEGER NOT NULL, summary TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS listing_seeds ON listing(settings, prompt, seed)",
+    # The Queue dock's counts past its page and a variation set's jobs (one guarded
+    # expression each: a damaged summary is NULL here, never an error).
+    f"CREATE INDEX IF NOT EXISTS listing_state ON listing({STATE_OF})",
+    f"CREATE INDEX IF NOT EXISTS listing_set ON listing({SET_OF})",
 )
 JOB_COLUMNS = "id, doc, copy, sha256"
 Row = tuple[str, bytes, bytes, str]  # a job row as `decode` takes it

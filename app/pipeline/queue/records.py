@@ -274,6 +274,28 @@ class ListedView:
     accepted_step: int | None
 
 
+@dataclass(frozen=True)
+class QueueRest:
+    """The jobs after a page, as the Queue dock counts them (indexed queries, no document or
+    run folder read): how many, how many open (queued, running or interrupted), held by a
+    live worker, failed; and for the ETA one open job per settings with how many share them."""
+
+    total: int = 0
+    open: int = 0
+    running: int = 0
+    failed: int = 0
+    groups: tuple[tuple[QueuedJob, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class QueuePage:
+    """The first jobs of the queue with their derived states, and the rest as counts."""
+
+    paused: bool
+    views: tuple[JobView, ...]
+    rest: QueueRest = QueueRest()
+
+
 def verify_queue(raw: bytes) -> dict[str, Any] | None:
     """queue.json's data when its checksum holds (its jobs are checked one by one on import)."""
     try:
