@@ -10,6 +10,7 @@ import contextlib
 import json
 import os
 import sqlite3
+from collections import Counter
 from collections.abc import Sequence
 
 from app.core.errors import StepwiseError
@@ -156,52 +157,50 @@ class QueueListing(QueueStore):
         def work(conn: sqlite3.Connection) -> tuple[bool, list[tuple[QueuedJob, bool]], QueueRest]:
             live = self._live_claims(conn)
             first = "WHERE rowid IN (SELECT rowid FROM jobs ORDER BY position LIMIT ?)"
-            jobs = [(j, j.id in live) for j in self._jobs(conn, first, (max(0, limit),))]
-            edge = conn.execute(
-                "SELECT position FROM jobs ORDER BY position LIMIT 1 OFFSET ?", (max(0, limit),)
-            ).fetchone()
-            rest = QueueRest() if edge is None else self._rest(conn, int(edge[0]), live)
-            return self._paused(conn), jobs, rest
+            jobs = list(self._jobs(conn, first, (max(0, limit),)))
+            rest = self._rest(conn, max(0, limit), jobs, live)
+            return self._paused(conn), [(j, j.id in live) for j in jobs], rest
 
         paused, jobs, rest = self._do(work, write=False)
-        views = tuple(self._views_of(jobs))
-        return QueuePage(paused, views, rest)
+        return QueuePage(paused, tuple(self._views_of(jobs)), rest)
 
-    def _rest(self, conn: sqlite3.Connection, edge: int, live: set[str]) -> QueueRest:
-        """The jobs from position `edge` on, counted through the indexes (jobs_order, jobs_open,
-        listing_state; the ETA's groups through jobs_open and the listing's primary key)."""
+    def _rest(
+        self, conn: sqlite3.Connection, limit: int, page: list[QueuedJob], live: set[str]
+    ) -> QueueRest:
+        """The whole queue's counts less the page's own: through the indexes jobs_order,
+        jobs_open and listing_state (the open jobs grouped by settings, one of each read)."""
 
-        def count(query: str, *params: object) -> int:
-            return int(conn.execute(query, (edge, *params)).fetchone()[0])
+        def one(query: str, *params: object) -> int:
+            return int(conn.execute(query, params).fetchone()[0])
 
-        total = count("SELECT count(*) FROM jobs WHERE position >= ?")
-        still = count("SELECT count(*) FROM jobs WHERE open = 1 AND position >= ?")
+        total = one("SELECT count(*) FROM jobs")
+        if total <= limit:
+            return QueueRest()
+        mine = [j for j in page if j.outcome is None]  # the page's open jobs
         held = sorted(live)
-        running = (
-            count(
-                "SELECT count(*) FROM jobs WHERE open = 1 AND position >= ? "
-                f"AND id IN ({', '.join('?' * len(held))})",
-                *held,
-            )
-            if held
-            else 0
-        )
-        failed = count(
-            "SELECT count(*) FROM listing l JOIN jobs j ON j.id = l.id AND j.sha256 = l.sha256 "
-            f"WHERE j.position >= ? AND {queue_db.STATE_OF} = 'failed'"
-        )
+        marks = ", ".join("?" * len(held))
+        running = one(f"SELECT count(*) FROM jobs WHERE open = 1 AND id IN ({marks})", *held)
+        failed = one(f"SELECT count(*) FROM listing WHERE {queue_db.STATE_OF} = 'failed'")
         found = conn.execute(
-            "SELECT min(j.rowid), count(*) FROM jobs j JOIN listing l "
-            "ON l.id = j.id AND l.sha256 = j.sha256 WHERE j.open = 1 AND j.position >= ? "
-            "GROUP BY l.settings",
-            (edge,),
+            f"SELECT settings, count(*), min(id) FROM listing WHERE {queue_db.STATE_OF} IS NULL "
+            "GROUP BY settings"
         ).fetchall()
+        on_page = Counter(job_settings_key(j) for j in mine)
         groups = []
-        for rowid, how_many in found:
-            job = next(self._jobs(conn, "WHERE rowid = ?", (rowid,), fresh=False), None)
+        for key, count, some_id in found:
+            left = int(count) - on_page.get(key, 0)
+            job = self._job_by_id(conn, some_id) if left > 0 else None
             if job is not None:
-                groups.append((job, int(how_many)))
-        return QueueRest(total, still, running, failed, tuple(groups))
+                groups.append((job, left))
+        return QueueRest(
+            total - limit,
+            max(0, one("SELECT count(*) FROM jobs WHERE open = 1") - len(mine)),
+            max(0, running - sum(j.id in live for j in mine)),
+            max(
+                0, failed - sum(j.outcome is not None and j.outcome.state == "failed" for j in page)
+            ),
+            tuple(groups),
+        )
 
     def _views_of(self, jobs: Sequence[tuple[QueuedJob, bool]]) -> list[JobView]:
         """Each job's view, its run folder read only when it was made (one listing of runs/)."""
