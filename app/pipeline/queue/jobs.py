@@ -18,7 +18,8 @@ its state is derived: an outcome recorded → done / failed; else a finished run
 folder → interrupted (the next worker resumes it from its last checkpoint); else queued.
 
 JobQueue adds, changes and claims jobs; queue/listing.py answers what the queue shows (`queue
-list`, the seeds in use, the views); queue/store.py keeps the database under both.
+list`, the seeds in use, the views, the Queue dock's page); queue/store.py keeps the database
+under both.
 """
 
 from __future__ import annotations
