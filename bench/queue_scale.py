@@ -9,6 +9,9 @@ For each size N, in a fresh STEPWISE_HOME: one `JobQueue.add` of N jobs (one tra
 (each done job is skipped by its `open` index). Prints seconds, microseconds per job, each as a
 ratio of the smallest size's per-job time (1.0 = the store scales linearly), and the database's
 size. The jobs have no picture: the store's own cost, not the hashing of inputs. Then the
+Queue dock's read before / after (its first page, JobQueue.page) and `queue list`'s in-process
+read before / after (the done jobs' progress from the listing table), half the jobs done with
+a run folder each (one run.json hard-linked into each). Then the
 CLI on that queue (each a fresh `python -m app` process, output to /dev/null): `queue list`,
 `queue list --json` and `queue add --variations 10` (the tiny models; no engine: the add
 checks what it can without one), each with its difference to the smallest size ("+s").
@@ -17,14 +20,17 @@ checks what it can without one), each with its difference to the smallest size (
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+DOCK_PAGE = 100  # app/jobs/queue_model.py's PAGE (the bench imports no Qt)
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
@@ -35,6 +41,7 @@ def measure(home: Path, n: int) -> dict[str, float]:
     from app.pipeline.job.spec import JobSpec, ModelFiles
     from app.pipeline.queue.jobs import JobQueue, Outcome
     from app.pipeline.queue.variations import variations
+    from app.pipeline.run.folder import RUN_FILE, create_run
 
     queue = JobQueue(app_paths())
     spec = JobSpec(models=ModelFiles("d.gguf", "l.gguf", "v.safetensors"), prompt="a red house")
@@ -49,16 +56,26 @@ def measure(home: Path, n: int) -> dict[str, float]:
     _, views = queue.views()
     out["list"] = time.perf_counter() - started
     assert len(views) == n
+    out["page"] = _seconds(lambda: queue.page(DOCK_PAGE))
     started = time.perf_counter()
     claim = queue.claim_next()
     assert claim is not None
     claim.release()
     out["claim"] = time.perf_counter() - started
     half = added[: n // 2]  # half done, recorded as the worker records an outcome
+    template = home / "template-run"  # one finished run's run.json, linked into each folder
+    run = create_run(home, spec, template)
+    run.steps, run.last_completed_step = spec.steps, spec.steps
+    run.save()
+    for job in half:
+        folder = queue.run_dir_of(job.id)
+        folder.mkdir(parents=True)
+        os.link(template / RUN_FILE, folder / RUN_FILE)
 
     def record_half(conn: object) -> None:
         for job in half:
-            queue._record_in(conn, job.id, Outcome("done", "", None, "2026-01-01"))  # type: ignore[arg-type]
+            done = Outcome("done", str(queue.run_dir_of(job.id)), None, "2026-01-01")
+            queue._record_in(conn, job.id, done)  # type: ignore[arg-type]
 
     queue._do(record_half)
     started = time.perf_counter()
@@ -66,8 +83,27 @@ def measure(home: Path, n: int) -> dict[str, float]:
     assert claim is not None
     claim.release()
     out["claim_half"] = time.perf_counter() - started
+    # Half done, each with its run folder: the dock's old read (every job's view) and its
+    # page; `queue list`'s read as it was (every run folder read) and as it is.
+    out["list_half"] = _seconds(queue.views)
+    out["page_half"] = _seconds(lambda: queue.page(DOCK_PAGE))
+    import app.pipeline.queue.listing as listing_module
+
+    as_it_is = listing_module.listed_view
+    listing_module.listed_view = lambda job, *a: as_it_is(dataclasses.replace(job, run=None), *a)
+    try:
+        out["cli_old_half"] = _seconds(queue.listing)
+    finally:
+        listing_module.listed_view = as_it_is
+    out["cli_new_half"] = _seconds(queue.listing)
     out["mb"] = queue.file.stat().st_size / 1e6
     return out
+
+
+def _seconds(work: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    work()
+    return time.perf_counter() - started
 
 
 def cli_seconds(home: Path, models: tuple[str, str, str], *args: str) -> float:
@@ -137,6 +173,24 @@ def main() -> int:
             f" | {r['list']:>8.3f} {r['list'] / n * 1e6:>8.1f} "
             f"{r['list'] / n / base['list']:>6.2f} | {r['claim']:>8.3f} {r['claim_half']:>8.3f}"
             f" | {r['mb']:>7.1f}"
+        )
+    print(
+        "\nBefore / after, side by side: the Queue dock's read (before: every job's view, "
+        f"JobQueue.views; after: its first page of {DOCK_PAGE}, JobQueue.page) with every job "
+        "queued and with half done (each with its run folder); `queue list`'s read in process "
+        "(JobQueue.listing) with half done, before (each done job's run.json read) and after "
+        "(its progress kept with its outcome)"
+    )
+    print(
+        f"{'jobs':>8} | {'views s':>8} {'page s':>8} {'×':>6} | {'views½ s':>8} {'page½ s':>8} "
+        f"{'×':>6} | {'list½ old s':>11} {'new s':>7} {'×':>5}"
+    )
+    for n, r in rows:
+        print(
+            f"{n:>8} | {r['list']:>8.3f} {r['page']:>8.4f} {r['list'] / r['page']:>6.0f} | "
+            f"{r['list_half']:>8.3f} {r['page_half']:>8.4f} {r['list_half'] / r['page_half']:>6.0f}"
+            f" | {r['cli_old_half']:>11.3f} {r['cli_new_half']:>7.3f} "
+            f"{r['cli_old_half'] / r['cli_new_half']:>5.1f}"
         )
     if "cli_list" in rows[0][1]:
         first = rows[0][1]

@@ -7,6 +7,11 @@ The store and the worker are the pipeline's (app/pipeline/queue/jobs.py, queue/w
 CLI's `queue` commands use the same ones), so the GUI and a `queue run` in a terminal share one
 queue and never run the same job. The worker has a Pipeline of its own (the stage cache is
 shared through its folder); the GPU is free between jobs, every stage being its own process.
+
+The dock reads the queue by pages (issue 38: reading all of 100,000 jobs took 17.6 s): the
+first PAGE jobs with their run folders, one page more each time the list is scrolled to its
+end, and the jobs after them as counts and per-settings groups (the ETA) from the database's
+indexes (JobQueue.page).
 """
 
 from __future__ import annotations
@@ -21,32 +26,57 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.core.paths import AppPaths
 from app.jobs.eta import JobLeft, StageTimes, job_seconds, queue_seconds
-from app.jobs.job_inputs import InputFiles, write_inputs
+from app.jobs.job_inputs import InputFiles
+from app.jobs.queue_threads import QueueAdder, QueueWorker, system_sources
 from app.jobs.run_session import make_pipeline
 from app.jobs.run_state import log_error, user_text
-from app.jobs.workers import AppThread, suspend_and_wait
+from app.jobs.workers import suspend_and_wait
 from app.pipeline import (
     JobQueue,
     JobView,
-    QueuedJob,
+    QueueRest,
     Sources,
     WorkGate,
-    check_new_jobs,
-    run_queue,
-    used_seeds,
-    variations,
 )
 from app.pipeline import events as ev
-from app.pipeline.api import PipelineAPI, RunSnapshot
-from app.pipeline.control import RunControl
+from app.pipeline.api import RunSnapshot
 from app.pipeline.job.spec import JobSpec
-from app.pipeline.work_policy import IDLE, Verdict, WorkPolicy
+from app.pipeline.work_policy import Verdict, WorkPolicy
 
 log = logging.getLogger(__name__)
 
 QUEUE_INPUTS_FOLDER = "queue-inputs"  # the picture as painted, written before it is queued
 REFRESH_MS = 1000
 OPEN_STATES = ("queued", "running", "interrupted")
+PAGE = 100  # jobs read at a time (their documents and run folders); a dock shows ~10
+
+
+@dataclass(frozen=True)
+class QueueCounts:
+    """The whole queue's figures: the page's from its views, the rest's from the indexes."""
+
+    total: int = 0
+    open: int = 0  # queued, running or interrupted
+    running: int = 0
+    failed: int = 0
+
+    @property
+    def waiting(self) -> int:
+        """Queued or interrupted: what Run queue would start."""
+        return self.open - self.running
+
+    @property
+    def done(self) -> int:
+        return self.total - self.open - self.failed
+
+
+def counts_of(views: Sequence[JobView], rest: QueueRest) -> QueueCounts:
+    return QueueCounts(
+        len(views) + rest.total,
+        sum(v.state in OPEN_STATES for v in views) + rest.open,
+        sum(v.state == "running" for v in views) + rest.running,
+        sum(v.state == "failed" for v in views) + rest.failed,
+    )
 
 
 @dataclass(frozen=True)
@@ -57,89 +87,6 @@ class Progress:
     step: int
     steps: int
     seconds_per_step: float
-
-
-class QueueWorker(AppThread):
-    """`run_queue` off the UI thread; `ended(reason)` once, with the worker's reason."""
-
-    job_event = Signal(str, object)  # job id, app.pipeline.events event
-    work_state = Signal(object)  # app.pipeline.work_policy.Verdict: waiting (why) / working
-    ended = Signal(str)
-
-    def __init__(
-        self,
-        pipeline: PipelineAPI,
-        queue: JobQueue,
-        parent: QObject | None = None,
-        gate: WorkGate | None = None,
-    ):
-        super().__init__(parent)
-        self.setObjectName("QueueWorker")
-        self.control = RunControl()
-        self._pipeline, self._queue = pipeline, queue
-        self.gate = gate or WorkGate()
-        self.gate.on_state = self.work_state.emit
-
-    def run(self) -> None:  # QThread entry point
-        def on_event(job: QueuedJob, _run_dir: Path | None, event: ev.Event) -> None:
-            self.job_event.emit(job.id, event)
-
-        reason = "failed"
-        try:
-            report = run_queue(self._pipeline, self._queue, self.control, on_event, gate=self.gate)
-            reason = report.reason
-        except Exception:  # logged; the dock shows the jobs as they are
-            log.exception("the queue worker failed")
-        finally:
-            self.gate.close()
-        self.ended.emit(reason)
-
-
-def _system_sources(policy: WorkPolicy) -> Sources:
-    return Sources.system() if policy.mode == IDLE else Sources()
-
-
-class QueueAdder(AppThread):
-    """Writes the painted inputs, makes the variations and adds them, off the UI thread."""
-
-    added = Signal(int)
-    failed = Signal(str)
-
-    def __init__(
-        self,
-        queue: JobQueue,
-        folder: Path,
-        pictures: tuple[np.ndarray | None, np.ndarray | None, tuple[np.ndarray, ...]],
-        spec_of: Callable[[InputFiles | None], JobSpec],
-        count: int,
-        random_seeds: bool,
-        parent: QObject | None = None,
-        photo_name: str | None = None,
-        queued: Sequence[QueuedJob] = (),
-    ) -> None:
-        super().__init__(parent)
-        self.setObjectName("QueueAdder")
-        self._photo_name = photo_name
-        self._queue, self._folder, self._pictures = queue, folder, pictures
-        self._spec_of, self._count, self._random = spec_of, count, random_seeds
-        self._queued = queued  # the jobs in the queue as last read: their seeds are taken
-
-    def run(self) -> None:  # QThread entry point
-        image, mask, refs = self._pictures
-        try:
-            files = None
-            if image is not None or refs:
-                files = write_inputs(self._folder, image, mask, refs)
-            spec = self._spec_of(files)
-            used = used_seeds(spec, self._queued) if self._count > 1 else set()
-            specs, tags = variations(spec, self._count, self._random, None, used)
-            check_new_jobs(specs)  # what a run checks before any stage, as `queue add` does
-            added = self._queue.add(specs, tags, photo_name=self._photo_name)
-        except Exception as exc:  # said to the user with the file named
-            log_error(log, "adding to the queue failed", exc)
-            self.failed.emit(user_text(exc))
-            return
-        self.added.emit(len(added))
 
 
 class QueueModel(QObject):
@@ -171,11 +118,14 @@ class QueueModel(QObject):
         self._steps_seen: dict[str, int] = {}  # steps the job in hand ran in this diffuse
         # The work policy (Settings.work) read at each start, its sources (tests: a fake idle
         # source), and the worker's verdict while it runs (None: no worker).
-        self.policy_of, self.sources_of = policy, sources or _system_sources
+        self.policy_of, self.sources_of = policy, sources or system_sources
         self.work_state: Verdict | None = None
         self.queue = JobQueue(paths)
         self._engine = engine
-        self.views: list[JobView] = []
+        self.views: list[JobView] = []  # the jobs read: the first `_limit` of the queue
+        self.rest = QueueRest()  # the jobs after them, counted
+        self._limit = PAGE
+        self._in_hand: dict[str, JobView | None] = {}  # the worker's job when not in `views`
         self._read_once = False
         self.paused = False
         self.progress: Progress | None = None
@@ -190,13 +140,29 @@ class QueueModel(QObject):
     def refresh(self) -> None:
         self._read_once = True
         try:
-            self.paused, self.views = self.queue.views()
+            page = self.queue.page(self._limit)
+            self.paused, self.views, self.rest = page.paused, list(page.views), page.rest
         except Exception as exc:  # a damaged queue file: said, not raised
             log_error(log, "reading the queue failed", exc)
             self.failed.emit(user_text(exc))
-            self.views = []
+            self.views, self.rest = [], QueueRest()
         self._read_history()
         self.changed.emit()
+
+    @property
+    def counts(self) -> QueueCounts:
+        return counts_of(self.views, self.rest)
+
+    @property
+    def has_more(self) -> bool:
+        """Jobs after those read (`more` reads the next page)."""
+        return self.rest.total > 0
+
+    def more(self) -> None:
+        """One page more of the queue (the list was scrolled to its end)."""
+        if self.has_more:
+            self._limit = len(self.views) + PAGE
+            self.refresh()
 
     def _read_history(self) -> None:
         """The stage times of finished runs not read yet (their run folders' records)."""
@@ -219,15 +185,31 @@ class QueueModel(QObject):
     def running(self) -> bool:
         return self.worker is not None
 
-    def job_ids(self) -> set[str]:
-        """The ids of the jobs in the queue (each job's run folder is named by its id), as
-        last read; read now when the queue was never read."""
+    def has_job(self, job_id: str) -> bool:
+        """Whether the queue holds the job `job_id` (its run folder is named by its id): the
+        jobs read, else one look in the database when more are there."""
         if not self._read_once:
             self.refresh()
-        return {v.job.id for v in self.views}
+        if any(v.job.id == job_id for v in self.views):
+            return True
+        if not self.has_more:
+            return False
+        try:
+            return self.queue.find(job_id) is not None
+        except Exception as exc:  # a damaged queue file: said by the next refresh
+            log.info("the queue could not be read: %s", exc)
+            return False
 
-    def unfinished(self) -> list[JobView]:
-        return [v for v in self.views if v.state in ("queued", "interrupted")]
+    def variation_views(self, variation_set: str, count: int) -> list[JobView]:
+        """The jobs of one set of variations: those read when all `count` are, else read."""
+        mine = [v for v in self.views if v.job.variation and v.job.variation.set == variation_set]
+        if len(mine) >= count or not self.has_more:
+            return mine
+        try:
+            return self.queue.variation_views(variation_set)
+        except Exception as exc:  # a damaged queue file: the jobs read are compared
+            log.info("the queue could not be read: %s", exc)
+            return mine
 
     def job_left(self, v: JobView) -> JobLeft:
         """What is left of one job: the stages the job in hand finished (its events), else
@@ -249,9 +231,16 @@ class QueueModel(QObject):
     def eta_seconds(self) -> float | None:
         """The whole queue's remaining time from every stage (app/jobs/eta.py); None while a
         stage a job still runs was never measured on this computer (an honest "unknown")."""
-        return queue_seconds(
+        shown = queue_seconds(
             self.times, [self.job_left(v) for v in self.views if v.state in OPEN_STATES]
         )
+        total = shown
+        for job, count in self.rest.groups:  # the jobs not read: one of each settings, × count
+            one = job_seconds(self.times, JobLeft(job.spec))
+            if one is None or total is None:
+                return None
+            total += one * count
+        return total
 
     @property
     def seconds_per_step(self) -> float | None:
@@ -279,7 +268,6 @@ class QueueModel(QObject):
             random_seeds,
             self,
             photo_name,
-            [v.job for v in self.views],
         )
         adder.added.connect(self._added)
         adder.failed.connect(self.failed)
@@ -367,8 +355,21 @@ class QueueModel(QObject):
         self.work_state = now
         self.changed.emit()
 
-    def _job_event(self, job_id: str, event: ev.Event) -> None:
+    def _job_view(self, job_id: str) -> JobView | None:
+        """The worker's job: as read, else read once from the queue (not on the page)."""
         view = next((v for v in self.views if v.job.id == job_id), None)
+        if view is not None or not self.has_more:
+            return view
+        if job_id not in self._in_hand:
+            try:
+                self._in_hand = {job_id: self.queue.find(job_id)}
+            except Exception as exc:  # a damaged queue file: its times are not recorded
+                log.info("the queue could not be read: %s", exc)
+                self._in_hand = {job_id: None}
+        return self._in_hand[job_id]
+
+    def _job_event(self, job_id: str, event: ev.Event) -> None:
+        view = self._job_view(job_id)
         if isinstance(event, ev.StepProgressed):
             if view is not None:
                 self.times.record_step(view.job.spec, event.seconds_per_step)
@@ -396,6 +397,7 @@ class QueueModel(QObject):
 
     def _job_over(self, job_id: str) -> None:
         self.progress = None
+        self._in_hand.pop(job_id, None)
         self._done_stages.pop(job_id, None)
         self._steps_seen.pop(job_id, None)
 

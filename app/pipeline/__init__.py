@@ -32,9 +32,9 @@ if TYPE_CHECKING:  # the names handed out, for the type checker; _HANDED_OUT bel
     from app.pipeline.queue.jobs import QueuedJob as QueuedJob
     from app.pipeline.queue.records import JobView as JobView
     from app.pipeline.queue.records import ListedView as ListedView
+    from app.pipeline.queue.records import QueueRest as QueueRest
     from app.pipeline.queue.variations import MAX_VARIATIONS as MAX_VARIATIONS
     from app.pipeline.queue.variations import prompt_lines as prompt_lines
-    from app.pipeline.queue.variations import used_seeds as used_seeds
     from app.pipeline.queue.variations import variations as variations
     from app.pipeline.queue.work_gate import Sources as Sources
     from app.pipeline.queue.work_gate import WorkGate as WorkGate
@@ -68,10 +68,10 @@ _HANDED_OUT: dict[str, str] = {
     "JobQueue": "app.pipeline.queue.jobs",
     "ListedView": "app.pipeline.queue.records",
     "JobView": "app.pipeline.queue.records",
+    "QueueRest": "app.pipeline.queue.records",
     "QueuedJob": "app.pipeline.queue.jobs",
     "MAX_VARIATIONS": "app.pipeline.queue.variations",
     "prompt_lines": "app.pipeline.queue.variations",
-    "used_seeds": "app.pipeline.queue.variations",
     "variations": "app.pipeline.queue.variations",
     "Sources": "app.pipeline.queue.work_gate",
     "WorkGate": "app.pipeline.queue.work_gate",

@@ -14,7 +14,7 @@ from app.jobs.queue_model import QueueModel
 from app.pipeline import events as ev
 from app.pipeline.api import RunSnapshot, StageSnapshot
 from app.pipeline.job.spec import JobSpec, ModelFiles
-from app.pipeline.queue.records import JobView, QueuedInput, QueuedJob
+from app.pipeline.queue.records import JobView, QueuedInput, QueuedJob, QueuePage
 from app.pipeline.work_policy import AT_COMPUTER, IDLE, Verdict, WorkPolicy
 from app.ui.queue.panel import QueuePanel
 
@@ -106,7 +106,7 @@ def test_the_queue_eta_counts_every_stage_of_mixed_jobs(qtbot, tmp_path: Path) -
     views += [JobView(j, state, None, j.spec.steps, 0, None) for j, state in open_jobs]
     views[-1] = dataclasses.replace(views[-1], last_completed_step=10)  # j4 resumes at 10
     model = QueueModel(app_paths(), snapshot=lambda folder: runs[folder])
-    model.queue.views = lambda: (False, views)  # type: ignore[method-assign]
+    model.queue.page = lambda _limit: QueuePage(False, tuple(views))  # type: ignore[method-assign]
     panel = QueuePanel(model)
     qtbot.addWidget(panel)
     model.refresh()  # a new start: only the records of finished runs are known

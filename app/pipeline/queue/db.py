@@ -46,7 +46,7 @@ from typing import Any
 from app.core.errors import DamagedFileError, StepwiseError
 from app.core.program import typed
 from app.core.safe_files import open_read, read_bytes
-from app.pipeline.queue.records import QueuedJob, job_settings_key, summary_of
+from app.pipeline.queue.records import QueuedJob, RunProgress, job_settings_key, summary_of
 
 DB_FILE = "queue.db"
 COUNT_FILE = "queue.count"  # {"jobs": N}: how many jobs the queue holds (a queue known to exist)
@@ -76,6 +76,11 @@ LOST_NOTE_MESSAGE = (
 )
 NOTE_FIX = "Check the queue with `{command}`; once it is right, delete {path} to stop this message."
 
+# A listing entry's outcome state and variation set, as its indexes hold them (a query uses
+# the same text to be answered by the index).
+STATE_OF = "(CASE WHEN json_valid(summary) THEN json_extract(summary, '$.outcome.state') END)"
+SET_OF = "(CASE WHEN json_valid(summary) THEN json_extract(summary, '$.variation.set') END)"
+
 SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS jobs(id TEXT PRIMARY KEY, position INTEGER NOT NULL, "
@@ -93,6 +98,11 @@ SCHEMA = (
     "CREATE TABLE IF NOT EXISTS listing(id TEXT PRIMARY KEY, sha256 TEXT NOT NULL, "
     "settings TEXT NOT NULL, prompt TEXT NOT NULL, seed INTEGER NOT NULL, summary TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS listing_seeds ON listing(settings, prompt, seed)",
+    # The Queue dock's counts and a variation set's jobs (one guarded expression each: a
+    # damaged summary is NULL here, never an error): failed ones counted, the open ones (no
+    # outcome: NULL) counted per settings with one of each, a set's jobs found.
+    f"CREATE INDEX IF NOT EXISTS listing_state ON listing({STATE_OF}, settings, id)",
+    f"CREATE INDEX IF NOT EXISTS listing_set ON listing({SET_OF})",
 )
 JOB_COLUMNS = "id, doc, copy, sha256"
 Row = tuple[str, bytes, bytes, str]  # a job row as `decode` takes it
@@ -115,11 +125,12 @@ class Encoded:
     seed: int = 0
 
 
-def encode(job: QueuedJob) -> Encoded:
+def encode(job: QueuedJob, progress: RunProgress | None = None) -> Encoded:
+    """A job's row (`progress`: its run's, kept in its listing entry with its outcome)."""
     raw = json.dumps(job.to_json(), ensure_ascii=False, sort_keys=True).encode("utf-8")
     doc = zlib.compress(raw, 1)
     files = " ".join(f.file for f in job.inputs())
-    summary = json.dumps(summary_of(job), ensure_ascii=False)
+    summary = json.dumps(summary_of(job, progress), ensure_ascii=False)
     return Encoded(
         job.id,
         doc,

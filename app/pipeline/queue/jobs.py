@@ -18,7 +18,8 @@ its state is derived: an outcome recorded → done / failed; else a finished run
 folder → interrupted (the next worker resumes it from its last checkpoint); else queued.
 
 JobQueue adds, changes and claims jobs; queue/listing.py answers what the queue shows (`queue
-list`, the seeds in use, the views); queue/store.py keeps the database under both.
+list`, the seeds in use, the views, the Queue dock's page); queue/store.py keeps the database
+under both.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ from app.pipeline.queue.records import (
     Variation,
 )
 from app.pipeline.queue.store import QueueBusy, my_start
-from app.pipeline.queue.views import finished_run
+from app.pipeline.queue.views import finished_run, run_progress
 from app.pipeline.run.folder import new_run_id, remove_leftover_temps
 from app.pipeline.run.inputs import check_spec_inputs, copy_atomic
 from app.pipeline.runner import SEED_RANGE  # the seeds the pipeline draws for -1
@@ -227,7 +228,9 @@ class JobQueue(QueueListing):
         job = None if rowid is None else next(self._jobs(conn, "WHERE rowid = ?", (rowid,)), None)
         if job is None:
             return  # removed meanwhile (or refused): nothing to record
-        row = queue_db.encode(dataclasses.replace(job, outcome=outcome))
+        folder = self.run_dir_of(job.id)  # its progress kept: `queue list` need not read it
+        progress = run_progress(folder) if outcome.run_dir == str(folder) else None
+        row = queue_db.encode(dataclasses.replace(job, outcome=outcome), progress)
         conn.execute(
             "UPDATE jobs SET doc = ?, copy = ?, sha256 = ?, open = 0 WHERE rowid = ?",
             (row.doc, row.doc, row.sha256, rowid),

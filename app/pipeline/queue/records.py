@@ -187,9 +187,16 @@ def job_settings_key(job: QueuedJob) -> str:
     )
 
 
-def summary_of(job: QueuedJob) -> dict[str, Any]:
-    """What `queue list` shows of a job (kept beside its document: a list reads no document)."""
+# A finished job's run as its outcome was recorded: steps, last completed step, accepted
+# step, and run.json's mtime (ns) and size then (`queue list` trusts it while they hold).
+RunProgress = tuple[int | None, int, int | None, int, int]
+
+
+def summary_of(job: QueuedJob, progress: RunProgress | None = None) -> dict[str, Any]:
+    """What `queue list` shows of a job (kept beside its document: a list reads no document;
+    `progress`: its run's, kept with its outcome: a list reads no run folder)."""
     return {
+        "run": None if progress is None else list(progress),
         "id": job.id,
         "created": job.created,
         "prompt": job.spec.prompt,
@@ -216,11 +223,14 @@ class ListedJob:
     image: str | None
     mask: str | None
     refs: tuple[str, ...]
+    run: RunProgress | None = None
 
     @staticmethod
     def of(data: Any) -> ListedJob:
         sources = data["sources"]
+        run = data.get("run")
         return ListedJob(
+            run=None if run is None else _progress(run),
             id=str(data["id"]),
             created=str(data["created"]),
             prompt=str(data["prompt"]),
@@ -232,6 +242,17 @@ class ListedJob:
             mask=sources[1],
             refs=tuple(str(s) for s in sources[2:]),
         )
+
+
+def _progress(run: Any) -> RunProgress:
+    steps, last, accepted, mtime, size = run
+    return (
+        None if steps is None else int(steps),
+        int(last),
+        None if accepted is None else int(accepted),
+        int(mtime),
+        int(size),
+    )
 
 
 @dataclass(frozen=True)
@@ -272,6 +293,28 @@ class ListedView:
     steps: int | None
     last_completed_step: int
     accepted_step: int | None
+
+
+@dataclass(frozen=True)
+class QueueRest:
+    """The jobs after a page, as the Queue dock counts them (indexed queries, no document or
+    run folder read): how many, how many open (queued, running or interrupted), held by a
+    live worker, failed; and for the ETA one open job per settings with how many share them."""
+
+    total: int = 0
+    open: int = 0
+    running: int = 0
+    failed: int = 0
+    groups: tuple[tuple[QueuedJob, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class QueuePage:
+    """The first jobs of the queue with their derived states, and the rest as counts."""
+
+    paused: bool
+    views: tuple[JobView, ...]
+    rest: QueueRest = QueueRest()
 
 
 def verify_queue(raw: bytes) -> dict[str, Any] | None:

@@ -1,13 +1,24 @@
-"""A queued job's state as `queue list` and the Queue dock show it, derived from its run folder."""
+"""A queued job's state as `queue list` and the Queue dock show it, derived from its run folder
+(`queue list`: a finished job's from the progress kept with its outcome while its run.json is
+the one it was taken from)."""
 
 from __future__ import annotations
 
 import contextlib
+import os
+import stat
 from pathlib import Path
 
 from app.core.errors import DamagedFileError, StepwiseError
 from app.core.safe_files import check_entry
-from app.pipeline.queue.records import JobView, ListedJob, ListedView, Outcome, QueuedJob
+from app.pipeline.queue.records import (
+    JobView,
+    ListedJob,
+    ListedView,
+    Outcome,
+    QueuedJob,
+    RunProgress,
+)
 from app.pipeline.run.folder import RUN_FILE, open_run, remove_leftover_temps
 from app.pipeline.run.lock import RunBusy, RunLock
 
@@ -42,8 +53,33 @@ def view_of(job: QueuedJob, folder: Path, held: bool, made: bool = True) -> JobV
 
 
 def listed_view(job: ListedJob, folder: Path, held: bool, made: bool = True) -> ListedView:
-    """view_of for a job read from its listing entry (`queue list`)."""
+    """view_of for a job read from its listing entry (`queue list`): a finished job's run is
+    not read while its run.json is the one its progress was taken from (one stat)."""
+    if job.outcome is not None and job.run is not None and made:
+        steps, last, accepted, mtime, size = job.run
+        if _stamp(folder) == (mtime, size):
+            return ListedView(job, job.outcome.state, folder, steps, last, accepted)
     return ListedView(job, *_state(job.outcome, folder, held, made))
+
+
+def _stamp(folder: Path) -> tuple[int, int] | None:
+    try:
+        found = os.stat(folder / RUN_FILE, follow_symlinks=False)
+    except OSError:
+        return None
+    return (found.st_mtime_ns, found.st_size) if stat.S_ISREG(found.st_mode) else None
+
+
+def run_progress(folder: Path) -> RunProgress | None:
+    """A run's steps, last completed and accepted step, with its run.json's mtime and size
+    (None: no readable run there)."""
+    stamp = _stamp(folder)
+    with contextlib.suppress(StepwiseError, OSError):
+        if stamp is not None and _has_run(folder):
+            run = open_run(folder)
+            if _stamp(folder) == stamp:  # not rewritten while read
+                return (run.steps, run.last_completed_step, run.accepted_step, *stamp)
+    return None
 
 
 def _state(

@@ -165,7 +165,7 @@ class QueueController(QObject):
     # --- the start-up offer
     def offer_to_continue(self) -> None:
         self.model.refresh()
-        unfinished = self.model.unfinished()
+        unfinished = self.model.counts.waiting  # the whole queue's, from its indexes
         # A queue the user paused stays paused: it is not offered at every start.
         if not unfinished or self.model.running or self.model.paused:
             return
@@ -175,7 +175,7 @@ class QueueController(QObject):
             _tr(
                 "The queue has {count} unfinished jobs (an interrupted one resumes from its "
                 "last finished step). Continue the queue now?"
-            ).format(count=len(unfinished)),
+            ).format(count=unfinished),
         )
         if answer == QMessageBox.StandardButton.Yes:
             self.model.start()
@@ -246,7 +246,7 @@ class QueueController(QObject):
                 self.panel.set_status(_tr("Queue: {message}").format(message=user_text(exc)))
                 continue
             job_id = Path(run.dir).name
-            if any(v.job.id == job_id for v in self.model.views):
+            if self.model.has_job(job_id):
                 self.model.remove(job_id)
         self.model.refresh()
         dialog.accept()

@@ -1,5 +1,6 @@
 """The Queue dock: each job's thumbnail, state and step k of N, the whole queue's ETA, and
-Run queue / Pause after this job / Suspend / Remove / Compare…."""
+Run queue / Pause after this job / Suspend / Remove / Compare…. The list shows the jobs the
+model read (a page; scrolled to its end, the next page), the summary the whole queue's counts."""
 
 from __future__ import annotations
 
@@ -144,6 +145,7 @@ class QueuePanel(QWidget):
         self.mode.activated.connect(lambda _i: self.mode_chosen.emit(str(self.mode.currentData())))
         self.policy_settings.clicked.connect(self.settings_requested)
         self.tree.itemSelectionChanged.connect(self._update_buttons)
+        self.tree.verticalScrollBar().valueChanged.connect(self._scrolled)
         model.changed.connect(self.show_model)
         self._thumbs: dict[str, QIcon] = {}
         self.show_model()
@@ -152,21 +154,30 @@ class QueuePanel(QWidget):
     def show_model(self) -> None:
         m = self.model
         selected = set(self.selected_ids())
-        self.tree.clear()
-        for view in m.views:
-            item = QTreeWidgetItem(self.tree, [self._job_text(view), state_text(view.state), ""])
+        # The rows are updated in place (the list stays where it was scrolled to): one per job
+        # read, those past them taken away.
+        for row, view in enumerate(m.views):
+            item = self.tree.topLevelItem(row) or QTreeWidgetItem(self.tree)
+            item.setText(0, self._job_text(view))
+            item.setText(1, state_text(view.state))
             item.setData(0, ID_ROLE, view.job.id)
             item.setText(2, self._step_text(view))
-            icon = self._thumb(view)
-            if icon is not None:
-                item.setIcon(0, icon)
+            item.setIcon(0, self._thumb(view) or QIcon())
             item.setSelected(view.job.id in selected)
+        while self.tree.topLevelItemCount() > len(m.views):
+            self.tree.takeTopLevelItem(self.tree.topLevelItemCount() - 1)
         self.summary.setText(self._summary())
         self.work_line.setText(state_line(m.policy, m.work_state))
         index = self.mode.findData(m.policy.mode)
         if index >= 0 and index != self.mode.currentIndex():
             self.mode.setCurrentIndex(index)  # `activated` is the user's only
         self._update_buttons()
+
+    def _scrolled(self, value: int) -> None:
+        """The end of the list scrolled into view: the model reads the next page."""
+        bar = self.tree.verticalScrollBar()
+        if value >= bar.maximum() and self.model.has_more:
+            self.model.more()
 
     def _job_text(self, view: JobView) -> str:
         spec = view.job.spec
@@ -206,8 +217,9 @@ class QueuePanel(QWidget):
 
     def _summary(self) -> str:
         m = self.model
-        left = sum(1 for v in m.views if v.state in OPEN_STATES)
-        text = _tr("{count} jobs, {left} to run").format(count=len(m.views), left=left)
+        counts = m.counts  # the whole queue's, not only the jobs read
+        left = counts.open
+        text = _tr("{count} jobs, {left} to run").format(count=counts.total, left=left)
         # A worker held by the work policy is waiting, not running (the line below says why),
         # and its time left is work still to do, not a countdown.
         waiting = m.running and m.work_state is not None and not m.work_state.work
@@ -231,8 +243,7 @@ class QueuePanel(QWidget):
 
     def _update_buttons(self) -> None:
         m = self.model
-        left = any(v.state in ("queued", "interrupted") for v in m.views)
-        self.run_button.setEnabled(not m.running and left)
+        self.run_button.setEnabled(not m.running and m.counts.waiting > 0)
         self.pause_button.setText(
             _tr("Resume the queue") if m.paused else _tr("Pause after this job")
         )
@@ -254,8 +265,9 @@ class QueuePanel(QWidget):
         if len(ids) == 1:
             one = next((v for v in views if v.job.id == ids[0]), None)
             if one is not None and one.job.variation is not None:
-                group = one.job.variation.set
-                ids = [v.job.id for v in views if v.job.variation and v.job.variation.set == group]
+                variation = one.job.variation  # its set may go on past the jobs read
+                views = self.model.variation_views(variation.set, variation.count)
+                ids = [v.job.id for v in views]
         return [
             Path(v.run_dir)
             for v in views

@@ -45,7 +45,7 @@ class RunsController(QObject):
         self.window, self.panel, self.runs_panel = window, panel, runs_panel
         self.model: GenerationModel = panel.model
         self.dialog: UnfinishedRunsDialog | None = None
-        self.queue_runs: Callable[[], set[str]] = set
+        self.queue_runs: Callable[[str], bool] = lambda _name: False
         self.generate_dock: QDockWidget | None = None
         self.runs_dock: QDockWidget | None = None
         self._listing = False
@@ -73,7 +73,7 @@ class RunsController(QObject):
         and the run this window works on is its own; neither is offered here to continue."""
         run = self.model.run
         mine = run is not None and Path(run.dir) == Path(run_dir) and self.model.state.busy
-        return mine or Path(run_dir).name in self._queue_runs()
+        return mine or self.queue_runs(Path(run_dir).name)
 
     def actions(self, entry: RunEntry) -> tuple[str, ...]:
         """A row's buttons: an unfinished run another owner holds offers none (Continue would
@@ -95,11 +95,6 @@ class RunsController(QObject):
         self.dialog = UnfinishedRunsDialog(entries, parent)
         self.dialog.action_requested.connect(self.act)
         self.dialog.show()
-
-    def _queue_runs(self) -> set[str]:
-        """The run folder names of the jobs in the queue (`queue_runs`, set by the composition
-        root when the window has a queue)."""
-        return self.queue_runs()
 
     def _schedule(self) -> None:
         if not self._ended:

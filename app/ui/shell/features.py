@@ -209,7 +209,7 @@ def install(
     demo = DemoController(panel, paths, document, lambda _path: canvas_view.zoom_to_fit())
     runs = install_runs(window, panel, dock)
     queue = install_queue(window, panel, paths)
-    runs.queue_runs = queue.model.job_ids  # the queue offers its own jobs' runs
+    runs.queue_runs = queue.model.has_job  # the queue offers its own jobs' runs
     previews = DecodedPreviews(model, owner)
     workspace = window.workspace
     # The canvas shows the model's step previews, decoded steps and results.
