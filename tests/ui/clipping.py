@@ -43,6 +43,8 @@ def _label_problem(label: QLabel) -> str | None:
         label.textFormat() == Qt.TextFormat.AutoText and QtGui.Qt.mightBeRichText(text)
     ):
         return None  # rich text lays itself out; its tags are no measure
+    if label.property("elided") is True:  # draws "…" itself, its whole text in the tooltip
+        return None if text in label.toolTip() else "elided, and the tooltip lacks its text"
     rect = label.contentsRect()
     margin = 2 * label.margin() + max(0, label.indent())
     metrics = label.fontMetrics()
