@@ -239,6 +239,7 @@ def test_the_report_in_english_keeps_its_numbers(qtbot, monkeypatch, tmp_path) -
         "Flash attention: on",
         "failed",
         "cp936",
+        "(shape 1:1)",  # the decode's 1024×1024 as a ratio, not "1024:1024"
     ):
         assert fact in shown, fact
     assert [n for n in SETTING_NAMES if n in shown] == []
