@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QStyle,
     QStyleOptionButton,
+    QTableWidget,
     QTreeWidget,
     QWidget,
 )
@@ -42,6 +43,8 @@ def _label_problem(label: QLabel) -> str | None:
         label.textFormat() == Qt.TextFormat.AutoText and QtGui.Qt.mightBeRichText(text)
     ):
         return None  # rich text lays itself out; its tags are no measure
+    if label.property("elided") is True:  # draws "…" itself, its whole text in the tooltip
+        return None if text in label.toolTip() else "elided, and the tooltip lacks its text"
     rect = label.contentsRect()
     margin = 2 * label.margin() + max(0, label.indent())
     metrics = label.fontMetrics()
@@ -139,6 +142,34 @@ def _tree_problem(tree: QTreeWidget) -> str | None:
     return None
 
 
+def _table_problem(table: QTableWidget) -> str | None:
+    """Every cell's text fits its cell: on one line, or wrapped (the table wraps words) within
+    the row's height; a table elides what does not fit ("Open…" read "Open...")."""
+    metrics = table.fontMetrics()
+    margin = 2 * (
+        table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, table) + 1
+    )
+    for row in range(table.rowCount()):
+        for column in range(table.columnCount()):
+            item = table.item(row, column)
+            text = item.text() if item is not None else ""
+            if not text:
+                continue
+            width = table.columnWidth(column) - margin
+            if not table.wordWrap():
+                need = _lines_width(metrics, text)
+                if need > width + SLACK_PX:
+                    return f"cell {text!r} cut: needs {need} px, the column has {width}"
+                continue
+            flags = int(Qt.TextFlag.TextWordWrap)
+            room = metrics.boundingRect(0, 0, max(1, width), 100_000, flags, text)
+            if room.width() > width + SLACK_PX or room.height() > table.rowHeight(row) + SLACK_PX:
+                return f"cell {text!r} cut: needs {room.width()}×{room.height()} px, has " + (
+                    f"{width}×{table.rowHeight(row)}"
+                )
+    return None
+
+
 def clipped(root: QWidget) -> list[str]:
     """Every visible text in `root` that does not fit where it is shown, as
     "ClassName 'name' «text»: why"."""
@@ -157,6 +188,8 @@ def clipped(root: QWidget) -> list[str]:
             problem = _icon_list_problem(widget)
         elif isinstance(widget, QTreeWidget):
             problem = _tree_problem(widget)
+        elif isinstance(widget, QTableWidget):
+            problem = _table_problem(widget)
         if problem is not None:
             text = widget.text() if isinstance(widget, QLabel | QAbstractButton) else ""
             name = widget.objectName() or type(widget.parentWidget()).__name__

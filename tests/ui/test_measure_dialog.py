@@ -83,6 +83,8 @@ def test_the_dialog_says_what_it_will_do_and_its_progress_in_chinese(qtbot, tiny
         for text in [measure_dialog.intro_text(), *map(measure_dialog.step_text, steps)]:
             assert problems(text) == [], text
         assert "×" in measure_dialog.step_text(steps[1])
+        # Chinese punctuation between the parts ("VAE 解码 512×512, 不分块" had a Latin comma)
+        assert measure_dialog.step_text(steps[2]).endswith("512×512，不分块"), steps[2]
     finally:
         QCoreApplication.removeTranslator(translator)
 
@@ -237,6 +239,7 @@ def test_the_report_in_english_keeps_its_numbers(qtbot, monkeypatch, tmp_path) -
         "Flash attention: on",
         "failed",
         "cp936",
+        "(shape 1:1)",  # the decode's 1024×1024 as a ratio, not "1024:1024"
     ):
         assert fact in shown, fact
     assert [n for n in SETTING_NAMES if n in shown] == []

@@ -13,7 +13,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
@@ -40,6 +40,8 @@ from app.ui.words.sentences import MENU_PATH_SEPARATOR
 
 TR_CONTEXT = "HelpMenu"
 PACKAGE = "stepwise"
+SHORTCUTS_SIZE = QSize(720, 560)  # fits 1280×720 with its title bar
+SIDE_COLUMN_MAX_PX = 200  # the Menu and Keys columns; longer ones wrap
 # "sd-stage 0.1.0 (stable-diffusion.cpp master-596-90e87bc, release, patches 897fd0f57862)";
 # the build kind (release / test, native/README.md) is not part of the pin.
 VERSION_LINE = re.compile(
@@ -143,16 +145,22 @@ class ShortcutsDialog(QDialog):
         for row, values in enumerate(rows):
             for column, value in enumerate(values):
                 self.table.setItem(row, column, QTableWidgetItem(value))
+        # Menu and Keys as wide as their text up to a cap (the held keys' long rows wrap), the
+        # Action column the rest; rows as tall as their wrapped text (no cell elides "Open…").
         header = self.table.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setWordWrap(True)
+        self.table.resizeColumnsToContents()
+        for column in (0, 2):
+            header.resizeSection(column, min(header.sectionSize(column), SIDE_COLUMN_MAX_PX))
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        rows_header = self.table.verticalHeader()
+        rows_header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(self.table, 1)
         layout.addWidget(buttons)
-        self.resize(620, 560)
+        self.resize(SHORTCUTS_SIZE)
 
     def rows(self) -> list[tuple[str, ...]]:
         table = self.table

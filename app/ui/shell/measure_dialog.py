@@ -63,12 +63,13 @@ def step_text(step: MeasureStep) -> str:
     text = _tr("{device}: {stage}").format(device=device, stage=stage_name(step.stage))
     if step.width:
         text += " " + f"{step.width}×{step.height}"
+    and_then = _tr("{text}, {detail}")  # Chinese joins them with "，"
     if step.flash_attention is not None:
-        text += ", " + (
-            _tr("flash attention on") if step.flash_attention else _tr("flash attention off")
-        )
+        detail = _tr("flash attention on") if step.flash_attention else _tr("flash attention off")
+        text = and_then.format(text=text, detail=detail)
     if step.tiled is not None:
-        text += ", " + (_tr("tiled") if step.tiled else _tr("not tiled"))
+        detail = _tr("tiled") if step.tiled else _tr("not tiled")
+        text = and_then.format(text=text, detail=detail)
     return text
 
 

@@ -7,6 +7,7 @@ Copy puts this text on the clipboard; the file beside the JSON stays English, fo
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -223,7 +224,9 @@ def _vae(report: dict[str, Any]) -> list[str]:
 
 def _largest(report: dict[str, Any]) -> list[str]:
     w, h = decode_size(report)
-    out = ["## " + _tr("The largest size that fits (shape {w}:{h})").format(w=w, h=h), ""]
+    common = math.gcd(w, h) or 1  # the shape as a ratio: 1:1, not 1024:1024
+    title = _tr("The largest size that fits (shape {w}:{h})").format(w=w // common, h=h // common)
+    out = ["## " + title, ""]
     out += [_item(device_name(d), size_text(s)) for d, s in report["largest"].items()]
     return out
 

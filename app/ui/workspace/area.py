@@ -4,7 +4,8 @@ history below it."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, QSize
+from PySide6.QtCore import QCoreApplication, QSize, Qt
+from PySide6.QtGui import QPainter, QPaintEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
@@ -26,7 +27,50 @@ def _tr(text: str) -> str:
 class CaptionLabel(QLabel):
     """The bar's caption: it yields its width to the bar's controls, but never below what the
     photo's own caption needs ("The photo" read "The phot" with Windows' fonts, issue 37); a
-    longer caption is cut at the end (the bar's tooltip explains it)."""
+    longer caption ends in "…" where it does not fit, and then the whole of it leads the
+    tooltip ("Step 2 of 4 · pre" lost the word that says it is no result)."""
+
+    ELIDED = "elided"  # the Qt property tests/ui/clipping.py reads: "…" drawn, text in the tip
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._explanation = ""
+
+    def setToolTip(self, tip: str) -> None:
+        self._explanation = tip
+        self._update_tip()
+
+    def shown_text(self) -> str:
+        """The caption as drawn: the whole text, or its start and "…" where it does not fit."""
+        room = self.contentsRect().width() - 2 * self.margin()
+        return self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, room)
+
+    def _update_tip(self) -> None:
+        elided = self.shown_text() != self.text()
+        self.setProperty(self.ELIDED, elided)
+        tip = f"{self.text()}\n{self._explanation}" if elided else self._explanation
+        super().setToolTip(tip)
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        self._update_tip()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._update_tip()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        room = self.contentsRect().adjusted(self.margin(), 0, -self.margin(), 0)
+        self.style().drawItemText(
+            painter,
+            room,
+            int(self.alignment()),
+            self.palette(),
+            self.isEnabled(),
+            self.shown_text(),
+            self.foregroundRole(),
+        )
 
     def minimumSizeHint(self) -> QSize:
         hint = super().minimumSizeHint()

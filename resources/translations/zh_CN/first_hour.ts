@@ -115,6 +115,10 @@
         <translation>关闭 Flash Attention</translation>
     </message>
     <message>
+        <source>{text}, {detail}</source>
+        <translation>{text}，{detail}</translation>
+    </message>
+    <message>
         <source>tiled</source>
         <translation>分块</translation>
     </message>
