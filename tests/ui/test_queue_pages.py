@@ -67,3 +67,14 @@ def test_the_dock_reads_a_large_queue_by_pages(qtbot, monkeypatch: pytest.Monkey
     assert shown < panel.tree.topLevelItemCount() <= 2 * ONE_PAGE
     assert len(reads) <= 2 * ONE_PAGE  # the rows shown, read again
     assert model.counts.total == JOBS
+
+
+def test_one_job_is_one_job(qtbot) -> None:
+    """"1 jobs" read wrong: one job has its own words (and its zh_CN)."""
+    queue = JobQueue(app_paths())
+    queue.add([JobSpec(models=ModelFiles("d.gguf", "l.gguf", "v.safetensors"), prompt="a house")])
+    model = QueueModel(app_paths())
+    panel = QueuePanel(model)
+    qtbot.addWidget(panel)
+    model.refresh()
+    assert "1 job, 1 to run" in panel.summary.text()

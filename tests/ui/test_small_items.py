@@ -127,6 +127,11 @@ def test_compare_opens_with_room_for_its_results(
     for tile in dialog.tiles:
         assert tile.visibleRegion().boundingRect().size() == tile.size()
     assert dialog.hint.wordWrap() and "Discard the rest" in dialog.hint.text()
+    # Several results: nothing is picked for the user, so no button acts before a click.
+    buttons = (dialog.use_button, dialog.save_button, dialog.discard_button)
+    assert dialog.picked() is None and not any(b.isEnabled() for b in buttons)
+    dialog.pick(1)
+    assert dialog.picked() is runs[1] and all(b.isEnabled() for b in buttons)
 
 
 def test_compare_is_on_and_says_what_to_select(qtbot, sd_stage: Path, tiny_models) -> None:

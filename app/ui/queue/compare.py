@@ -78,7 +78,7 @@ class CompareDialog(QDialog):
             self.group.addButton(tile, n)
             grid.addWidget(tile, n // COLUMNS, n % COLUMNS)
             self.tiles.append(tile)
-        if self.tiles:
+        if len(self.tiles) == 1:  # one result: nothing to choose; several: the user picks one
             self.tiles[0].setChecked(True)
         self.hint = QLabel(
             _tr(
@@ -94,7 +94,6 @@ class CompareDialog(QDialog):
         self.save_button.setObjectName("compare_save")
         self.discard_button = QPushButton(_tr("Discard the rest"), self)
         self.discard_button.setObjectName("compare_discard")
-        self.discard_button.setEnabled(len(self.runs) > 1)
         close = QPushButton(_tr("Close"), self)
         close.clicked.connect(self.reject)
         buttons = QHBoxLayout()
@@ -116,6 +115,8 @@ class CompareDialog(QDialog):
         self.use_button.clicked.connect(self._use)
         self.save_button.clicked.connect(self._save)
         self.discard_button.clicked.connect(self._discard)
+        self.group.idToggled.connect(lambda *_: self._update_buttons())
+        self._update_buttons()
         self.resize(self._roomy_size(layout.contentsMargins()))
 
     def _roomy_size(self, margins: QMargins) -> QSize:
@@ -139,6 +140,14 @@ class CompareDialog(QDialog):
             room = screen.availableGeometry().size() * SCREEN_SHARE
             width, height = min(width, room.width()), min(height, room.height())
         return QSize(width, height)
+
+    def _update_buttons(self) -> None:
+        """The buttons act on the picked result: none is enabled before one is picked (Discard
+        the rest deletes runs), and Discard needs another result to delete."""
+        picked = self.picked() is not None
+        self.use_button.setEnabled(picked)
+        self.save_button.setEnabled(picked)
+        self.discard_button.setEnabled(picked and len(self.runs) > 1)
 
     def picked(self) -> RunSnapshot | None:
         n = self.group.checkedId()

@@ -219,7 +219,10 @@ class QueuePanel(QWidget):
         m = self.model
         counts = m.counts  # the whole queue's, not only the jobs read
         left = counts.open
-        text = _tr("{count} jobs, {left} to run").format(count=counts.total, left=left)
+        if counts.total == 1:
+            text = _tr("1 job, {left} to run").format(left=left)
+        else:
+            text = _tr("{count} jobs, {left} to run").format(count=counts.total, left=left)
         # A worker held by the work policy is waiting, not running (the line below says why),
         # and its time left is work still to do, not a countdown.
         waiting = m.running and m.work_state is not None and not m.work_state.work

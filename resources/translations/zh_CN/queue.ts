@@ -162,6 +162,10 @@
         <translation>已将 {count} 个任务加入队列。</translation>
     </message>
     <message>
+        <source>1 job, {left} to run</source>
+        <translation>1 个任务，{left} 个待运行</translation>
+    </message>
+    <message>
         <source>{count} jobs, {left} to run</source>
         <translation>{count} 个任务，{left} 个待运行</translation>
     </message>
