@@ -70,7 +70,7 @@ def test_the_dock_reads_a_large_queue_by_pages(qtbot, monkeypatch: pytest.Monkey
 
 
 def test_one_job_is_one_job(qtbot) -> None:
-    """"1 jobs" read wrong: one job has its own words (and its zh_CN)."""
+    """ "1 jobs" read wrong: one job has its own words (and its zh_CN)."""
     queue = JobQueue(app_paths())
     queue.add([JobSpec(models=ModelFiles("d.gguf", "l.gguf", "v.safetensors"), prompt="a house")])
     model = QueueModel(app_paths())
