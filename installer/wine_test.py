@@ -2,7 +2,8 @@
 wine 10 prefix (Debian 13's wine, in the chroot of installer/wine_chroot.py):
 
  1. silent install (files, Start-menu entry, uninstaller);
- 2. `stepwise-cli.exe selftest`;
+ 2. `stepwise-cli.exe selftest`; a hint names `stepwise-cli.exe`; `status` on a folder that is
+    no run exits 2 with JSON;
  3. a staged run with tiny models in a non-ASCII folder (模型 é), its output piped; then the
     Linux engine runs vae-encode, diffuse and vae-decode on the same inputs and the Windows
     run's conditioning, and every output (init latent, each step's checkpoint, the final latent,
@@ -18,12 +19,14 @@ wine 10 prefix (Debian 13's wine, in the chroot of installer/wine_chroot.py):
  7. silent uninstall: the program and its Start-menu entry go, the user's data stays.
 
 The icuuc.dll stand-in (installer/windows/icuuc_stub.py) is written into this prefix only.
+The prefix (build/wine-test/box) is removed at the end (STEPWISE_KEEP_WINE_BOX=1 keeps it).
 Linux, root. Prints one line per check; exit 0 when all pass.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -429,6 +432,10 @@ def run(setup: Path) -> int:
     finally:
         if xvfb is not None:
             xvfb.close()
+        if os.environ.get("STEPWISE_KEEP_WINE_BOX") != "1":
+            # The prefix links z: to / (a loop for any tool that walks the checkout following
+            # links); the log and the screenshots stay in build/wine-test.
+            shutil.rmtree(work, ignore_errors=True)
     failed = [name for name, ok, _ in box.checks if not ok]
     say(f"took {time.monotonic() - started:.0f} s; failed: {', '.join(failed) or 'none'}")
     print(f"wine-test: {len(box.checks) - len(failed)} passed, {len(failed)} failed", flush=True)

@@ -402,3 +402,15 @@ def test_no_test_races_the_engine() -> None:
         for line in race_shaped(path.read_text(encoding="utf-8")):
             offenders.append(f"{path.relative_to(ROOT)}:{line}")
     assert offenders == [], offenders
+
+
+def test_the_package_search_walks_only_packages() -> None:
+    """`pip install -e .` once spun for ever: setuptools' namespace search walked the checkout
+    following links, into the wine test's prefix whose z: links to /. The search is the
+    classic one (folders with an __init__.py), so every folder of app/ with code has one."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert config["tool"]["setuptools"]["packages"]["find"].get("namespaces") is False
+    folders = {p.parent for p in (ROOT / "app").rglob("*.py")}
+    assert [f for f in folders if not (f / "__init__.py").is_file()] == []
