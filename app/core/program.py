@@ -8,6 +8,8 @@ import shlex
 import sys
 from pathlib import Path
 
+from app.core.platform import is_windows
+
 # run.sh and run.cmd set it to how they were called ($0, %0): the hint works where it was typed.
 PROGRAM_VARIABLE = "STEPWISE_PROGRAM"
 # The installed layout (installer/windows/launcher.c): stepwise-cli.exe starts python\python.exe
@@ -33,6 +35,6 @@ def typed(*words: object) -> str:
 
 
 def quoted(word: str) -> str:
-    if os.name == "nt":  # cmd.exe: double quotes around a word with a space or a special
+    if is_windows():  # cmd.exe: double quotes around a word with a space or a special
         return f'"{word}"' if any(c in word for c in " &()^;,%") else word
     return shlex.quote(word)

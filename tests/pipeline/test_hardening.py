@@ -21,6 +21,7 @@ from app.pipeline.control import RunControl
 from app.pipeline.failures import FailureKind
 from app.pipeline.job import params as P
 from app.pipeline.job import preflight
+from app.pipeline.job.naming import named
 from app.pipeline.job.spec import JobSpec, ModelFiles, spec_from_values
 from app.pipeline.run.folder import RUN_FILE, remove_leftover_temps
 from app.pipeline.run.format import checksum
@@ -72,7 +73,9 @@ def test_a_nan_job_is_refused_before_a_folder_is_made(tmp_path: Path, name: str)
     target = tmp_path / "run"
     with pytest.raises(InputError) as info:
         _pipeline().create_run(spec, target)
-    assert name in info.value.user_message() and "nan" in info.value.user_message()
+    # named in words and by its flag, and carrying its key for the window's own words
+    assert named(P.param(name))["name"] in info.value.user_message()
+    assert info.value.values.get("param") == name and "nan" in info.value.user_message()
     assert not target.exists()
 
 
@@ -104,7 +107,7 @@ def test_a_prompt_that_is_not_clean_text_is_refused(tmp_path: Path, field: str, 
     with pytest.raises(InputError) as info:
         _pipeline().create_run(spec, target)
     message = info.value.user_message()
-    assert field in message and "Traceback" not in message
+    assert named(P.param(field))["name"] in message and "Traceback" not in message
     message.encode("utf-8")  # the message itself prints on any terminal
     assert not target.exists()
     assert not app_paths().runs_dir.exists() or not any(app_paths().runs_dir.iterdir())
@@ -313,7 +316,8 @@ def test_a_prompt_surely_too_long_is_refused_first(tmp_path: Path, field: str, c
     spec = JobSpec(models=_models(tmp_path), cfg_scale=cfg, **{"prompt": "x", field: long})
     with pytest.raises(InputError) as info:
         _pipeline().create_run(spec, tmp_path / "run")
-    assert field in info.value.user_message() and "too long" in info.value.user_message()
+    message = info.value.user_message()
+    assert named(P.param(field))["name"] in message and "too long" in message
     assert not (tmp_path / "run").exists()
     # a negative prompt is not encoded at cfg 1: not refused then
     if field == "negative_prompt":

@@ -43,7 +43,7 @@ def test_a_device_the_engine_no_longer_lists_is_a_device_error_with_the_fix() ->
     error = info.value
     assert failure_kind(error) is FailureKind.DEVICE
     text = error.user_message()
-    assert "vulkan1" in text and "diffusion_device (--diffusion-device)" in text
+    assert "vulkan1" in text and "diffusion device (--diffusion-device)" in text
     assert "(it finds: cpu, vulkan0)" in text and "cpu always works" in text
     assert "{" not in text
     assert error.message.startswith("The device {device} chosen for")  # a template
@@ -53,7 +53,7 @@ def test_a_device_the_engine_no_longer_lists_is_a_device_error_with_the_fix() ->
 
 def test_check_job_checks_the_devices_when_given(tmp_path: Path) -> None:
     spec = _spec(devices=DeviceChoice(llm="vulkan0", diffusion="cpu", vae="cpu"))
-    with pytest.raises(preflight.DeviceMissingError, match="llm_device"):
+    with pytest.raises(preflight.DeviceMissingError, match=r"llm device \(--llm-device\)"):
         preflight.check_job(spec, devices=["cpu"])
 
 
