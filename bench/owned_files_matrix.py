@@ -28,6 +28,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from app.cli.exits import Exit  # noqa: E402
 from app.pipeline.run.owned_entries import CACHE, ENTRIES, QUEUE, RUN, SETTINGS, Entry  # noqa: E402
 
 KINDS = ("fifo", "folder", "symlink", "hardlink", "unreadable", "missing")
@@ -168,9 +169,10 @@ def run_case(case: Case, work: Path, world: World) -> str | None:
         return "wrote through to a file outside"
     if not _still_planted(where, case.kind):
         return "removed what it did not make"
-    if done.returncode not in (0, 1):
+    # a refusal is FAILED, or USAGE for what the command line named (a folder that is no run)
+    if done.returncode not in (Exit.OK, Exit.FAILED, Exit.USAGE):
         return f"exit {done.returncode}: {said.strip()[-200:]}"
-    if done.returncode == 1 and not done.stderr.strip():
+    if done.returncode != Exit.OK and not done.stderr.strip():
         return "failed without a message"
     return None
 
