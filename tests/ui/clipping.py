@@ -4,6 +4,9 @@ the right edge). What tests/ui/test_no_clipping.py asks of every tab and dock at
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from PySide6 import QtGui
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontMetrics
@@ -195,3 +198,14 @@ def clipped(root: QWidget) -> list[str]:
             name = widget.objectName() or type(widget.parentWidget()).__name__
             found.append(f"{type(widget).__name__} {name!r} «{text[:60]}»: {problem}")
     return found
+
+
+def shot_dirs(tmp_path: Path) -> list[Path]:
+    """Where a test's screenshots go: its tmp folder, and $STEPWISE_SCREENSHOT_DIR when set (to
+    look at them)."""
+    dirs = [tmp_path / "shots"]
+    if os.environ.get("STEPWISE_SCREENSHOT_DIR"):
+        dirs.append(Path(os.environ["STEPWISE_SCREENSHOT_DIR"]))
+    for d in dirs:
+        d.mkdir(parents=True, exist_ok=True)
+    return dirs

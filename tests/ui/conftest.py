@@ -8,8 +8,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from PySide6.QtWidgets import QColorDialog, QDialog, QFileDialog, QMessageBox
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QApplication, QColorDialog, QDialog, QFileDialog, QMessageBox
 
+from app.ui.words import i18n
 from tests.jobs.guard import leak_check
 
 
@@ -91,3 +94,33 @@ def dialogs(monkeypatch: pytest.MonkeyPatch) -> DialogRecorder:
 
     monkeypatch.setattr(QDialog, "exec", exec_dialog)
     return rec
+
+
+@pytest.fixture(params=["en", "zh_CN"])
+def language(request: pytest.FixtureRequest, qapp: QApplication) -> Iterator[str]:
+    """Both shipped languages, the translator installed for the test (a test file may define
+    its own `language`)."""
+    translator = i18n.install_translator(request.param)
+    yield request.param
+    if translator is not None:
+        i18n.remove_translator(translator)
+
+
+@pytest.fixture(params=[1.0, 1.25], ids=["font", "font125"])
+def font_scale(request: pytest.FixtureRequest, qapp: QApplication) -> Iterator[float]:
+    """The font as is, and a quarter larger (Windows' fonts at 125 %, Microsoft YaHei's lines)."""
+    before = QFont(qapp.font())
+    bigger = QFont(before)
+    bigger.setPointSizeF(before.pointSizeF() * request.param)
+    qapp.setFont(bigger)
+    yield request.param
+    qapp.setFont(before)
+
+
+@pytest.fixture
+def zh_cn(qapp: QApplication) -> Iterator[i18n.TsTranslator]:
+    """简体中文 installed for the test."""
+    translator = i18n.TsTranslator("zh_CN")
+    QCoreApplication.installTranslator(translator)
+    yield translator
+    QCoreApplication.removeTranslator(translator)

@@ -6,38 +6,15 @@ and a quarter larger (tests/ui/clipping.py measures every label, button and tabl
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
 from PySide6.QtCore import QCoreApplication
-from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QApplication, QDialog
+from PySide6.QtWidgets import QDialog
 
 from app.core.settings import Settings
 from app.imaging.geometry import Size
 from app.ui.painter.expand_dialog import ExpandCanvasDialog
 from app.ui.shell.help_menu import AboutDialog, ShortcutsDialog
 from app.ui.shell.main_window import MainWindow
-from app.ui.words import i18n
 from tests.ui.clipping import clipped
-
-
-@pytest.fixture(params=["en", "zh_CN"])
-def language(request: pytest.FixtureRequest, qapp: QApplication) -> Iterator[str]:
-    translator = i18n.install_translator(request.param)
-    yield request.param
-    if translator is not None:
-        i18n.remove_translator(translator)
-
-
-@pytest.fixture(params=[1.0, 1.25], ids=["font", "font125"])
-def font_scale(request: pytest.FixtureRequest, qapp: QApplication) -> Iterator[float]:
-    before = QFont(qapp.font())
-    bigger = QFont(before)
-    bigger.setPointSizeF(before.pointSizeF() * request.param)
-    qapp.setFont(bigger)
-    yield request.param
-    qapp.setFont(before)
 
 
 def _shown(qtbot, dialog: QDialog) -> list[str]:

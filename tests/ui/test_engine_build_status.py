@@ -35,14 +35,6 @@ BUILDS = [
 ]
 
 
-@pytest.fixture
-def zh_cn(qapp):
-    translator = TsTranslator("zh_CN")
-    QCoreApplication.installTranslator(translator)
-    yield translator
-    QCoreApplication.removeTranslator(translator)
-
-
 @pytest.mark.parametrize("engine_ready", [False, True])
 def test_the_build_is_said_in_chinese_without_english(zh_cn, engine_ready: bool) -> None:
     for build in BUILDS:

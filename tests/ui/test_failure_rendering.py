@@ -10,7 +10,6 @@ import re
 from pathlib import Path
 from types import SimpleNamespace
 
-import pytest
 from PySide6.QtCore import QCoreApplication
 
 from app.core.errors import DiskFullError, InputError, OutputError
@@ -23,7 +22,6 @@ from app.pipeline.failures import Failure, FailureKind
 from app.pipeline.job.identity import model_identity
 from app.pipeline.run.lock import RunBusy
 from app.ui.words import texts
-from app.ui.words.i18n import TsTranslator
 
 # Three ASCII words in a row: an English sentence (a name such as "FLUX.2 klein" is two).
 ENGLISH = re.compile(r"[A-Za-z][A-Za-z']*(?:\s+[A-Za-z][A-Za-z']*){2,}")
@@ -100,14 +98,6 @@ def _examples(tmp: Path) -> list[tuple[BaseException, str]]:
         ),
         (ValueError("an unexpected value"), "diffuse"),
     ]
-
-
-@pytest.fixture
-def zh_cn(qapp):
-    translator = TsTranslator("zh_CN")
-    QCoreApplication.installTranslator(translator)
-    yield translator
-    QCoreApplication.removeTranslator(translator)
 
 
 def _english_left(text: str, failure: Failure) -> list[str]:

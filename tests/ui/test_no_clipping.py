@@ -7,9 +7,6 @@ to tmp_path (and to $STEPWISE_SCREENSHOT_DIR when set)."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import numpy as np
 import pytest
 from PySide6.QtCore import QCoreApplication, Qt
@@ -18,21 +15,12 @@ from PySide6.QtWidgets import QApplication, QDockWidget
 from app.imaging.io import encode_png, load_mask
 from app.pipeline.queue.jobs import JobQueue
 from app.ui.words.i18n import TsTranslator
-from tests.ui.clipping import clipped
+from tests.ui.clipping import clipped, shot_dirs
 from tests.ui.runs_fixtures import main_window, spec, write_photo
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 W, H = 1280, 720
 RUN_TIMEOUT_MS = 300_000
-
-
-def _shots(tmp_path: Path) -> list[Path]:
-    dirs = [tmp_path / "shots"]
-    if os.environ.get("STEPWISE_SCREENSHOT_DIR"):
-        dirs.append(Path(os.environ["STEPWISE_SCREENSHOT_DIR"]))
-    for d in dirs:
-        d.mkdir(parents=True, exist_ok=True)
-    return dirs
 
 
 def _settle() -> None:
@@ -80,7 +68,7 @@ def test_no_text_is_cut_at_1280x720(qtbot, tmp_path, language, sd_stage, tiny_mo
         _settle()
         # The window's run timed every stage here: the queue's estimate is known.
         assert window.queue_controller.model.eta_seconds() is not None
-        dirs = _shots(tmp_path)
+        dirs = shot_dirs(tmp_path)
         found: dict[str, list[str]] = {}
         for dock in window.findChildren(QDockWidget):
             if not dock.isVisible():

@@ -9,21 +9,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QScrollArea
 
 from app.core.paths import app_paths
-from app.core.settings import Settings
 from app.imaging.io import save_png_atomic
 from app.jobs.run_state import RunState
 from app.pipeline.job.params import SEED, STEPS
-from app.ui.shell.features import install_generation_panel
-from app.ui.shell.main_window import MainWindow
 from tests.models.forms import tiny_job_form
+from tests.ui.runs_fixtures import photo_window, run_all
 
 pytestmark = pytest.mark.slow
 
-RUN_TIMEOUT_MS = 180_000
 PHOTO_W, PHOTO_H = 96, 64
 
 
@@ -40,33 +36,10 @@ def mask() -> np.ndarray:
 
 @pytest.fixture
 def window(qtbot, tmp_path: Path, sd_stage: Path, tiny_models):
-    settings = Settings()
-    settings.engine_path = str(sd_stage)
-    win = MainWindow(settings, job_form=tiny_job_form(tiny_models, "a red roof", 2, seed=11))
-    qtbot.addWidget(win)
-    panel = install_generation_panel(win, app_paths(), settings)
-    panel._first_show = False  # no offer of unfinished runs, no device probe
-    win.resize(1280, 720)
-    win.show()
-    qtbot.waitExposed(win)
-    path = tmp_path / "garden.png"
-    save_png_atomic(path, photo())
-    assert win.open_image(path)
-    win.document.replace_mask("test mask", mask())
+    form = tiny_job_form(tiny_models, "a red roof", 2, seed=11)
+    win = photo_window(qtbot, sd_stage, form, tmp_path / "garden.png", photo(), mask())
     yield win
-    panel.shutdown()
-
-
-def run_all(qtbot, win: MainWindow) -> None:
-    panel = win.generation_panel
-    qtbot.mouseClick(panel.all_button, Qt.MouseButton.LeftButton)
-    model = panel.model
-    qtbot.waitUntil(
-        lambda: not model.state.busy and not model.session.busy and not model.start_held,
-        timeout=RUN_TIMEOUT_MS,
-    )
-    assert not panel.error_banner.isVisible(), panel.error_banner.text()
-    assert model.run is not None and model.run.finished
+    win.generation_panel.shutdown()
 
 
 def test_done_ends_when_another_photo_is_opened(qtbot, window, tmp_path: Path) -> None:

@@ -4,43 +4,21 @@ phot", and the ▸ of the canvas's start hint is a box in fonts that lack it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from PySide6.QtCore import QPoint, QRect
-from PySide6.QtGui import QFont, QScreen
-from PySide6.QtWidgets import QApplication, QDialogButtonBox, QScrollArea
+from PySide6.QtGui import QScreen
+from PySide6.QtWidgets import QDialogButtonBox, QScrollArea
 
 from app.core.paths import app_paths
 from app.core.settings import Settings
 from app.jobs.job_form import JobForm
 from app.ui.painter.canvas_paint import empty_hint_text
 from app.ui.shell.settings_dialog import SettingsDialog
-from app.ui.words import i18n
 from app.ui.workspace.area import WorkspaceBar
 
 # 1280×720 less a 40 px taskbar; a dialog's title bar takes ~31 px more on Windows 10.
 AVAILABLE = QRect(0, 0, 1280, 680)
 TITLE_BAR_PX = 31
-
-
-@pytest.fixture(params=["en", "zh_CN"])
-def language(request: pytest.FixtureRequest, qapp: QApplication) -> Iterator[str]:
-    translator = i18n.install_translator(request.param)
-    yield request.param
-    if translator is not None:
-        i18n.remove_translator(translator)
-
-
-@pytest.fixture(params=[1.0, 1.25], ids=["font", "font125"])
-def font_scale(request: pytest.FixtureRequest, qapp: QApplication) -> Iterator[float]:
-    """The font as is, and a quarter larger (Windows' fonts at 125 %, Microsoft YaHei's lines)."""
-    before = QFont(qapp.font())
-    bigger = QFont(before)
-    bigger.setPointSizeF(before.pointSizeF() * request.param)
-    qapp.setFont(bigger)
-    yield request.param
-    qapp.setFont(before)
 
 
 @pytest.fixture

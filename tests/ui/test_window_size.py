@@ -6,7 +6,6 @@ $STEPWISE_SCREENSHOT_DIR when set)."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -17,20 +16,12 @@ from PySide6.QtWidgets import QApplication
 from app.core.paths import app_paths
 from app.pipeline.runner import Pipeline
 from app.ui.words.i18n import TsTranslator
+from tests.ui.clipping import shot_dirs
 from tests.ui.runs_fixtures import main_window, spec, stopped_run, write_photo
 
 pytestmark = pytest.mark.slow
 MAX_W, MAX_H = 1280, 720
 RUNS = 10
-
-
-def _shots_dir(tmp_path: Path) -> list[Path]:
-    dirs = [tmp_path / "shots"]
-    if os.environ.get("STEPWISE_SCREENSHOT_DIR"):
-        dirs.append(Path(os.environ["STEPWISE_SCREENSHOT_DIR"]))
-    for d in dirs:
-        d.mkdir(parents=True, exist_ok=True)
-    return dirs
 
 
 def _save(widget, name: str, dirs: list[Path]) -> None:
@@ -97,7 +88,7 @@ def test_the_minimum_size_fits_1280x720_with_10_runs_and_an_error(
         QApplication.processEvents()
         assert (window.width(), window.height()) == (MAX_W, MAX_H)
 
-        dirs = _shots_dir(tmp_path)
+        dirs = shot_dirs(tmp_path)
         controller.generate_dock.raise_()
         QApplication.processEvents()
         _save(window, f"window-generate-{language}.png", dirs)

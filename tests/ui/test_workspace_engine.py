@@ -17,8 +17,6 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QMessageBox
 
 from app.canvas.qimage import qimage_to_array
-from app.core.paths import app_paths
-from app.core.settings import Settings
 from app.imaging.io import load_image, save_png_atomic
 from app.imaging.png_params import read_png_parameters
 from app.imaging.prepare import composite_prepared, load_prepared
@@ -30,14 +28,14 @@ from app.pipeline.job.params import (
 )
 from app.pipeline.job.spec import spec_to_dict
 from app.ui.painter.canvas_layer import HANDLE_RADIUS_PX
-from app.ui.shell.features import install_generation_panel
 from app.ui.shell.main_window import MainWindow
 from app.ui.workspace.png_settings import shareable
 from tests.models.forms import tiny_job_form
+from tests.ui.runs_fixtures import RUN_TIMEOUT_MS, photo_window
+from tests.ui.runs_fixtures import run_all as run_all_to_the_end
 
 pytestmark = pytest.mark.slow
 
-RUN_TIMEOUT_MS = 180_000
 PHOTO_W, PHOTO_H = 120, 88  # not multiples of 16: the alignment pads
 MASK_BOX = (40, 24, 88, 64)  # x0, y0, x1, y1
 FEATHER_REACH_PX = 8 + 2  # PrepareOptions.feather_px + 1, and a pixel of rounding
@@ -68,33 +66,18 @@ def form_for(tiny_models, seed: int = 7) -> JobForm:
 
 @pytest.fixture
 def window(qtbot, tmp_path: Path, sd_stage: Path, tiny_models):
-    settings = Settings()
-    settings.engine_path = str(sd_stage)
-    win = MainWindow(settings, job_form=form_for(tiny_models))
-    qtbot.addWidget(win)
-    panel = install_generation_panel(win, app_paths(), settings)
-    panel._first_show = False  # no offer of unfinished runs, no device probe
-    win.resize(1280, 720)
-    win.show()
-    qtbot.waitExposed(win)
-    path = tmp_path / "photo.png"
-    save_png_atomic(path, photo())
-    assert win.open_image(path)
-    win.document.replace_mask("test mask", mask())
+    win = photo_window(
+        qtbot, sd_stage, form_for(tiny_models), tmp_path / "photo.png", photo(), mask()
+    )
     yield win
-    panel.shutdown()
+    win.generation_panel.shutdown()
 
 
 def run_all(qtbot, win: MainWindow) -> None:
-    panel = win.generation_panel
-    qtbot.mouseClick(panel.all_button, Qt.MouseButton.LeftButton)
-    model = panel.model
-    qtbot.waitUntil(
-        lambda: not model.state.busy and not model.session.busy and not model.start_held,
-        timeout=RUN_TIMEOUT_MS,
-    )
-    assert not panel.error_banner.isVisible(), panel.error_banner.text()
-    assert model.run is not None and model.run.finished
+    """Run all to its end, then its result in the history strip (read off the UI thread)."""
+    run_all_to_the_end(qtbot, win)
+    model = win.generation_panel.model
+    assert model.run is not None
     run_dir = Path(model.run.dir)  # the history strip is read off the UI thread
     qtbot.waitUntil(
         lambda: any(
