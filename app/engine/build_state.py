@@ -30,14 +30,13 @@ from app.engine import locate
 # scripts/setup_env.py BACKGROUND_NOTE: beside the venv the app runs in (sys.prefix).
 BUILD_NOTE_NAME = "engine-build.json"
 NOTE_LIMIT_BYTES = 64 * 1024
-STAGES = ("download", "patch", "configure", "compile")  # native/build_progress.py STAGES
 
 
 @dataclass(frozen=True)
 class BuildRunning:
-    """A build that runs now: `stage` one of STAGES ("" before the first), compile `done` of
-    `total` (total 100 from make: a percent), `left_s` the build's own estimate aged to now
-    (<= 0: past it), None before it has one."""
+    """A build that runs now: `stage` one of native/build_progress.py's STAGES ("" before the
+    first), compile `done` of `total` (total 100 from make: a percent), `left_s` the build's own
+    estimate aged to now (<= 0: past it), None before it has one."""
 
     stage: str
     done: int
@@ -97,11 +96,12 @@ def read_progress(now: float | None = None) -> BuildRunning | None:
     except OSError:
         return None
     age = max(0.0, (time.time() if now is None else now) - written)
-    return running_from(data, age)
+    return running_from(data, age, progress.STAGES)
 
 
-def running_from(data: dict[str, Any], age_s: float) -> BuildRunning:
-    """One progress file's numbers `age_s` seconds after it was written."""
+def running_from(data: dict[str, Any], age_s: float, stages: tuple[str, ...]) -> BuildRunning:
+    """One progress file's numbers `age_s` seconds after it was written (`stages`: the build's
+    own stage names)."""
 
     def number(key: str) -> float:
         value = data.get(key)
@@ -110,7 +110,7 @@ def running_from(data: dict[str, Any], age_s: float) -> BuildRunning:
     stage = data.get("stage")
     eta = data.get("eta_s")
     return BuildRunning(
-        stage=stage if stage in STAGES else "",
+        stage=stage if stage in stages else "",
         done=int(number("done")),
         total=int(number("total")),
         elapsed_s=number("elapsed_s") + age_s,

@@ -189,7 +189,7 @@ def test_the_builds_numbers_are_read_and_aged_to_now(tmp_path: Path, monkeypatch
 
 
 def test_numbers_missing_from_the_file_are_no_numbers() -> None:
-    assert build_state.running_from({"stage": "link", "done": "x"}, 5.0) == (
+    assert build_state.running_from({"stage": "link", "done": "x"}, 5.0, ("compile",)) == (
         build_state.BuildRunning("", 0, 0, 5.0, None)
     )
 
